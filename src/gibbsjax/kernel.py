@@ -1,0 +1,133 @@
+"""The kernel protocol every sampler implements, and :func:`sweep`.
+
+A sampler is a :class:`Kernel`: a small NamedTuple of *pure* functions, in the
+spirit of BlackJAX's ``SamplingAlgorithm(init, step)`` and Optax's
+``GradientTransformation(init, update)``.  A kernel describes **one chain**; the
+runner (:func:`gibbsjax.sample`) vmaps it over chains and scans it over sweeps.
+
+* ``init(key, data) -> state``: a random starting state for one chain.
+* ``step(key, state, data) -> state``: one full Gibbs sweep.  Pure: the same
+  key, state and data always give the same new state.
+* ``record(state, data) -> dict[str, Array]``: what one stored draw keeps.
+* ``dims``: ArviZ dimension names of each recorded array (beyond chain/draw).
+* ``log_joint(state, data) -> scalar`` (optional): the log joint density of
+  parameters and data, up to a constant; recorded as ``lp`` in ``sample_stats``.
+* ``coords(data) -> dict`` (optional): ArviZ coordinates for the dims.
+* ``sample_prior(key, data) -> state`` and ``simulate_data(key, state, data) ->
+  data`` (optional): draw the unknowns from the prior and new data from the
+  likelihood.  With both, :func:`gibbsjax.testing.geweke_test` can check the
+  kernel.
+
+States are pytrees (usually NamedTuples).  Data is a pytree built by a model's
+validating constructor; hyperparameters are closed over by the model factory.
+
+Example
+-------
+>>> import jax, jax.numpy as jnp
+>>> from typing import NamedTuple
+>>> from gibbsjax.kernel import Kernel, sweep
+>>> class S(NamedTuple):
+...     x: jax.Array
+...     y: jax.Array
+>>> def sample_x(key, s, data):  # x | y ~ N(y / 2, 3/4)
+...     return s.y / 2 + jnp.sqrt(0.75) * jax.random.normal(key)
+>>> def sample_y(key, s, data):  # y | x ~ N(x / 2, 3/4)
+...     return s.x / 2 + jnp.sqrt(0.75) * jax.random.normal(key)
+>>> k = Kernel(init=lambda key, d: S(jnp.zeros(()), jnp.zeros(())),
+...            step=sweep(("x", sample_x), ("y", sample_y)),
+...            record=lambda s, d: {"x": s.x, "y": s.y})
+>>> s = k.step(jax.random.key(0), k.init(jax.random.key(1), None), None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
+
+import jax
+
+__all__ = ["Kernel", "sweep", "set_field"]
+
+State = Any
+Data = Any
+Update = Callable[[jax.Array, State, Data], State]
+
+
+class Kernel(NamedTuple):
+    """A Gibbs sampler for one chain, as pure functions (see the module docs)."""
+
+    init: Callable[[jax.Array, Data], State]
+    step: Callable[[jax.Array, State, Data], State]
+    record: Callable[[State, Data], dict[str, jax.Array]]
+    dims: Mapping[str, tuple[str, ...]] | None = None
+    log_joint: Callable[[State, Data], jax.Array] | None = None
+    coords: Callable[[Data], Mapping[str, Any]] | None = None
+    sample_prior: Callable[[jax.Array, Data], State] | None = None
+    simulate_data: Callable[[jax.Array, State, Data], Data] | None = None
+    name: str = "kernel"
+
+
+def set_field(state: State, field: str, value: Any) -> State:
+    """Return ``state`` with ``field`` replaced by ``value``.
+
+    Works for NamedTuple states (``_replace``) and dict states (a new dict).
+
+    >>> set_field({"a": 1, "b": 2}, "a", 5)
+    {'a': 5, 'b': 2}
+    """
+    if isinstance(state, Mapping):
+        if field not in state:
+            raise KeyError(f"state has no field {field!r}; fields: {sorted(state)}")
+        return {**state, field: value}
+    if hasattr(state, "_replace"):
+        if field not in state._fields:
+            raise KeyError(f"state has no field {field!r}; fields: {state._fields}")
+        return state._replace(**{field: value})
+    raise TypeError(f"cannot set field {field!r} on a state of type {type(state).__name__}")
+
+
+def sweep(*updates: Update | tuple[str, Callable[[jax.Array, State, Data], Any]]) -> Update:
+    """Compose conditional updates into one Gibbs sweep, splitting keys for them.
+
+    Each argument is either
+
+    * a full update ``update(key, state, data) -> state``, or
+    * a pair ``(field, sampler)`` where ``sampler(key, state, data)`` returns a
+      draw from the full conditional of ``field`` given the rest of ``state``;
+      the sweep stores it in ``state.field`` before the next update runs.
+
+    Updates run in the order given (a systematic-scan Gibbs sampler), each with
+    its own key from ``jax.random.split(key, len(updates))``.
+
+    >>> import jax, jax.numpy as jnp
+    >>> step = sweep(("a", lambda k, s, d: s["b"] + 1.0),
+    ...              ("b", lambda k, s, d: s["a"] * 2.0))
+    >>> step(jax.random.key(0), {"a": jnp.array(0.0), "b": jnp.array(1.0)}, None)["b"]
+    Array(4., dtype=float32)
+    """
+    if not updates:
+        raise ValueError("sweep needs at least one update")
+    normalised: list[Update] = []
+    for u in updates:
+        if isinstance(u, tuple):
+            if len(u) != 2 or not isinstance(u[0], str) or not callable(u[1]):
+                raise TypeError("a field update must be a pair (field_name, sampler)")
+            field, sampler = u
+
+            def update(key, state, data, _field=field, _sampler=sampler):
+                return set_field(state, _field, _sampler(key, state, data))
+
+            update.__name__ = f"update_{field}"
+            normalised.append(update)
+        elif callable(u):
+            normalised.append(u)
+        else:
+            raise TypeError(f"an update must be callable or a (field, sampler) pair, got {u!r}")
+
+    def step(key, state, data):
+        keys = jax.random.split(key, len(normalised))
+        for i, update in enumerate(normalised):
+            state = update(keys[i], state, data)
+        return state
+
+    return step
