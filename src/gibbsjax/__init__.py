@@ -1,6 +1,19 @@
-"""gibbsjax: Gibbs samplers as pure JAX functions."""
+"""gibbsjax: Gibbs samplers as pure JAX functions.
 
+Samplers are :class:`Kernel` values (pure ``init`` / ``step`` / ``record``
+functions); :func:`sample` runs many chains of one in parallel (``vmap``),
+sweeps with ``lax.scan``, and returns ArviZ ``InferenceData``.
+
+>>> import gibbsjax
+>>> from gibbsjax.models import normal
+>>> idata = gibbsjax.sample(normal.bivariate(0.8), seed=0, num_draws=100, progress=False)
+>>> sorted(idata.posterior.data_vars)
+['x1', 'x2']
+"""
+
+from gibbsjax.diagnostics import summary
 from gibbsjax.kernel import Kernel, sweep
+from gibbsjax.run import enable_compilation_cache, sample
 
-__all__ = ["Kernel", "sweep"]
+__all__ = ["Kernel", "enable_compilation_cache", "sample", "summary", "sweep"]
 __version__ = "0.1.0"

@@ -1,0 +1,342 @@
+"""The ``gibbsjax`` command line: run a config, summarise or plot a result.
+
+::
+
+    gibbsjax run CONFIG.toml [--out RESULT.nc] [--seed N] [--no-progress] [--chunk-size N]
+    gibbsjax summary RESULT.nc
+    gibbsjax plot RESULT.nc [--kind trace|rank] [-o FIG.png] [--var NAME ...]
+    gibbsjax --version
+
+``run`` samples (a progress bar on stderr), saves the draws as NetCDF, prints
+the convergence summary (mean, sd, HDI, MCSE, bulk/tail ESS, R-hat, and the
+log joint ``lp``) and where the result went.  Ctrl-C during sampling keeps the
+draws finished so far: they are saved (``attrs["interrupted"] = 1``) and the
+command exits with status 130.  A bad config or a missing file prints one line
+``gibbsjax: error: ...`` and exits with status 2.
+
+Also available as ``python -m gibbsjax``.  JAX and ArviZ are imported only by
+the commands that need them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+from pathlib import Path
+
+from gibbsjax import __version__
+
+__all__ = ["main", "build_parser"]
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class CLIError(Exception):
+    """A user-facing error: printed as one line, exit status 2."""
+
+
+def _err(msg: str) -> None:
+    print(f"gibbsjax: {msg}", file=sys.stderr, flush=True)
+
+
+def _one_line(e: BaseException) -> str:
+    text = str(e).strip() or type(e).__name__
+    return " ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
+def _quiet_arviz() -> None:
+    # ArviZ 0.23 announces its refactor once a day; not a message for CLI users.
+    warnings.filterwarnings("ignore", message=".*ArviZ is undergoing a major refactor.*")
+    warnings.filterwarnings("ignore", category=FutureWarning, module="arviz")
+
+
+# ============================================================================ shared helpers
+def _summary_table(idata, var_names=None):
+    """The summary table and, for a single chain, a note (R-hat left out)."""
+    from gibbsjax.diagnostics import summary
+
+    if var_names is not None:
+        var_names = [v for v in var_names if v in idata.posterior] or None
+    if int(idata.posterior.sizes["chain"]) >= 2:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return summary(idata, var_names=var_names), None
+    import arviz as az
+    import pandas as pd
+    import xarray as xr
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # arviz warns that one chain cannot give R-hat
+        table = az.summary(idata, var_names=var_names)
+        if "sample_stats" in idata.groups() and "lp" in idata.sample_stats:
+            table = pd.concat([table, az.summary(xr.Dataset({"lp": idata.sample_stats["lp"]}))])
+    table = table.drop(columns=["r_hat"], errors="ignore")
+    note = "note: a single chain: R-hat (which compares chains) is left out; run num_chains >= 4 to check convergence"
+    return table, note
+
+
+def _print_summary(idata) -> None:
+    if int(idata.posterior.sizes.get("draw", 0)) == 0:
+        print("(no draws to summarise)")
+        return
+    from gibbsjax.config import model_entry_for
+
+    entry = model_entry_for(idata)
+    table, note = _summary_table(idata, None if entry is None else entry.summary_vars)
+    print(table.to_string())  # to_string: every row and column, no wrapping
+    if note:
+        print(note)
+    if entry is not None and entry.report is not None:
+        print()
+        print(entry.report(idata))
+
+
+def _open_result(path_arg: str):
+    path = Path(path_arg)
+    if not path.exists():
+        raise CLIError(f"result file not found: {path}")
+    if path.is_dir():
+        raise CLIError(f"result path is a directory, not a file: {path}")
+    import arviz as az
+
+    try:
+        idata = az.from_netcdf(path)
+    except Exception as e:  # h5py/xarray raise many kinds for a file that is not NetCDF
+        raise CLIError(f"cannot read {path} as an ArviZ NetCDF result: {_one_line(e)}") from None
+    if "posterior" not in idata.groups():
+        raise CLIError(f"{path} has no posterior group; is it a gibbsjax result?")
+    return path, idata
+
+
+def _save(idata, out: Path) -> None:
+    """Write NetCDF via a temporary file, so an interrupted save leaves no half file."""
+    tmp = out.with_name(f".{out.name}.partial")
+    try:
+        idata.to_netcdf(str(tmp))
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+# ============================================================================ commands
+def _cmd_run(args) -> int:
+    from gibbsjax.config import load_config, run_config
+
+    config = load_config(args.config)
+    out = config.output_path(args.out)
+    if not out.parent.exists():
+        raise CLIError(f"output folder does not exist: {out.parent}")
+    if out.is_dir():
+        raise CLIError(f"output path is a directory: {out}")
+    import arviz  # noqa: F401  (imported now, not after a Ctrl-C)
+
+    if not os.environ.get("GIBBSJAX_NO_CACHE"):
+        from gibbsjax.run import enable_compilation_cache
+
+        try:
+            enable_compilation_cache()
+        except OSError:  # read-only home: run without the cache
+            pass
+
+    with warnings.catch_warnings():
+        # this command reports an interrupt itself, below
+        warnings.filterwarnings("ignore", message="run interrupted", category=RuntimeWarning)
+        try:
+            idata = run_config(
+                config,
+                seed=args.seed,
+                chunk_size=args.chunk_size,
+                progress=not args.no_progress,
+            )
+        except KeyboardInterrupt:
+            _err("interrupted before any draw finished; nothing saved")
+            return EXIT_INTERRUPTED
+
+    interrupted = bool(int(idata.attrs.get("interrupted", 0)))
+    n_chains = int(idata.posterior.sizes["chain"])
+    n_draws = int(idata.posterior.sizes["draw"])
+    try:
+        _save(idata, out)
+    except KeyboardInterrupt:
+        _err(f"interrupted while saving; {out} was not written")
+        return EXIT_INTERRUPTED
+    except OSError as e:
+        raise CLIError(f"cannot write {out}: {e.strerror or _one_line(e)}") from None
+    if interrupted:
+        _err(
+            f"run interrupted: kept {n_draws} of {config.sampler.num_draws} draws per chain "
+            f"({n_chains} chains), saved to {out} (attrs interrupted = 1)"
+        )
+    _print_summary(idata)
+    print(f"saved {out}")
+    return EXIT_INTERRUPTED if interrupted else 0
+
+
+_ATTRS_SHOWN = (
+    ("model", "model"),
+    ("hyperparameters", "hyperparameters"),
+    ("data", "data"),
+    ("config_file", "config"),
+    ("seed", "seed"),
+    ("num_warmup", "warm-up"),
+    ("thin", "thin"),
+    ("sampling_time_s", "sampling time (s)"),
+)
+
+
+def _cmd_summary(args) -> int:
+    path, idata = _open_result(args.result)
+    attrs = dict(idata.attrs)
+    post = idata.posterior
+    n_chains, n_draws = int(post.sizes["chain"]), int(post.sizes["draw"])
+    model = attrs.get("model", attrs.get("gibbsjax_kernel", "?"))
+    print(f"result: {path}")
+    for key, label in _ATTRS_SHOWN:
+        value = model if key == "model" else attrs.get(key)
+        if value is not None and value != "":
+            print(f"{label}: {value}")
+    requested = attrs.get("num_draws_requested")
+    draws = f"{n_draws}" + (f" (of {requested} requested)" if requested not in (None, n_draws) else "")
+    print(f"chains: {n_chains}")
+    print(f"draws per chain: {draws}")
+    print(f"interrupted: {int(attrs.get('interrupted', 0))}")
+    print()
+    _print_summary(idata)
+    return 0
+
+
+def _cmd_plot(args) -> int:
+    path, idata = _open_result(args.result)
+    if int(idata.posterior.sizes["draw"]) == 0:
+        raise CLIError(f"{path} has no draws to plot")
+    available = list(idata.posterior.data_vars)
+    for name in args.var or ():
+        if name not in available:
+            raise CLIError(f"unknown variable {name!r} in {path}; variables: {', '.join(available)}")
+    out = Path(args.output) if args.output else path.with_name(f"{path.stem}_{args.kind}.png")
+    if not out.parent.exists():
+        raise CLIError(f"output folder does not exist: {out.parent}")
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import arviz as az
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    plot = az.plot_trace if args.kind == "trace" else az.plot_rank
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # arviz/matplotlib deprecation chatter
+        axes = plot(idata, var_names=args.var or None)
+    fig = np.ravel(axes)[0].figure
+    fig.tight_layout()  # keeps stacked titles off the tick labels above them
+    try:
+        fig.savefig(out, dpi=args.dpi, bbox_inches="tight")
+    except (OSError, ValueError) as e:
+        raise CLIError(f"cannot write {out}: {_one_line(e)}") from None
+    finally:
+        plt.close(fig)
+    print(f"saved {out}")
+    return 0
+
+
+# ============================================================================ parser / main
+def _nonneg_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {v}")
+    return v
+
+
+def _pos_int(text: str) -> int:
+    v = _nonneg_int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
+    return v
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gibbsjax",
+        description="Gibbs samplers as pure JAX functions: run a TOML config, "
+        "summarise or plot its result.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser(
+        "run",
+        help="run a config file, save the draws (NetCDF) and print a summary",
+        description="Run the sampler a TOML config describes (see gibbsjax.config for the "
+        "format), print the convergence summary and save the draws as NetCDF. "
+        "Ctrl-C keeps the draws finished so far (exit status 130).",
+    )
+    p.add_argument("config", metavar="CONFIG.toml", help="the job's TOML config file")
+    p.add_argument("--out", metavar="RESULT.nc", help="output file (default: [output] path, else CONFIG name with .nc)")
+    p.add_argument("--seed", type=_nonneg_int, metavar="N", help="override the config's seed")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--chunk-size",
+        type=_pos_int,
+        metavar="N",
+        help="draws per compiled chunk (progress and Ctrl-C granularity; draws do not depend on it)",
+    )
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser(
+        "summary",
+        help="print a result's summary table and run settings",
+        description="Print the run settings and the convergence summary of a saved result.",
+    )
+    p.add_argument("result", metavar="RESULT.nc")
+    p.set_defaults(func=_cmd_summary)
+
+    p = sub.add_parser(
+        "plot",
+        help="trace or rank plot of a result, saved as an image",
+        description="Draw a trace plot (az.plot_trace) or rank plot (az.plot_rank) of a saved result.",
+    )
+    p.add_argument("result", metavar="RESULT.nc")
+    p.add_argument("--kind", choices=("trace", "rank"), default="trace", help="plot kind (default: trace)")
+    p.add_argument("-o", "--output", metavar="FIG.png", help="image file (default: RESULT_<kind>.png beside RESULT)")
+    p.add_argument("--var", nargs="+", metavar="NAME", help="variables to plot (default: all)")
+    p.add_argument("--dpi", type=_pos_int, default=100, help="image resolution (default: 100)")
+    p.set_defaults(func=_cmd_plot)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``gibbsjax`` and ``python -m gibbsjax``; returns the exit status.
+
+    Run as the program (``argv`` None), an interrupted run ends the process
+    right away (``os._exit(130)``, after its output is saved and flushed): a
+    Ctrl-C landing inside JAX's compiler can leave objects that crash the
+    interpreter's clean-up with a segmentation fault.
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _quiet_arviz()
+    try:
+        status = args.func(args)
+    except (CLIError, ValueError) as e:  # ConfigError and model/data ValueErrors included
+        _err(f"error: {_one_line(e)}")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        _err("interrupted")
+        status = EXIT_INTERRUPTED
+    if status == EXIT_INTERRUPTED and argv is None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,705 @@
+"""Fast, numerically safe, exact random draws for Gibbs conditionals.
+
+Every sampler here is a pure function of a JAX PRNG key (``jax.random.key``)
+and its parameters: jit- and vmap-compatible, parameters broadcast, and an
+optional static ``shape`` (default: the broadcast shape of the parameters) and
+``dtype`` (default ``float32``).  They are exact in the sense that matters for
+MCMC: each is a correct sampling algorithm (rejection with an exact fallback,
+inverse CDF), limited only by floating-point resolution.
+
+Why not ``jax.random``?
+
+* **Random bits.**  On CPU, ``jax.random.bits`` evaluates the Threefry-2x32
+  hash (Salmon, Moraes, Dror & Shaw, "Parallel random numbers: as easy as
+  1, 2, 3", SC 2011) in a rolled loop that materialises intermediate arrays,
+  and keeps only one 32-bit word of the two it computes.  For Threefry keys we
+  evaluate the same hash as plain element-wise integer arithmetic, which XLA
+  fuses into the code that consumes the bits, and use both output words.  This
+  is several times faster; other key implementations (``rbg``, ...) fall back
+  to ``jax.random.bits``.
+* **Gamma.**  ``jax.random.gamma`` runs a rejection loop per element.  We run
+  Marsaglia & Tsang's (2000) method vectorised: a fixed number of proposal
+  rounds for all elements at once, then an exact fallback loop for the rare
+  element that rejected them all (see :func:`gamma`).
+* **Small shapes.**  Gamma draws with tiny shape underflow; we work in log space
+  (:func:`log_gamma`, :func:`log_dirichlet`, :func:`beta`), so Dirichlet draws
+  with concentrations like 1e-3 never give NaN or all-zero rows.
+* **Categorical.**  One uniform per draw and an inverse CDF over cumulative
+  weights, instead of Gumbel-max with one uniform per category.
+
+Reproducibility: draws depend only on the key, the parameters, ``shape`` and
+``dtype``.  They are *not* equal to what ``jax.random`` gives for the same key.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+__all__ = [
+    "uniform",
+    "normal",
+    "gamma",
+    "log_gamma",
+    "beta",
+    "dirichlet",
+    "log_dirichlet",
+    "inverse_gamma",
+    "normal_gamma",
+    "categorical",
+]
+
+Shape = Sequence[int]
+
+# Marsaglia-Tsang proposals drawn for every element before the exact fallback
+# loop takes over, and the number of elements processed together (the loop
+# then only reruns its chunk).  Chosen by measurement on a 2-core CPU (see
+# benchmarks/random_primitives.py): a proposal costs about 6 ns per element
+# there, is rejected with probability at most about 5 % (shape 1), and chunks
+# of 8192 keep the intermediates in cache.
+_ROUNDS = 3
+_CHUNK = 8192
+
+
+# ---------------------------------------------------------------------------
+# Random bits
+# ---------------------------------------------------------------------------
+
+# Threefry-2x32 with 20 rounds (Salmon et al. 2011, table 4): rotation
+# constants, applied in groups of four, alternating between the two rows.
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+_KEY_PARITY = np.uint32(0x1BD11BDA)
+# High counter word of our streams.  ``jax.random.split`` / ``bits`` use high
+# words 0, 1, ... (the top of a flat element index), so starting elsewhere
+# keeps our words apart from theirs even if a caller reuses a key by mistake.
+_STREAM_BASE = 0x6A09E667
+
+
+def _rotl(x, r):
+    return (x << np.uint32(r)) | (x >> np.uint32(32 - r))
+
+
+def _threefry2x32(k0, k1, x0, x1):
+    """The Threefry-2x32 block function (20 rounds) on uint32 arrays."""
+    ks = (k0, k1, k0 ^ k1 ^ _KEY_PARITY)
+    x0 = x0 + ks[0]
+    x1 = x1 + ks[1]
+    for i in range(5):  # five groups of four rounds, each followed by a key injection
+        for r in _ROTATIONS[i % 2]:
+            x0 = x0 + x1
+            x1 = _rotl(x1, r) ^ x0
+        x0 = x0 + ks[(i + 1) % 3]
+        x1 = x1 + ks[(i + 2) % 3] + np.uint32(i + 1)
+    return x0, x1
+
+
+def _key_pair(key):
+    """The two uint32 words of Threefry key material for ``key``.
+
+    Threefry keys (the default) are used as they are; keys of other
+    implementations (``rbg``, ...) are turned into Threefry key material with
+    ``jax.random.bits``.
+    """
+    typed = jnp.issubdtype(jnp.asarray(key).dtype, jax.dtypes.prng_key)
+    if jnp.ndim(key) != (0 if typed else 1):
+        raise ValueError(
+            "expected a single PRNG key (e.g. jax.random.key(0)); use jax.vmap for a batch of keys")
+    if str(jax.random.key_impl(key)) == "threefry2x32":
+        data = jax.random.key_data(key)
+    else:
+        data = jax.random.bits(key, (2,), jnp.uint32)
+    return data[0], data[1]
+
+
+class _Bits:
+    """Independent random words for the elements ``index`` (uint32 array), by stream.
+
+    Word pair ``words(s)`` of element ``i`` is threefry2x32(key, (_STREAM_BASE + s, i)):
+    a counter-based generator, so a draw depends only on the key, the stream
+    and the element's index -- not on how the elements are chunked.
+    Distinct streams (Python ints or traced integer scalars) are independent.
+    """
+
+    def __init__(self, key_pair, index):
+        self.k0, self.k1 = key_pair
+        self.index = index
+
+    @classmethod
+    def for_shape(cls, key_pair, shape):
+        size = math.prod(shape)
+        if size >= 2**32:
+            raise ValueError(f"at most 2**32 - 1 draws per call, got shape {shape}")
+        return cls(key_pair, lax.iota(jnp.uint32, size).reshape(shape))
+
+    def words(self, stream):
+        hi = jnp.asarray(stream, jnp.uint32) + np.uint32(_STREAM_BASE)
+        return _threefry2x32(self.k0, self.k1, jnp.broadcast_to(hi, self.index.shape), self.index)
+
+    def variate_words(self, stream, dtype):
+        """Bits for two independent variates of ``dtype`` from *logical* stream ``stream``.
+
+        float32 takes one word per variate, float64 a (hi, lo) pair; logical
+        stream s owns hash streams 2s and 2s + 1.
+        """
+        w0, w1 = self.words(2 * stream)
+        if dtype == jnp.float32:
+            return w0, w1
+        v0, v1 = self.words(2 * stream + 1)
+        return (w0, w1), (v0, v1)
+
+    def uniforms(self, stream, dtype):
+        """Two independent U(0, 1] arrays (never 0, so ``log`` is finite)."""
+        return tuple(_open_uniform(w, dtype) for w in self.variate_words(stream, dtype))
+
+    def normal_and_uniform(self, stream, dtype):
+        """An independent N(0, 1) array and U(0, 1] array."""
+        wz, wu = self.variate_words(stream, dtype)
+        return _std_normal(wz, dtype), _open_uniform(wu, dtype)
+
+
+def _top_bits(w, dtype):
+    """The top 24 (float32) or 53 (float64) bits of a word / (hi, lo) pair, as a signed int."""
+    if dtype == jnp.float32:
+        return (w >> np.uint32(8)).astype(jnp.int32)
+    hi, lo = w
+    return (hi.astype(jnp.int64) << 21) | (lo >> np.uint32(11)).astype(jnp.int64)
+
+
+def _open_uniform(w, dtype):
+    """U(0, 1] from one uint32 word (float32) or a (hi, lo) pair (float64).
+
+    ``(w + 1/2) / 2**32`` rounded to the float type: the smallest value is
+    2**-33 (float32; log = -22.9), far below the 2**-24 of the usual
+    mantissa-only construction, so ``log(U)`` keeps its exponential tail.
+    """
+    if dtype == jnp.float32:
+        return (w.astype(jnp.float32) + np.float32(0.5)) * np.float32(2.0**-32)
+    hi, lo = w
+    x = hi.astype(jnp.float64) * 2.0**32 + lo.astype(jnp.float64)
+    return (x + 0.5) * 2.0**-64
+
+
+def _unit_interval(w, dtype):
+    """U[0, 1) on the grid k / 2**p (p = 24 for float32, 53 for float64); never 1."""
+    p = 24 if dtype == jnp.float32 else 53
+    return _top_bits(w, dtype).astype(dtype) * np.asarray(2.0**-p, dtype)
+
+
+def _std_normal(w, dtype):
+    """N(0, 1) by inversion: sqrt(2) erfinv(V).
+
+    V = (2k + 1 - 2**p) / 2**p for the top p bits k (p = 24 in float32, 53 in
+    float64): a symmetric grid in (-1, 1) that excludes both ends and is exact
+    in the float type, so |z| < 5.42 in float32 (8.3 in float64).
+    """
+    p = 24 if dtype == jnp.float32 else 53
+    v = (2 * _top_bits(w, dtype) + (1 - 2**p)).astype(dtype) * np.asarray(2.0**-p, dtype)
+    return np.asarray(np.sqrt(2.0), dtype) * lax.erf_inv(v)
+
+
+# ---------------------------------------------------------------------------
+# Argument handling
+# ---------------------------------------------------------------------------
+
+
+def _compute_dtype(dtype):
+    """(compute dtype, output dtype): float64 when requested and enabled, else float32."""
+    out = jax.dtypes.canonicalize_dtype(dtype)
+    if not jnp.issubdtype(out, jnp.floating):
+        raise TypeError(f"dtype must be a floating type, got {dtype}")
+    return (jnp.dtype(jnp.float64) if out == jnp.float64 else jnp.dtype(jnp.float32)), out
+
+
+def _static_shape(shape):
+    if shape is None:
+        return None
+    if isinstance(shape, int):
+        return (shape,)
+    return tuple(int(d) for d in shape)
+
+
+def _broadcast_params(shape, cdtype, *params):
+    """Cast params to ``cdtype`` and broadcast them to ``shape`` (default: their broadcast shape)."""
+    params = [jnp.asarray(p, cdtype) for p in params]
+    pshape = jnp.broadcast_shapes(*(p.shape for p in params))
+    if shape is None:
+        shape = pshape
+    elif jnp.broadcast_shapes(shape, pshape) != shape:
+        raise ValueError(f"parameters of shape {pshape} do not broadcast to shape {shape}")
+    return shape, [jnp.broadcast_to(p, shape) for p in params]
+
+
+# ---------------------------------------------------------------------------
+# Marsaglia-Tsang gamma core
+# ---------------------------------------------------------------------------
+
+
+def _log1pmx(t):
+    """log(1 + t) - t, accurate for small |t| as well (no cancellation)."""
+    # With s = t / (2 + t):  log(1 + t) = 2 atanh(s) = 2 (s + s^3/3 + s^5/5 + ...)
+    # and 2 s - t = -t s, so  log(1 + t) - t = -t s + 2 s^3 (1/3 + s^2/5 + ...).
+    # For |t| < 0.1, |s| < 0.053 and the terms below reach double precision.
+    s = t / (2 + t)
+    s2 = s * s
+    poly = 1 / 3 + s2 * (1 / 5 + s2 * (1 / 7 + s2 * (1 / 9 + s2 * (1 / 11 + s2 * (1 / 13 + s2 / 15)))))
+    series = -t * s + 2 * s * s2 * poly
+    return jnp.where(jnp.abs(t) < 0.1, series, jnp.log1p(t) - t)
+
+
+def _gamma_chunk(bits, a, dtype, rounds, log):
+    """Gamma(a, 1) draws (or their logs, if ``log``) for the elements of ``bits``.
+
+    Marsaglia & Tsang (2000): for shape a' >= 1, with d = a' - 1/3 and
+    c = 1 / sqrt(9 d), propose z ~ N(0, 1), v = (1 + c z)^3, and accept if
+    v > 0 and log U < z^2/2 + d - d v + d log v; then d v ~ Gamma(a', 1).
+    Writing t = c z (so 3 d t^2 = z^2/3 and d t^3 = c z^3/9) the bound is
+
+        z^2/6 - c z^3/9 + 3 d (log(1 + t) - t),
+
+    which has no terms of size d that cancel, so it stays accurate in float32
+    for shapes up to 1e6 and beyond.  For a < 1 we draw G(a + 1) and multiply
+    by U^(1/a) (their section 6), i.e. add log(U) / a to the log.
+
+    ``rounds`` proposals are made for every element at once and each element
+    keeps its first accepted one; then a while loop makes further proposals
+    (from further streams) while some element has accepted none, so every
+    draw is exactly the first accepted proposal of the scheme.  Where ``a`` is
+    not a positive finite number the result is NaN.
+    """
+    valid = (a > 0) & jnp.isfinite(a)
+    small = a < 1
+    a_mt = jnp.where(valid, jnp.where(small, a + 1, a), 1)
+    d = a_mt - 1 / 3
+    c = lax.rsqrt(9 * d)
+
+    def propose(r):
+        """Proposal r (logical stream 1 + r): t where accepted, NaN where rejected."""
+        z, u = bits.normal_and_uniform(1 + r, dtype)
+        # Materialise z and u: otherwise XLA re-evaluates the hash and erfinv
+        # inside every fusion that consumes them.
+        z, u = lax.optimization_barrier((z, u))
+        t = c * z
+        positive = t > -1  # v = (1 + t)^3 > 0
+        log_ratio = z * z * (1 / 6 - c * z / 9) + 3 * d * _log1pmx(jnp.where(positive, t, 0))
+        return jnp.where(positive & (jnp.log(u) < log_ratio), t, jnp.nan)
+
+    # NaN marks "no proposal accepted yet" (invalid elements need none).
+    t = jnp.where(valid, jnp.nan, 0).astype(dtype)
+    for r in reversed(range(rounds)):  # earlier rounds overwrite later ones
+        t_r = propose(r)
+        t = jnp.where(jnp.isnan(t_r), t, t_r)
+
+    def some_rejected(state):
+        return jnp.any(jnp.isnan(state[0]))
+
+    def another_round(state):
+        t, j = state
+        return jnp.where(jnp.isnan(t), propose(rounds + j), t), j + 1
+
+    t, _ = lax.while_loop(some_rejected, another_round, (t, jnp.uint32(0)))
+
+    def boost():
+        u, _ = bits.uniforms(0, dtype)  # logical stream 0
+        return jnp.where(small, jnp.log(u) / jnp.where(small, a, 1), 0)
+
+    log_boost = lax.cond(jnp.any(small & valid), boost, lambda: jnp.zeros_like(a))
+    if log:
+        out = jnp.log(d) + 3 * jnp.log1p(t) + log_boost
+    else:
+        out = d * ((1 + t) * (1 + t) * (1 + t)) * jnp.exp(log_boost)
+    return jnp.where(valid, out, jnp.nan)
+
+
+def _gamma_draw(key_pair, a, dtype, log, rounds=_ROUNDS, chunk=_CHUNK):
+    """Gamma(a, 1) draws (or logs) of ``a.shape``; element i uses counter i.
+
+    At most ``chunk`` elements at a time (``lax.map`` over chunks), so that the
+    intermediates stay in cache and the fallback loop reruns only its chunk.
+    """
+    shape = a.shape
+    n = math.prod(shape)
+    if n >= 2**32:
+        raise ValueError(f"at most 2**32 - 1 draws per call, got shape {shape}")
+    if n <= chunk:
+        return _gamma_chunk(_Bits.for_shape(key_pair, shape), a, dtype, rounds, log)
+    chunks = -(-n // chunk)
+    # Balanced chunks, their size rounded up to a multiple of 128 (unaligned
+    # sizes run several times slower on CPU); the last one is padded.
+    size = -(-n // chunks // 128) * 128
+    flat = jnp.pad(a.reshape(-1), (0, chunks * size - n), constant_values=1)
+    index = lax.iota(jnp.uint32, chunks * size)
+
+    def one(args):
+        a_c, index_c = args
+        return _gamma_chunk(_Bits(key_pair, index_c), a_c, dtype, rounds, log)
+
+    out = lax.map(one, (flat.reshape(chunks, size), index.reshape(chunks, size)))
+    return out.reshape(-1)[:n].reshape(shape)
+
+
+# ---------------------------------------------------------------------------
+# Public samplers
+# ---------------------------------------------------------------------------
+
+
+def uniform(key, shape=(), dtype=jnp.float32):
+    """Uniform draws on the half-open interval (0, 1].
+
+    Never 0, so ``log(U)`` is always finite: the smallest value is 2**-33 in
+    float32 (2**-65 in float64).
+
+    >>> import jax
+    >>> from gibbsjax import random as gr
+    >>> u = gr.uniform(jax.random.key(0), (3,))
+    >>> bool(((u > 0) & (u <= 1)).all())
+    True
+    """
+    return _uniform(key, shape=_static_shape(shape), dtype=jnp.dtype(dtype))
+
+
+@partial(jax.jit, static_argnames=("shape", "dtype"))
+def _uniform(key, shape, dtype):
+    cdtype, out = _compute_dtype(dtype)
+    u, _ = _Bits.for_shape(_key_pair(key), shape).uniforms(0, cdtype)
+    return u.astype(out)
+
+
+def normal(key, mean=0.0, sd=1.0, shape=None, dtype=jnp.float32):
+    """Normal draws N(mean, sd^2), density exp(-(x - mean)^2 / (2 sd^2)) / (sd sqrt(2 pi)).
+
+    By inversion, ``sqrt(2) erfinv(V)`` with V uniform on a symmetric grid in
+    (-1, 1) (24 bits in float32, so |z| < 5.42 sd; 53 bits in float64).
+
+    >>> import jax
+    >>> from gibbsjax import random as gr
+    >>> gr.normal(jax.random.key(0), mean=[0.0, 10.0], sd=2.0).shape
+    (2,)
+    """
+    return _normal(key, mean, sd, shape=_static_shape(shape), dtype=jnp.dtype(dtype))
+
+
+@partial(jax.jit, static_argnames=("shape", "dtype"))
+def _normal(key, mean, sd, shape, dtype):
+    cdtype, out = _compute_dtype(dtype)
+    shape, (mean, sd) = _broadcast_params(shape, cdtype, mean, sd)
+    z, _ = _Bits.for_shape(_key_pair(key), shape).variate_words(0, cdtype)
+    return (mean + sd * _std_normal(z, cdtype)).astype(out)
+
+
+def gamma(key, a, shape=None, dtype=jnp.float32):
+    """Gamma(shape a, rate 1) draws: density x^(a-1) exp(-x) / Gamma(a), x > 0.
+
+    Marsaglia, G. & Tsang, W. W. (2000), "A simple method for generating gamma
+    variables", ACM Trans. Math. Softw. 26(3), 363-372.  Vectorised: every
+    element gets a fixed number of proposal rounds at once and keeps its first
+    accepted proposal; a ``lax.while_loop`` then proposes again only while
+    some element has rejected all of them (almost never), so each draw is
+    exactly the first accepted proposal of the rejection scheme.  For a < 1,
+    G(a) = G(a + 1) U^(1/a).  For tiny a the result underflows to 0 in
+    float32 (most draws are below 1e-38 when a = 1e-3); use :func:`log_gamma`
+    when the scale matters.  Rate b: divide by b.  Returns NaN where a is not
+    a positive finite number.
+
+    >>> import jax
+    >>> from gibbsjax import random as gr
+    >>> x = gr.gamma(jax.random.key(0), 2.5, shape=(100_000,))
+    >>> round(float(x.mean()), 1)   # E = a
+    2.5
+    """
+    return _gamma(key, a, shape=_static_shape(shape), dtype=jnp.dtype(dtype))
+
+
+@partial(jax.jit, static_argnames=("shape", "dtype"))
+def _gamma(key, a, shape, dtype):
+    cdtype, out = _compute_dtype(dtype)
+    shape, (a,) = _broadcast_params(shape, cdtype, a)
+    return _gamma_draw(_key_pair(key), a, cdtype, log=False).astype(out)
+
+
+def log_gamma(key, a, shape=None, dtype=jnp.float32):
+    """log G for G ~ Gamma(shape a, rate 1), computed without forming G.
+
+    Same draws as :func:`gamma` for the same key (``exp(log_gamma(k, a))``
+    equals ``gamma(k, a)`` up to rounding), but stable for tiny a:
+    log G(a) = log G(a + 1) + log(U) / a.  Finite for a in [1e-4, 1e6] in
+    float32 (and for far smaller a).  E[log G] = digamma(a),
+    Var[log G] = trigamma(a).
+
+    >>> import jax
+    >>> from gibbsjax import random as gr
+    >>> lg = gr.log_gamma(jax.random.key(0), 1e-3, shape=(4,))
+    >>> bool(jax.numpy.isfinite(lg).all())
+    True
+    """
+    return _log_gamma(key, a, shape=_static_shape(shape), dtype=jnp.dtype(dtype))
+
+
+@partial(jax.jit, static_argnames=("shape", "dtype"))
+def _log_gamma(key, a, shape, dtype):
+    cdtype, out = _compute_dtype(dtype)
+    shape, (a,) = _broadcast_params(shape, cdtype, a)
+    return _gamma_draw(_key_pair(key), a, cdtype, log=True).astype(out)
+
+
+def beta(key, a, b, shape=None, dtype=jnp.float32):
+    """Beta(a, b) draws: density x^(a-1) (1-x)^(b-1) / B(a, b), 0 < x < 1.
+
+    X = G_a / (G_a + G_b) for independent Gamma(a, 1) and Gamma(b, 1),
+    computed from their logs (``exp(la - logaddexp(la, lb))``), so it stays
+    well defined for small a and b.
+
+    >>> import jax
+    >>> from gibbsjax import random as gr
+    >>> x = gr.beta(jax.random.key(0), 2.0, 6.0, shape=(100_000,))
+    >>> round(float(x.mean()), 2)   # E = a / (a + b)
+    0.25
+    """
+    return _beta(key, a, b, shape=_static_shape(shape), dtype=jnp.dtype(dtype))
+
+
+@partial(jax.jit, static_argnames=("shape", "dtype"))
+def _beta(key, a, b, shape, dtype):
+    cdtype, out = _compute_dtype(dtype)
+    shape, (a, b) = _broadcast_params(shape, cdtype, a, b)
+    lg = _gamma_draw(_key_pair(key), jnp.stack([a, b]), cdtype, log=True)
+    return jnp.exp(lg[0] - jnp.logaddexp(lg[0], lg[1])).astype(out)
+
+
+def log_dirichlet(key, alpha, shape=None, dtype=jnp.float32):
+    """Log-probabilities of a Dirichlet(alpha) draw, along the last axis.
+
+    The Dirichlet density is Gamma(sum alpha) / prod Gamma(alpha_k) *
+    prod p_k^(alpha_k - 1) on the simplex.  log p_k = log G_k - logsumexp(log G)
+    with log G_k = :func:`log_gamma` (alpha_k): finite and accurate even for
+    concentrations like 1e-3 in float32, where most G_k underflow.
+
+    ``alpha`` has shape (..., K); ``shape`` is the batch shape (default
+    ``alpha.shape[:-1]``) and the result has shape ``shape + (K,)``.
+
+    >>> import jax, jax.numpy as jnp
+    >>> from gibbsjax import random as gr
+    >>> lp = gr.log_dirichlet(jax.random.key(0), jnp.full(5, 1e-3))
+    >>> round(float(jax.nn.logsumexp(lp)), 4)
+    0.0
+    """
+    return _log_dirichlet(key, alpha, shape=_static_shape(shape), dtype=jnp.dtype(dtype))
+
+
+def dirichlet(key, alpha, shape=None, dtype=jnp.float32):
+    """Dirichlet(alpha) draws along the last axis: ``exp(log_dirichlet(...))``.
+
+    Density Gamma(sum alpha) / prod Gamma(alpha_k) * prod p_k^(alpha_k - 1),
+    p on the simplex.  Computed in log space, so no NaN and no all-zero rows
+    even with concentrations like 1e-3 in float32 (every row sums to 1).
+    ``shape`` is the batch shape (default ``alpha.shape[:-1]``); the result has
+    shape ``shape + (K,)``.
+
+    >>> import jax, jax.numpy as jnp
+    >>> from gibbsjax import random as gr
+    >>> p = gr.dirichlet(jax.random.key(0), jnp.ones(4), shape=(3,))
+    >>> p.shape, bool(jnp.allclose(p.sum(-1), 1.0))
+    ((3, 4), True)
+    """
+    return _dirichlet(key, alpha, shape=_static_shape(shape), dtype=jnp.dtype(dtype))
+
+
+def _log_dirichlet_draw(key, alpha, shape, cdtype):
+    alpha = jnp.asarray(alpha, cdtype)
+    if alpha.ndim < 1:
+        raise ValueError("alpha must have at least one dimension (the categories)")
+    k = alpha.shape[-1]
+    batch = alpha.shape[:-1] if shape is None else shape
+    if jnp.broadcast_shapes(batch, alpha.shape[:-1]) != batch:
+        raise ValueError(f"alpha of shape {alpha.shape} does not broadcast to batch shape {batch}")
+    full = batch + (k,)
+    lg = _gamma_draw(_key_pair(key), jnp.broadcast_to(alpha, full), cdtype, log=True)
+    return lg - jax.nn.logsumexp(lg, axis=-1, keepdims=True)
+
+
+@partial(jax.jit, static_argnames=("shape", "dtype"))
+def _log_dirichlet(key, alpha, shape, dtype):
+    cdtype, out = _compute_dtype(dtype)
+    return _log_dirichlet_draw(key, alpha, shape, cdtype).astype(out)
+
+
+@partial(jax.jit, static_argnames=("shape", "dtype"))
+def _dirichlet(key, alpha, shape, dtype):
+    cdtype, out = _compute_dtype(dtype)
+    return jnp.exp(_log_dirichlet_draw(key, alpha, shape, cdtype)).astype(out)
+
+
+def inverse_gamma(key, a, b, shape=None, dtype=jnp.float32):
+    """InvGamma(shape a, scale b) draws: density b^a / Gamma(a) x^(-a-1) exp(-b/x), x > 0.
+
+    X = b / G with G ~ Gamma(a, 1), computed as exp(log b - log G).
+    E[X] = b / (a - 1) for a > 1; Var[X] = b^2 / ((a - 1)^2 (a - 2)) for a > 2.
+
+    >>> import jax
+    >>> from gibbsjax import random as gr
+    >>> x = gr.inverse_gamma(jax.random.key(0), 5.0, 8.0, shape=(100_000,))
+    >>> round(float(x.mean()), 1)   # b / (a - 1)
+    2.0
+    """
+    return _inverse_gamma(key, a, b, shape=_static_shape(shape), dtype=jnp.dtype(dtype))
+
+
+@partial(jax.jit, static_argnames=("shape", "dtype"))
+def _inverse_gamma(key, a, b, shape, dtype):
+    cdtype, out = _compute_dtype(dtype)
+    shape, (a, b) = _broadcast_params(shape, cdtype, a, b)
+    log_g = _gamma_draw(_key_pair(key), a, cdtype, log=True)
+    return jnp.exp(jnp.log(b) - log_g).astype(out)
+
+
+def normal_gamma(key, mu0, lam, a, b, shape=None, dtype=jnp.float32):
+    """Normal-gamma draws ``(mu, tau)``.
+
+    tau ~ Gamma(shape a, rate b) (density b^a / Gamma(a) tau^(a-1) exp(-b tau)),
+    mu | tau ~ N(mu0, 1 / (lam tau)).  The standard deviation
+    exp(-(log lam + log G - log b) / 2) is formed from log G, so a tau that
+    underflows never gives an infinite or NaN mu.
+
+    >>> import jax
+    >>> from gibbsjax import random as gr
+    >>> mu, tau = gr.normal_gamma(jax.random.key(0), 0.0, 1.0, 3.0, 2.0, shape=(5,))
+    >>> mu.shape, tau.shape
+    ((5,), (5,))
+    """
+    return _normal_gamma(key, mu0, lam, a, b, shape=_static_shape(shape), dtype=jnp.dtype(dtype))
+
+
+@partial(jax.jit, static_argnames=("shape", "dtype"))
+def _normal_gamma(key, mu0, lam, a, b, shape, dtype):
+    cdtype, out = _compute_dtype(dtype)
+    shape, (mu0, lam, a, b) = _broadcast_params(shape, cdtype, mu0, lam, a, b)
+    key_tau, key_mu = jax.random.split(key)
+    log_tau = _gamma_draw(_key_pair(key_tau), a, cdtype, log=True) - jnp.log(b)
+    z, _ = _Bits.for_shape(_key_pair(key_mu), shape).variate_words(0, cdtype)
+    mu = mu0 + _std_normal(z, cdtype) * jnp.exp(-0.5 * (jnp.log(lam) + log_tau))
+    return mu.astype(out), jnp.exp(log_tau).astype(out)
+
+
+# ---------------------------------------------------------------------------
+# Categorical: inverse CDF with one uniform per draw
+# ---------------------------------------------------------------------------
+
+# Up to this many categories, one fused pass walks the categories in order
+# (unrolled at trace time).  More categories are split into about sqrt(K)
+# blocks of about sqrt(K): pick a block, then a category inside it.  Chosen by
+# measurement (benchmarks/random_primitives.py).
+_WALK_MAX = 64
+
+
+def _walk(logits, m, target):
+    """Inverse-CDF walk over the weights exp(logits - m) along the last axis.
+
+    With S_k = w_0 + ... + w_k the running sum in order (non-decreasing in
+    floating point, as every w_k >= 0), returns
+
+    * ``count`` = #{k : S_k <= target}: the k with S_{k-1} <= target < S_k,
+      whose weight is therefore positive (if target < S_{K-1});
+    * ``last``: the last index with a finite logit (the clamp for a target
+      that rounding pushed to or past the total);
+    * ``below``/``above``: the largest S_k <= target (0 if none) and the
+      smallest S_k > target (inf if none), for the residual.
+    """
+    running = jnp.zeros_like(target)
+    count = jnp.zeros(target.shape, jnp.int32)
+    last = jnp.zeros(target.shape, jnp.int32)
+    below = jnp.zeros_like(target)
+    above = jnp.full_like(target, jnp.inf)
+    for k in range(logits.shape[-1]):
+        x_k = logits[..., k]
+        running = running + jnp.exp(x_k - m)
+        le = running <= target
+        count = count + le.astype(jnp.int32)
+        last = jnp.where(x_k > -jnp.inf, k, last)
+        below = jnp.where(le, running, below)
+        above = jnp.where(le, above, jnp.minimum(above, running))
+    return count, last, below, above
+
+
+def _search(logits, u):
+    """Index k with probability exp(logits_k) / sum exp(logits), by inversion of u in [0, 1).
+
+    Returns ``(index, residual)``: ``residual`` is where u fell inside the chosen
+    category's interval, as a fraction in [0, 1); given the index it is again
+    uniform, which lets a two-level search reuse u.  Never returns an index of
+    zero weight (-inf logit) when some weight is positive.  The weights are
+    never materialised: exp(logits - max) is recomputed inside each pass, so
+    the passes read only ``logits``.
+    """
+    n = logits.shape[-1]
+    m = jnp.max(logits, axis=-1)
+    m = jnp.where(jnp.isfinite(m), m, 0)  # rows of all -inf: weights 0, index 0
+
+    if n > _WALK_MAX:
+        # Two levels: blocks of `size` categories (padded with -inf).
+        size = math.ceil(math.sqrt(n))
+        blocks = math.ceil(n / size)
+        pad = [(0, 0)] * (logits.ndim - 1) + [(0, blocks * size - n)]
+        xb = jnp.pad(logits, pad, constant_values=-jnp.inf)
+        xb = xb.reshape(logits.shape[:-1] + (blocks, size))
+        block_logits = jnp.log(jnp.sum(jnp.exp(xb - m[..., None, None]), axis=-1))
+        block, u_inside = _search(block_logits, u)
+        inside = jnp.take_along_axis(xb, block[..., None, None], axis=-2)[..., 0, :]
+        offset, residual = _search(inside, u_inside)
+        return block * size + offset, residual
+
+    total = jnp.sum(jnp.exp(logits - m[..., None]), axis=-1)
+    target = u * total
+    count, last, below, above = _walk(logits, m, target)
+    index = jnp.minimum(count, last)
+    one_minus = jnp.asarray(1 - jnp.finfo(target.dtype).epsneg, target.dtype)
+    residual = jnp.clip((target - below) / (above - below), 0, one_minus)
+    residual = jnp.where(count <= last, residual, one_minus)  # overshoot: last category
+    return index, residual
+
+
+def categorical(key, logits, axis=-1, shape=None):
+    """Categorical draws from unnormalised log-weights, one uniform per draw.
+
+    P(k) = exp(logits_k) / sum_j exp(logits_j) along ``axis``; ``-inf`` logits
+    have probability 0 and are never returned.  Inverse CDF: with weights
+    w = exp(logits - max), total W and U ~ U[0, 1), return the k with
+    w_0 + ... + w_{k-1} <= U W < w_0 + ... + w_k, clamped to the last index of
+    positive weight (so rounding can never pick a zero-weight index).  U has
+    24 bits in float32 (53 in float64), so probabilities are resolved to
+    about 6e-8 of the total (float32 cumulative sums have the same limit).
+    Returns int32 of shape ``shape`` (default: ``logits.shape`` without
+    ``axis``; like ``jax.random.categorical``, ``shape`` must broadcast with
+    that batch shape).  A row with no finite logit gives index 0; +inf and
+    NaN logits are not supported.
+
+    >>> import jax, jax.numpy as jnp
+    >>> from gibbsjax import random as gr
+    >>> logits = jnp.log(jnp.array([0.2, 0.0, 0.8]))   # category 1 impossible
+    >>> k = gr.categorical(jax.random.key(0), logits, shape=(10_000,))
+    >>> bool((k != 1).all()), round(float((k == 2).mean()), 1)
+    (True, 0.8)
+    """
+    return _categorical(key, logits, axis=int(axis), shape=_static_shape(shape))
+
+
+@partial(jax.jit, static_argnames=("axis", "shape"))
+def _categorical(key, logits, axis, shape):
+    logits = jnp.asarray(logits)
+    if not jnp.issubdtype(logits.dtype, jnp.floating):
+        logits = logits.astype(jnp.float32)
+    cdtype, _ = _compute_dtype(logits.dtype)
+    logits = jnp.moveaxis(logits.astype(cdtype), axis, -1)
+    batch = logits.shape[:-1]
+    if shape is None:
+        shape = batch
+    elif jnp.broadcast_shapes(shape, batch) != shape:
+        raise ValueError(f"logits batch shape {batch} does not broadcast to shape {shape}")
+    logits = jnp.broadcast_to(logits, shape + logits.shape[-1:])
+    w, _ = _Bits.for_shape(_key_pair(key), shape).variate_words(0, cdtype)
+    index, _ = _search(logits, _unit_interval(w, cdtype))
+    return index.astype(jnp.int32)

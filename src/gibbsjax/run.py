@@ -1,0 +1,454 @@
+"""The multi-chain runner: :func:`sample`.
+
+Chains are ``vmap``-ped, sweeps are ``lax.scan``-ned, and the run is cut into
+chunks so that a progress bar moves and an interrupt keeps every finished draw.
+The runner knows nothing of any model: it only calls the :class:`Kernel`.
+
+Keys
+----
+Chain ``c`` uses ``chain_key = fold_in(key, c)``; ``split(chain_key)`` gives
+its initial-state key and its run key, and sweep ``t`` (counted from 0 over
+warm-up and sampling together) uses ``fold_in(run_key, t)``.  So chain ``c``'s
+draws do not depend on how many chains run beside it, nor on the chunk size.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from gibbsjax.diagnostics import to_inference_data
+from gibbsjax.kernel import Kernel
+
+__all__ = ["sample", "enable_compilation_cache", "DEFAULT_NUM_CHUNKS"]
+
+#: a run is cut into about this many chunks per phase (warm-up, sampling)
+DEFAULT_NUM_CHUNKS = 20
+
+
+# ----------------------------------------------------------------------------- compilation cache
+def enable_compilation_cache(path: str | None = None) -> str:
+    """Keep compiled samplers on disk, so a new process skips most compilation.
+
+    XLA takes 0.3-2 s per compiled function on a CPU; with this cache, a second
+    ``gibbsjax run`` of the same model and shapes reuses the first one's code.
+    ``path`` defaults to ``$GIBBSJAX_CACHE_DIR`` or ``~/.cache/gibbsjax/xla``.
+    This sets JAX's process-wide ``jax_compilation_cache_dir``; the command line
+    turns it on (``GIBBSJAX_NO_CACHE=1`` turns it off).  Returns the folder used.
+
+    >>> import gibbsjax, tempfile
+    >>> folder = gibbsjax.enable_compilation_cache(tempfile.mkdtemp())
+    """
+    import os
+
+    folder = path or os.environ.get("GIBBSJAX_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "gibbsjax", "xla"
+    )
+    os.makedirs(folder, exist_ok=True)
+    jax.config.update("jax_compilation_cache_dir", folder)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.05)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+    return folder
+
+
+# ----------------------------------------------------------------------------- checks
+def _check_int(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def _resolve_key(seed, key) -> tuple[jax.Array, int | None]:
+    if key is not None and seed is not None:
+        raise ValueError("give either seed or key, not both")
+    if key is not None:
+        if not (isinstance(key, jax.Array) and jnp.issubdtype(key.dtype, jax.dtypes.prng_key)):
+            if isinstance(key, jax.Array) and key.dtype == jnp.uint32 and key.shape == (2,):
+                return jax.random.wrap_key_data(key), None
+            raise ValueError("key must be a typed JAX key from jax.random.key(seed)")
+        if key.shape != ():
+            raise ValueError(f"key must be a single key (shape ()), got shape {key.shape}")
+        return key, None
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1)[0])
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return jax.random.key(int(seed)), int(seed)
+
+
+# ----------------------------------------------------------------------------- compiled pieces
+# Compilation dominates short runs (XLA on CPU takes ~0.3-1 s per function), so a
+# run compiles exactly two functions: one that derives the chain keys and initial
+# states, and one chunk function shared by warm-up and sampling.  Both are cached
+# on the kernel's functions (factories memoise kernels per hyperparameters).
+@functools.lru_cache(maxsize=128)
+def _start_fn(init: Callable) -> Callable:
+    def start(key, chain_ids, data):
+        chain_keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(key, chain_ids)
+        split = jax.vmap(jax.random.split)(chain_keys)
+        state = jax.vmap(init, in_axes=(0, None))(split[:, 0], data)
+        return split[:, 1], state
+
+    return jax.jit(start)
+
+
+@functools.lru_cache(maxsize=128)
+def _records_fn(record: Callable | None, log_joint: Callable | None) -> Callable:
+    def records(state, data):
+        out = {}
+        if record is not None:
+            out["posterior"] = jax.vmap(record, in_axes=(0, None))(state, data)
+        if log_joint is not None:
+            out["lp"] = jax.vmap(log_joint, in_axes=(0, None))(state, data)
+        return out
+
+    return jax.jit(records)
+
+
+@functools.lru_cache(maxsize=128)
+def _chunk_fn(
+    step: Callable,
+    record: Callable | None,
+    log_joint: Callable | None,
+    thin: int,
+    length: int,
+) -> Callable:
+    """A jitted function running ``length`` iterations of ``thin`` sweeps for all chains.
+
+    ``run(run_keys, state, data, t0, n_active, keep)``: iterations with index
+    >= ``n_active`` are skipped and records are computed only when ``keep`` is
+    true.  Both predicates are unbatched scalars, so ``lax.cond`` really skips
+    the work, and one compiled function serves warm-up, sampling and the last,
+    shorter chunk.
+    """
+    vstep = jax.vmap(step, in_axes=(0, 0, None))
+    records = _records_fn(record, log_joint)
+
+    def run(run_keys, state, data, t0, n_active, keep):
+        def one_sweep(t, s):
+            keys = jax.vmap(jax.random.fold_in, in_axes=(0, None))(run_keys, t)
+            return vstep(keys, s, data)
+
+        shapes = jax.eval_shape(records, state, data)
+
+        def no_records(s):
+            return jax.tree_util.tree_map(lambda sd: jnp.zeros(sd.shape, sd.dtype), shapes)
+
+        def iteration(s, i):
+            first = t0 + i * thin
+
+            def advance(s):
+                if thin == 1:
+                    return one_sweep(first, s)
+                return jax.lax.fori_loop(first, first + thin, one_sweep, s)
+
+            s = jax.lax.cond(i < n_active, advance, lambda s: s, s)
+            out = jax.lax.cond(keep, lambda s: records(s, data), no_records, s)
+            return s, out
+
+        return jax.lax.scan(iteration, state, jnp.arange(length, dtype=jnp.int32))
+
+    return jax.jit(run)
+
+
+def _chunk_length(n_iters: int, chunk_size: int | None) -> int:
+    """Iterations per chunk: ``chunk_size``, or about ``n_iters / DEFAULT_NUM_CHUNKS``
+    rounded up to a power of two so that runs of different lengths share compiled
+    code (skipped iterations of the last chunk cost ~nothing)."""
+    if n_iters == 0:
+        return 0
+    want = chunk_size if chunk_size is not None else math.ceil(n_iters / DEFAULT_NUM_CHUNKS)
+    want = max(1, min(want, n_iters))
+    if chunk_size is not None:
+        return want
+    return 1 << (want - 1).bit_length()
+
+
+# ----------------------------------------------------------------------------- init handling
+def _apply_init(template, init, num_chains: int):
+    """Overwrite fields of the batched random initial state by user values."""
+    if isinstance(init, Mapping):
+        items = dict(init)
+    elif hasattr(init, "_asdict"):
+        items = init._asdict()
+    else:
+        raise ValueError(
+            "init must be a mapping (or NamedTuple) of state fields to arrays with a leading "
+            f"axis of length num_chains={num_chains}, got {type(init).__name__}"
+        )
+    if isinstance(template, Mapping):
+        fields = dict(template)
+    elif hasattr(template, "_asdict"):
+        fields = template._asdict()
+    else:
+        raise ValueError("init values can only be given for kernels whose state is a NamedTuple or dict")
+    for name, value in items.items():
+        if name not in fields:
+            raise ValueError(f"init: the state has no field {name!r}; fields are {sorted(fields)}")
+        ref = fields[name]
+        arr = np.asarray(value, dtype=np.result_type(ref.dtype))
+        if arr.shape == ref.shape[1:] and num_chains == 1:
+            arr = arr[None]
+        if arr.shape != ref.shape:
+            raise ValueError(
+                f"init[{name!r}] must have shape {ref.shape} (num_chains={num_chains} first), "
+                f"got {arr.shape}"
+            )
+        if np.issubdtype(arr.dtype, np.floating) and not np.all(np.isfinite(arr)):
+            raise ValueError(f"init[{name!r}] contains NaN or infinite values")
+        fields[name] = jnp.asarray(arr)
+    if isinstance(template, Mapping):
+        return fields
+    return type(template)(**fields)
+
+
+# ----------------------------------------------------------------------------- interrupts
+class _Interrupts:
+    """Turn the first Ctrl-C into a flag checked between chunks.
+
+    A ``KeyboardInterrupt`` raised at an arbitrary point can land inside JAX
+    (a GC callback swallows it; mid-compile it can crash the interpreter at
+    exit), so while chunks run, SIGINT only sets ``requested``; the loop stops
+    after the chunk in flight and keeps every finished draw.  A second Ctrl-C
+    raises ``KeyboardInterrupt`` at once.  Only in the main thread (elsewhere
+    signals cannot be handled); the previous handler is restored on exit.
+    """
+
+    def __init__(self):
+        self.requested = False
+        self._previous = None
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            try:
+                self._previous = signal.signal(signal.SIGINT, self._handle)
+            except (ValueError, OSError):  # embedded interpreters
+                self._previous = None
+        return self
+
+    def _handle(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def __exit__(self, *exc):
+        import signal
+
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+        return False
+
+
+# ----------------------------------------------------------------------------- progress
+def _progress_bar(total: int, enabled: bool, desc: str):
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="sweep", leave=True, dynamic_ncols=True)
+
+
+# ----------------------------------------------------------------------------- main entry
+def sample(
+    kernel: Kernel,
+    data: Any = None,
+    *,
+    seed: int | None = None,
+    key: jax.Array | None = None,
+    num_chains: int = 4,
+    num_warmup: int = 1000,
+    num_draws: int = 1000,
+    thin: int = 1,
+    init: Mapping[str, Any] | None = None,
+    progress: bool = True,
+    chunk_size: int | None = None,
+    save_warmup: bool = False,
+    attrs: Mapping[str, Any] | None = None,
+):
+    """Run ``num_chains`` chains of ``kernel`` on ``data`` and return ArviZ InferenceData.
+
+    Parameters
+    ----------
+    kernel:
+        A :class:`gibbsjax.Kernel`, e.g. ``gibbsjax.models.normal.semiconjugate()``.
+    data:
+        The model's validated data pytree (e.g. ``normal.data(y)``); ``None``
+        for models without data.
+    seed, key:
+        An integer seed or a typed key ``jax.random.key(...)``; with neither a
+        fresh seed is drawn and stored in ``attrs["seed"]`` so the run can be
+        repeated.
+    num_chains:
+        Independent chains, run side by side with ``vmap``.
+    num_warmup:
+        Sweeps discarded at the start of every chain (burn-in).
+    num_draws:
+        Draws kept per chain; ``thin`` sweeps are run between kept draws.
+    init:
+        Starting values overriding the kernel's random start: a mapping from
+        state field names to arrays whose first axis has length ``num_chains``
+        (fields not given keep their random start).
+    progress:
+        Show a tqdm progress bar, updated between chunks.
+    chunk_size:
+        Draws (iterations) per compiled chunk; default: about
+        ``DEFAULT_NUM_CHUNKS`` chunks per phase.  Draws do not depend on it.
+    save_warmup:
+        Keep warm-up sweeps too, in the ``warmup_posterior`` group; its draw 0 is
+        the starting state, draw ``t`` the state after sweep ``t``.
+
+    Returns
+    -------
+    arviz.InferenceData
+        ``posterior`` (dims ``chain, draw, ...``) with what ``kernel.record``
+        returns; ``sample_stats.lp``, the log joint, when the kernel has one.
+        ``attrs`` hold the seed, the settings and ``interrupted`` (1 when the run
+        was cut short by Ctrl-C: every finished draw is kept).
+
+    Example
+    -------
+    >>> import gibbsjax
+    >>> from gibbsjax.models import normal
+    >>> idata = gibbsjax.sample(normal.bivariate(rho=0.8), seed=1, num_draws=200,
+    ...                         num_warmup=100, progress=False)
+    >>> idata.posterior["x1"].shape
+    (4, 200)
+    """
+    if not isinstance(kernel, Kernel):
+        raise ValueError(f"kernel must be a gibbsjax.Kernel, got {type(kernel).__name__}")
+    num_chains = _check_int("num_chains", num_chains, 1)
+    num_draws = _check_int("num_draws", num_draws, 1)
+    num_warmup = _check_int("num_warmup", num_warmup, 0)
+    thin = _check_int("thin", thin, 1)
+    if chunk_size is not None:
+        chunk_size = _check_int("chunk_size", chunk_size, 1)
+    key, seed_used = _resolve_key(seed, key)
+
+    run_keys, state = _start_fn(kernel.init)(key, jnp.arange(num_chains, dtype=jnp.int32), data)
+    if init is not None:
+        state = _apply_init(state, init, num_chains)
+
+    dims = dict(kernel.dims or {})
+    coords = dict(kernel.coords(data)) if kernel.coords is not None else {}
+
+    length = _chunk_length(max(num_warmup, num_draws), chunk_size)
+    draw_fn = _chunk_fn(kernel.step, kernel.record, kernel.log_joint, thin, length)
+    warm_fn = draw_fn if thin == 1 else _chunk_fn(kernel.step, kernel.record, kernel.log_joint, 1, length)
+
+    warm_out: list[dict] = []
+    draw_out: list[dict] = []
+    interrupted = False
+    start = time.perf_counter()
+    bar = _progress_bar(num_warmup + num_draws * thin, progress, kernel.name)
+    stop = _Interrupts()
+    try:
+        stop.__enter__()
+        if save_warmup:
+            # draw 0 of warmup_posterior is the starting state
+            first = jax.device_get(_records_fn(kernel.record, kernel.log_joint)(state, data))
+            warm_out.append(_to_host(jax.tree_util.tree_map(lambda a: np.asarray(a)[None], first), 1))
+        done = 0
+        keep_warm = np.bool_(save_warmup)
+        while done < num_warmup:
+            if stop.requested:
+                raise KeyboardInterrupt
+            n = min(length, num_warmup - done)
+            state, out = warm_fn(run_keys, state, data, np.int32(done), np.int32(n), keep_warm)
+            if save_warmup:
+                warm_out.append(_to_host(out, n))
+            else:
+                jax.block_until_ready(state)
+            done += n
+            if bar is not None:
+                bar.set_description(f"{kernel.name} warm-up")
+                bar.update(n)
+        kept = 0
+        while kept < num_draws:
+            if stop.requested:
+                raise KeyboardInterrupt
+            n = min(length, num_draws - kept)
+            t0 = num_warmup + kept * thin
+            state, out = draw_fn(run_keys, state, data, np.int32(t0), np.int32(n), np.bool_(True))
+            draw_out.append(_to_host(out, n))
+            kept += n
+            if bar is not None:
+                bar.set_description(f"{kernel.name} sampling")
+                bar.update(n * thin)
+    except KeyboardInterrupt:
+        interrupted = True
+        if not draw_out and not warm_out:
+            raise
+        warnings.warn(
+            f"run interrupted: keeping the {sum(o['n'] for o in draw_out)} draws per chain "
+            "finished so far (attrs['interrupted'] = 1)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    finally:
+        stop.__exit__(None, None, None)
+        if bar is not None:
+            bar.close()
+    elapsed = time.perf_counter() - start
+
+    posterior, stats = _stack(draw_out)
+    warm_posterior, warm_stats = _stack(warm_out)
+    if not posterior:
+        # interrupted during warm-up with save_warmup: no posterior draws yet
+        posterior = {k: v[:, :0] for k, v in warm_posterior.items()}
+    run_attrs = {
+        "gibbsjax_kernel": kernel.name,
+        "seed": "" if seed_used is None else seed_used,
+        "num_chains": num_chains,
+        "num_warmup": num_warmup,
+        "num_draws_requested": num_draws,
+        "thin": thin,
+        "interrupted": interrupted,
+        "sampling_time_s": round(elapsed, 4),
+    }
+    run_attrs.update(attrs or {})
+    return to_inference_data(
+        posterior,
+        sample_stats=stats,
+        warmup_posterior=warm_posterior if save_warmup else None,
+        warmup_sample_stats=warm_stats if save_warmup else None,
+        dims=dims,
+        coords=coords,
+        attrs=run_attrs,
+    )
+
+
+def _to_host(out: dict, n: int) -> dict:
+    """Copy one chunk's records to numpy, (length, chain, ...) -> (chain, n, ...)."""
+    host = jax.device_get(out)
+    result: dict[str, Any] = {"n": n}
+    if "posterior" in host:
+        result["posterior"] = {k: np.swapaxes(np.asarray(v)[:n], 0, 1) for k, v in host["posterior"].items()}
+    if "lp" in host:
+        result["lp"] = np.swapaxes(np.asarray(host["lp"])[:n], 0, 1)
+    return result
+
+
+def _stack(chunks: list[dict]) -> tuple[dict, dict]:
+    if not chunks:
+        return {}, {}
+    posterior: dict[str, np.ndarray] = {}
+    stats: dict[str, np.ndarray] = {}
+    if "posterior" in chunks[0]:
+        for name in chunks[0]["posterior"]:
+            posterior[name] = np.concatenate([c["posterior"][name] for c in chunks], axis=1)
+    if "lp" in chunks[0]:
+        stats["lp"] = np.concatenate([c["lp"] for c in chunks], axis=1)
+    return posterior, stats

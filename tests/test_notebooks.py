@@ -1,0 +1,97 @@
+"""Execute every notebook under notebooks/, so that a notebook that breaks fails CI.
+
+Each notebook runs top to bottom in a fresh ipykernel (cwd = notebooks/,
+MPLBACKEND=Agg); a cell that raises fails the test with the cell's traceback.
+The kernel is always ipykernel on the Python running the tests (not whatever a
+"python3" kernelspec elsewhere on the machine points to).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from ipykernel.kernelspec import RESOURCES, get_kernel_dict
+from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+from jupyter_client.manager import AsyncKernelManager
+from nbclient import NotebookClient
+
+NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+CELL_TIMEOUT_S = 300
+
+# Cheap checks on the executed outputs of particular notebooks: text that must appear.
+EXPECTED_TEXT = {
+    "convergence.ipynb": [
+        "chains 0-3 of the 16-chain run equal the 4-chain run: True",
+        "posterior mean of mu: 98.2",
+    ],
+}
+MIN_FIGURES = {"convergence.ipynb": 6}
+
+_PROBE = "import sys\nprint(sys.prefix)"
+
+
+class _ThisPython(KernelSpecManager):
+    """Resolves every kernel name to ipykernel running on ``sys.executable``."""
+
+    def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+        return KernelSpec(resource_dir=RESOURCES, **get_kernel_dict())
+
+
+def _text_outputs(cell) -> str:
+    parts = []
+    for out in cell.get("outputs", []):
+        if out.output_type == "stream":
+            parts.append(out.text)
+        elif out.output_type in ("execute_result", "display_data"):
+            parts.append(out.data.get("text/plain", ""))
+    return "".join(parts)
+
+
+def _execute(path: Path):
+    nb = nbformat.read(path, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(_PROBE))  # which Python ran the notebook
+    km = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=_ThisPython())
+    client = NotebookClient(
+        nb,
+        km=km,
+        timeout=CELL_TIMEOUT_S,
+        allow_errors=False,
+        resources={"metadata": {"path": str(NOTEBOOK_DIR)}},  # the kernel's cwd
+    )
+    client.execute()
+    return nb
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_executes(path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("MPLBACKEND", "Agg")  # inherited by the kernel process
+    nb = _execute(path)  # raises CellExecutionError if any cell raises
+
+    code_cells = [c for c in nb.cells if c.cell_type == "code"]
+    probe = code_cells.pop()
+    assert _text_outputs(probe).strip() == sys.prefix, "the kernel is not the Python running the tests"
+
+    for i, cell in enumerate(code_cells):
+        assert cell.execution_count is not None, f"code cell {i} was not executed"
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        assert not errors, f"code cell {i} produced an error output: {errors[0].get('ename')}"
+
+    text = "".join(_text_outputs(c) for c in code_cells)
+    for expected in EXPECTED_TEXT.get(path.name, []):
+        assert expected in text, f"{path.name}: expected output {expected!r} not found"
+    figures = sum("image/png" in o.get("data", {}) for c in code_cells for o in c.outputs)
+    assert figures >= MIN_FIGURES.get(path.name, 0), f"{path.name}: only {figures} figures shown"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_is_committed_without_outputs(path: Path):
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    for i, cell in enumerate(c for c in nb.cells if c.cell_type == "code"):
+        assert not cell.outputs and cell.execution_count is None, (
+            f"{path.name}: code cell {i} has saved outputs; clear them before committing"
+        )
