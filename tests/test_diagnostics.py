@@ -73,3 +73,15 @@ def test_align_chains_errors():
         align_chains(idata, "m", "topic")
     with pytest.raises(ValueError, match="distance"):
         component_permutations(np.zeros((2, 2, 2)), distance="cosine")
+
+
+def test_align_chains_uses_and_permutes_posterior_mean_group():
+    idata = to_inference_data(
+        {"size": np.array([[[10.0, 90.0]] * 4, [[90.0, 10.0]] * 4])},
+        dims={"size": ["topic"], "phi": ["topic", "word"]},
+        posterior_mean={"phi": np.array([[[0.9, 0.1], [0.1, 0.9]], [[0.1, 0.9], [0.9, 0.1]]])},
+    )
+    aligned, perms = align_chains(idata, "phi", "topic")
+    assert perms.tolist() == [[0, 1], [1, 0]]
+    np.testing.assert_array_equal(aligned.posterior_mean["phi"].values[1], [[0.9, 0.1], [0.1, 0.9]])
+    np.testing.assert_array_equal(aligned.posterior["size"].values[1, 0], [10.0, 90.0])

@@ -212,3 +212,18 @@ def test_real_sigint_stops_after_the_chunk_in_flight(monkeypatch):
     assert idata.attrs["interrupted"] == 1
     assert idata.posterior.sizes["draw"] == 10  # the chunk in flight when the signal came is kept
     assert signal.getsignal(signal.SIGINT) is before  # handler restored
+
+
+def test_accumulate_gives_per_chain_means_of_kept_draws():
+    acc_kernel = KERNEL._replace(
+        accumulate=lambda s, d: {"x_sum": s.x, "count_acc": s.count},
+        dims={**KERNEL.dims, "x_sum": ("coord",)},
+    )
+    idata = sample(acc_kernel, seed=4, num_chains=3, num_warmup=6, num_draws=20, chunk_size=7, progress=False)
+    means = idata.posterior_mean
+    np.testing.assert_allclose(means["x_sum"].values, _x(idata).mean(axis=1), rtol=1e-5)
+    # counts are ints: accumulated in float32; the mean of 7..26 over kept draws
+    np.testing.assert_allclose(means["count_acc"].values, np.full(3, np.arange(7, 27).mean()))
+    assert means["x_sum"].dims == ("chain", "coord")
+    thinned = sample(acc_kernel, seed=4, num_chains=3, num_warmup=6, num_draws=5, thin=4, progress=False)
+    np.testing.assert_allclose(thinned.posterior_mean["count_acc"].values, np.full(3, np.mean(6 + 4 * np.arange(1, 6))))

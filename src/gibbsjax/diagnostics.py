@@ -43,8 +43,12 @@ def to_inference_data(
     dims: Mapping[str, Sequence[str]] | None = None,
     coords: Mapping[str, Any] | None = None,
     attrs: Mapping[str, Any] | None = None,
+    posterior_mean: Mapping[str, np.ndarray] | None = None,
 ):
     """Build an :class:`arviz.InferenceData` from arrays shaped ``(chain, draw, ...)``.
+
+    ``posterior_mean`` (arrays shaped ``(chain, ...)``: per-chain posterior
+    means) becomes a ``posterior_mean`` group with the same dims and coords.
 
     >>> import numpy as np
     >>> idata = to_inference_data({"mu": np.zeros((2, 5))}, attrs={"model": "demo"})
@@ -63,7 +67,7 @@ def to_inference_data(
     with warnings.catch_warnings():
         # our arrays are (chain, draw, ...) by construction; ArviZ warns when chains > draws
         warnings.filterwarnings("ignore", message="More chains .* than draws")
-        return az.from_dict(
+        idata = az.from_dict(
             posterior=dict(posterior),
             sample_stats=dict(sample_stats) if sample_stats else None,
             dims={k: list(v) for k, v in (dims or {}).items()},
@@ -72,6 +76,25 @@ def to_inference_data(
             save_warmup=save_warmup,
             **kwargs,
         )
+    if posterior_mean:
+        idata.add_groups({"posterior_mean": _means_dataset(posterior_mean, dims or {}, coords or {})})
+    return idata
+
+
+def _means_dataset(means, dims, coords):
+    import xarray as xr
+
+    variables = {}
+    for name, value in means.items():
+        arr = np.asarray(value)
+        names = list(dims.get(name, ()))
+        if len(names) != arr.ndim - 1:
+            names = [f"{name}_dim_{i}" for i in range(arr.ndim - 1)]
+        variables[name] = (["chain", *names], arr)
+    used = {d for _, (names, _) in variables.items() for d in names}
+    ds_coords = {"chain": np.arange(next(iter(variables.values()))[1].shape[0])}
+    ds_coords.update({k: v for k, v in coords.items() if k in used})
+    return xr.Dataset(variables, coords=ds_coords)
 
 
 def check_chains_for_rhat(idata, *, min_chains: int = 2) -> None:
@@ -209,8 +232,9 @@ def align_chains(idata, var_name: str, component_dim: str, *, distance: str = "e
 
     Mixture components and topics are exchangeable: chain 1's component 0 may
     be chain 2's component 3.  This matches each chain's posterior mean of
-    ``var_name`` to a common reference (:func:`component_permutations`) and
-    permutes every posterior (and warm-up) variable that has the dimension
+    ``var_name`` (from ``posterior``, or from ``posterior_mean`` for quantities
+    accumulated by the runner) to a common reference (:func:`component_permutations`) and
+    permutes every posterior, warm-up and posterior-mean variable that has the dimension
     ``component_dim`` accordingly, so per-component R-hat and ESS compare like
     with like.  Returns ``(aligned_idata, perms)``; the permutations are also
     stored in ``posterior.attrs["component_permutations"]``.
@@ -226,17 +250,22 @@ def align_chains(idata, var_name: str, component_dim: str, *, distance: str = "e
     [0.0, 5.0]
     """
     post = idata.posterior
-    if var_name not in post:
-        raise ValueError(f"no variable {var_name!r} in the posterior; variables: {sorted(post.data_vars)}")
-    var = post[var_name]
+    means = idata["posterior_mean"] if "posterior_mean" in idata.groups() else None
+    if var_name in post:
+        var = post[var_name].mean("draw")
+    elif means is not None and var_name in means:
+        var = means[var_name]
+    else:
+        known = sorted(post.data_vars) + (sorted(means.data_vars) if means is not None else [])
+        raise ValueError(f"no variable {var_name!r} in the posterior; variables: {known}")
     if component_dim not in var.dims:
         raise ValueError(f"{var_name!r} has no dimension {component_dim!r}; dims: {var.dims}")
-    order = ("chain", component_dim) + tuple(d for d in var.dims if d not in ("chain", "draw", component_dim))
-    estimates = var.mean("draw").transpose(*order).values
+    order = ("chain", component_dim) + tuple(d for d in var.dims if d not in ("chain", component_dim))
+    estimates = var.transpose(*order).values
     perms = component_permutations(estimates, distance=distance, reference_chain=reference_chain)
 
     aligned = idata.copy()
-    for group in ("posterior", "warmup_posterior"):
+    for group in ("posterior", "warmup_posterior", "posterior_mean"):
         if group not in aligned.groups():
             continue
         ds = aligned[group]

@@ -16,7 +16,12 @@ runner (:func:`gibbsjax.sample`) vmaps it over chains and scans it over sweeps.
 * ``sample_prior(key, data) -> state`` and ``simulate_data(key, state, data) ->
   data`` (optional): draw the unknowns from the prior and new data from the
   likelihood.  With both, :func:`gibbsjax.testing.geweke_test` can check the
-  kernel.
+  kernel.  ``simulate_data`` must return data of the template's structure,
+  shapes and dtypes; ``sample_prior`` and ``step`` states of one structure.
+* ``accumulate(state, data) -> dict[str, Array]`` (optional): quantities too
+  big to store per draw (a topic model's K × V word distributions, per-document
+  probabilities); the runner sums them over kept draws on the device and
+  returns their per-chain means in the ``posterior_mean`` group.
 
 States are pytrees (usually NamedTuples).  Data is a pytree built by a model's
 validating constructor; hyperparameters are closed over by the model factory.
@@ -65,6 +70,7 @@ class Kernel(NamedTuple):
     sample_prior: Callable[[jax.Array, Data], State] | None = None
     simulate_data: Callable[[jax.Array, State, Data], Data] | None = None
     name: str = "kernel"
+    accumulate: Callable[[State, Data], dict[str, jax.Array]] | None = None
 
 
 def set_field(state: State, field: str, value: Any) -> State:

@@ -122,19 +122,22 @@ def _chunk_fn(
     log_joint: Callable | None,
     thin: int,
     length: int,
+    accumulate: Callable | None = None,
 ) -> Callable:
     """A jitted function running ``length`` iterations of ``thin`` sweeps for all chains.
 
-    ``run(run_keys, state, data, t0, n_active, keep)``: iterations with index
-    >= ``n_active`` are skipped and records are computed only when ``keep`` is
-    true.  Both predicates are unbatched scalars, so ``lax.cond`` really skips
-    the work, and one compiled function serves warm-up, sampling and the last,
-    shorter chunk.
+    ``run(run_keys, state, acc, data, t0, n_active, keep, accum)``: iterations
+    with index >= ``n_active`` are skipped, records are computed only when
+    ``keep`` is true, and ``accumulate(state)`` is added to the running sums
+    ``acc`` only when ``accum`` is true.  The predicates are unbatched scalars,
+    so ``lax.cond`` really skips the work, and one compiled function serves
+    warm-up, sampling and the last, shorter chunk.
     """
     vstep = jax.vmap(step, in_axes=(0, 0, None))
     records = _records_fn(record, log_joint)
+    vacc = jax.vmap(accumulate, in_axes=(0, None)) if accumulate is not None else None
 
-    def run(run_keys, state, data, t0, n_active, keep):
+    def run(run_keys, state, acc, data, t0, n_active, keep, accum):
         def one_sweep(t, s):
             keys = jax.vmap(jax.random.fold_in, in_axes=(0, None))(run_keys, t)
             return vstep(keys, s, data)
@@ -144,21 +147,45 @@ def _chunk_fn(
         def no_records(s):
             return jax.tree_util.tree_map(lambda sd: jnp.zeros(sd.shape, sd.dtype), shapes)
 
-        def iteration(s, i):
+        def iteration(carry, i):
+            s, acc = carry
             first = t0 + i * thin
+            active = i < n_active
 
             def advance(s):
                 if thin == 1:
                     return one_sweep(first, s)
                 return jax.lax.fori_loop(first, first + thin, one_sweep, s)
 
-            s = jax.lax.cond(i < n_active, advance, lambda s: s, s)
+            s = jax.lax.cond(active, advance, lambda s: s, s)
             out = jax.lax.cond(keep, lambda s: records(s, data), no_records, s)
-            return s, out
+            if vacc is not None:
+                acc = jax.lax.cond(
+                    active & accum,
+                    lambda a: jax.tree_util.tree_map(
+                        lambda x, y: x + y.astype(x.dtype), a, vacc(s, data)
+                    ),
+                    lambda a: a,
+                    acc,
+                )
+            return (s, acc), out
 
-        return jax.lax.scan(iteration, state, jnp.arange(length, dtype=jnp.int32))
+        (state, acc), outs = jax.lax.scan(iteration, (state, acc), jnp.arange(length, dtype=jnp.int32))
+        return state, acc, outs
 
     return jax.jit(run)
+
+
+def _zero_accumulators(accumulate: Callable | None, state, data) -> dict:
+    if accumulate is None:
+        return {}
+    shapes = jax.eval_shape(jax.vmap(accumulate, in_axes=(0, None)), state, data)
+
+    def zeros(sd):
+        dtype = sd.dtype if jnp.issubdtype(sd.dtype, jnp.floating) else jnp.float32
+        return jnp.zeros(sd.shape, dtype)
+
+    return jax.tree_util.tree_map(zeros, shapes)
 
 
 def _chunk_length(n_iters: int, chunk_size: int | None) -> int:
@@ -315,6 +342,8 @@ def sample(
     arviz.InferenceData
         ``posterior`` (dims ``chain, draw, ...``) with what ``kernel.record``
         returns; ``sample_stats.lp``, the log joint, when the kernel has one.
+        ``posterior_mean`` holds per-chain means over the kept draws of what
+        ``kernel.accumulate`` returns (when the kernel has it).
         ``attrs`` hold the seed, the settings and ``interrupted`` (1 when the run
         was cut short by Ctrl-C: every finished draw is kept).
 
@@ -345,8 +374,12 @@ def sample(
     coords = dict(kernel.coords(data)) if kernel.coords is not None else {}
 
     length = _chunk_length(max(num_warmup, num_draws), chunk_size)
-    draw_fn = _chunk_fn(kernel.step, kernel.record, kernel.log_joint, thin, length)
-    warm_fn = draw_fn if thin == 1 else _chunk_fn(kernel.step, kernel.record, kernel.log_joint, 1, length)
+    draw_fn = _chunk_fn(kernel.step, kernel.record, kernel.log_joint, thin, length, kernel.accumulate)
+    warm_fn = draw_fn if thin == 1 else _chunk_fn(
+        kernel.step, kernel.record, kernel.log_joint, 1, length, kernel.accumulate
+    )
+    acc = _zero_accumulators(kernel.accumulate, state, data)
+    acc_kept = 0  # draws whose accumulators are in `acc`
 
     warm_out: list[dict] = []
     draw_out: list[dict] = []
@@ -366,7 +399,9 @@ def sample(
             if stop.requested:
                 raise KeyboardInterrupt
             n = min(length, num_warmup - done)
-            state, out = warm_fn(run_keys, state, data, np.int32(done), np.int32(n), keep_warm)
+            state, acc, out = warm_fn(
+                run_keys, state, acc, data, np.int32(done), np.int32(n), keep_warm, np.bool_(False)
+            )
             if save_warmup:
                 warm_out.append(_to_host(out, n))
             else:
@@ -381,8 +416,11 @@ def sample(
                 raise KeyboardInterrupt
             n = min(length, num_draws - kept)
             t0 = num_warmup + kept * thin
-            state, out = draw_fn(run_keys, state, data, np.int32(t0), np.int32(n), np.bool_(True))
+            state, new_acc, out = draw_fn(
+                run_keys, state, acc, data, np.int32(t0), np.int32(n), np.bool_(True), np.bool_(True)
+            )
             draw_out.append(_to_host(out, n))
+            acc, acc_kept = new_acc, acc_kept + n
             kept += n
             if bar is not None:
                 bar.set_description(f"{kernel.name} sampling")
@@ -419,6 +457,9 @@ def sample(
         "sampling_time_s": round(elapsed, 4),
     }
     run_attrs.update(attrs or {})
+    means = None
+    if acc and acc_kept > 0:
+        means = {k: np.asarray(v) / acc_kept for k, v in jax.device_get(acc).items()}
     return to_inference_data(
         posterior,
         sample_stats=stats,
@@ -427,6 +468,7 @@ def sample(
         dims=dims,
         coords=coords,
         attrs=run_attrs,
+        posterior_mean=means,
     )
 
 
