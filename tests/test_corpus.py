@@ -63,3 +63,196 @@ def test_bad_dtm_raises():
 def test_unknown_word_with_fixed_vocab():
     with pytest.raises(ValueError, match="not in the vocabulary"):
         Corpus.from_token_lists([["a", "z"]], vocab=["a", "b"])
+
+
+# ---------------------------------------------------------------------- tokenizer, stop words
+from gibbsjax.corpus import EmptyDocumentWarning, english_stop_words, tokenize  # noqa: E402
+
+
+def test_tokenize_rules():
+    assert tokenize("Hello, World!  It's 2024: x1 well-known __init__ get_item dogs' 3d") == [
+        "hello", "world", "it's", "x1", "well", "known", "init", "get_item", "dogs", "d"
+    ]
+    assert tokenize("Ünïcode Straße café", lowercase=True) == ["ünïcode", "straße", "café"]
+    assert tokenize("Don’t stop") == ["don't", "stop"]  # typographic apostrophe
+    assert tokenize("The Cat", lowercase=False) == ["The", "Cat"]
+    assert tokenize("a-b c", pattern=r"\S+") == ["a-b", "c"]
+    assert tokenize("") == [] and tokenize("123 4.5 --") == []
+    with pytest.raises(ValueError, match="str"):
+        tokenize(b"bytes")
+
+
+def test_english_stop_words():
+    sw = english_stop_words()
+    assert 150 <= len(sw) <= 300
+    assert {"the", "a", "and", "of", "is", "don't", "themselves"} <= sw
+    assert not {"topic", "model", "cat", "data"} & sw
+    assert all(w == w.lower() and w.strip() == w and " " not in w for w in sw)
+
+
+# ---------------------------------------------------------------------- from_texts
+TEXTS = ["The cat sat on the mat.", "A dog and a cat!", "The end of the story, the END."]
+
+
+def test_from_texts_basic_and_stop_words():
+    c = Corpus.from_texts(TEXTS)
+    assert c.vocab == tuple(sorted(set(c.vocab)))
+    assert c.to_token_lists()[0] == ["the", "cat", "sat", "on", "the", "mat"]
+    s = Corpus.from_texts(TEXTS, stop_words="english")
+    assert s.to_token_lists() == [["cat", "sat", "mat"], ["dog", "cat"], ["end", "story", "end"]]
+    custom = Corpus.from_texts(TEXTS, stop_words=["the", "a", "cat"])
+    assert "cat" not in custom.vocab and "and" in custom.vocab
+    upper = Corpus.from_texts(["The THE the"], lowercase=False)
+    assert upper.vocab == ("THE", "The", "the")
+    with pytest.raises(ValueError, match="stop_words"):
+        Corpus.from_texts(TEXTS, stop_words="french")
+
+
+def test_from_texts_min_count_and_max_doc_freq():
+    texts = ["apple apple banana", "apple cherry", "apple banana date", "apple"]
+    assert Corpus.from_texts(texts, min_count=2).vocab == ("apple", "banana")
+    # apple in 4/4 docs, banana in 2/4: max_doc_freq=0.5 keeps banana, drops apple
+    c = Corpus.from_texts(texts, max_doc_freq=0.5, empty="keep")
+    assert c.vocab == ("banana", "cherry", "date")
+    assert c.doc_lengths.tolist() == [1, 1, 2, 0]
+    assert Corpus.from_texts(texts, max_vocab=2).vocab == ("apple", "banana")
+    with pytest.raises(ValueError, match="no words are left"):
+        Corpus.from_texts(texts, min_count=100)
+    for bad in ({"min_count": -1}, {"max_doc_freq": 0.0}, {"max_doc_freq": 1.5}, {"max_vocab": 0}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            Corpus.from_texts(texts, **bad)
+
+
+def test_from_texts_custom_tokenizer_labels_and_fixed_vocab():
+    c = Corpus.from_texts(["a-b c", "c"], tokenizer=str.split, labels=["x", None], doc_names=["d1", "d2"])
+    assert c.vocab == ("a-b", "c") and c.labels.tolist() == [0, -1] and c.label_names == ("x",)
+    assert c.doc_names == ("d1", "d2")
+    c = Corpus.from_texts(["b a", "a"], labels=["y", "x"], label_names=["y", "x"])
+    assert c.labels.tolist() == [0, 1]
+    c = Corpus.from_texts(["b a", "a"], labels=[1, 0], label_names=["x", "y"])
+    assert c.labels.tolist() == [1, 0]
+    with pytest.raises(ValueError, match="not one of label_names"):
+        Corpus.from_texts(["a"], labels=["z"], label_names=["x"])
+    # fixed vocabulary (e.g. a training corpus's): unknown words dropped, ids as given
+    f = Corpus.from_texts(["zebra cat dog", "cat"], vocab=("dog", "cat"))
+    assert f.vocab == ("dog", "cat") and f.tokens.tolist() == [1, 0, 1]
+    with pytest.raises(ValueError, match="defaults"):
+        Corpus.from_texts(["a"], vocab=("a",), min_count=2)
+    with pytest.raises(ValueError, match=r"texts\[1\]"):
+        Corpus.from_texts(["a", 3])
+
+
+# ---------------------------------------------------------------------- empty documents
+def test_empty_documents_drop_error_keep():
+    texts = ["cat dog", "the of", "", "dog"]
+    with pytest.warns(EmptyDocumentWarning, match=r"dropped 2 of 4 documents.*'1', '2'"):
+        c = Corpus.from_texts(texts, stop_words="english", labels=[0, 1, 2, 0], label_names="abc")
+    assert c.doc_names == ("0", "3") and c.labels.tolist() == [0, 0]
+    with pytest.raises(ValueError, match=r"2 of 4 documents are empty.*'1', '2'"):
+        Corpus.from_texts(texts, stop_words="english", empty="error")
+    k = Corpus.from_texts(texts, stop_words="english", empty="keep")
+    assert k.doc_lengths.tolist() == [2, 0, 0, 1]
+    with pytest.raises(ValueError, match="empty must be one of"):
+        Corpus.from_texts(texts, empty="skip")
+    with pytest.raises(ValueError, match="all 2 documents"):
+        Corpus.from_texts(["the", "a"], stop_words="english")
+    # min_doc_length: short documents are treated like empty ones
+    with pytest.warns(EmptyDocumentWarning, match="shorter than 2 tokens"):
+        s = Corpus.from_texts(texts, min_doc_length=2)
+    assert s.doc_names == ("0", "1")
+
+
+def test_empty_flag_in_from_token_lists_and_from_dtm():
+    with pytest.warns(EmptyDocumentWarning, match="dropped 1 of 3"):
+        c = Corpus.from_token_lists([["a"], [], ["b"]], labels=[0, 1, 0])
+    assert c.doc_names == ("0", "2") and c.labels.tolist() == [0, 0]
+    X = np.array([[1, 0], [0, 0], [0, 2], [0, 0]])  # empty rows inside and at the end
+    with pytest.warns(EmptyDocumentWarning, match="dropped 2 of 4"):
+        d = Corpus.from_dtm(X)
+    assert d.doc_names == ("0", "2")
+    np.testing.assert_array_equal(d.to_dtm().toarray(), X[[0, 2]])
+    k = Corpus.from_dtm(sp.csr_matrix(X), empty="keep")
+    np.testing.assert_array_equal(k.to_dtm().toarray(), X)
+    with pytest.raises(ValueError, match="empty"):
+        Corpus.from_dtm(X, empty="error")
+
+
+# ---------------------------------------------------------------------- filter_vocab, conversions
+def test_filter_vocab_remaps_ids():
+    c = Corpus.from_token_lists([["the", "cat", "zebra"], ["the", "dog", "cat"], ["the", "cat"]])
+    f = c.filter_vocab(stop_words="english", min_count=2)
+    assert f.vocab == ("cat",)
+    assert f.to_token_lists() == [["cat"], ["cat"], ["cat"]]
+    with pytest.warns(EmptyDocumentWarning, match="dropped 1 of 3"):
+        g = c.filter_vocab(max_doc_freq=0.9)  # 'the' and 'cat' are in every document
+    assert g.vocab == ("dog", "zebra") and g.doc_names == ("0", "1")
+    unused = Corpus(np.array([0, 2]), np.array([0, 2]), ("a", "b", "c"))
+    assert unused.filter_vocab().vocab == ("a", "c")
+    assert unused.filter_vocab(min_count=0).vocab == ("a", "b", "c")
+
+
+def test_to_token_lists_and_texts_round_trip():
+    c = Corpus.from_texts(TEXTS)
+    assert Corpus.from_texts(c.to_texts()).to_token_lists() == c.to_token_lists()
+    assert Corpus.from_token_lists(c.to_token_lists(), vocab=c.vocab).tokens.tolist() == c.tokens.tolist()
+    assert c.to_texts(sep="|")[1] == "a|dog|and|a|cat"
+    np.testing.assert_array_equal(c.word_counts, np.asarray(c.to_dtm().sum(0)).ravel())
+    np.testing.assert_array_equal(c.doc_freqs, np.asarray((c.to_dtm() > 0).sum(0)).ravel())
+
+
+def test_labels_are_copied_and_read_only():
+    lab = np.array([0, 1], dtype=np.int32)
+    c = Corpus.from_token_lists([["a"], ["b"]], labels=lab, label_names=["x", "y"])
+    lab[0] = 1
+    assert c.labels.tolist() == [0, 1]
+    with pytest.raises(ValueError):
+        c.labels[0] = 1
+
+
+# ---------------------------------------------------------------------- train / test splits
+def _numbered(D):
+    return Corpus.from_token_lists(
+        [["w%d" % (d % 7)] * (d % 5 + 1) for d in range(D)], labels=[d % 3 for d in range(D)], label_names="xyz"
+    )
+
+
+def test_split_documents():
+    c = _numbered(50)
+    train, test = c.split(0.2, seed=3)
+    assert (train.num_docs, test.num_docs) == (40, 10)
+    assert train.vocab == test.vocab == c.vocab
+    assert sorted(train.doc_names + test.doc_names, key=int) == list(c.doc_names)
+    assert list(test.doc_names) == sorted(test.doc_names, key=int)  # original order kept
+    again = c.split(0.2, seed=3)[1]
+    assert again.doc_names == test.doc_names
+    assert c.split(0.2, seed=4)[1].doc_names != test.doc_names
+    d = int(test.doc_names[0])
+    assert test.to_token_lists()[0] == c.to_token_lists()[d] and test.labels[0] == c.labels[d]
+    tr, te = c.split(0.3, seed=0, stratify=True)
+    assert np.bincount(te.labels).tolist() == [5, 5, 5]
+    with pytest.raises(ValueError, match="test_fraction"):
+        c.split(1.0)
+    with pytest.raises(ValueError, match="empty"):
+        c.split(0.001)
+    with pytest.raises(ValueError, match="labels"):
+        Corpus.from_token_lists([["a"], ["b"]]).split(0.5, stratify=True)
+
+
+def test_split_tokens():
+    c = _numbered(30)
+    obs, held = c.split_tokens(0.5)
+    assert obs.num_docs == held.num_docs == c.num_docs
+    np.testing.assert_array_equal(obs.doc_lengths, c.doc_lengths // 2)
+    np.testing.assert_array_equal(obs.doc_lengths + held.doc_lengths, c.doc_lengths)
+    for a, b, full in zip(obs.to_token_lists(), held.to_token_lists(), c.to_token_lists()):
+        assert a + b == full
+    assert obs.labels.tolist() == held.labels.tolist() == c.labels.tolist()
+    # shuffled within documents: same multiset per document, deterministic in seed
+    X = Corpus.from_dtm(np.array([[3, 2, 1, 0], [0, 1, 1, 6]]))
+    o1, h1 = X.split_tokens(0.5, seed=7)
+    o2, _ = X.split_tokens(0.5, seed=7)
+    assert o1.tokens.tolist() == o2.tokens.tolist()
+    np.testing.assert_array_equal((o1.to_dtm() + h1.to_dtm()).toarray(), X.to_dtm().toarray())
+    assert X.split_tokens(0.0)[0].num_tokens == 0 and X.split_tokens(1.0)[1].num_tokens == 0
+    with pytest.raises(ValueError, match="fraction"):
+        X.split_tokens(1.5)

@@ -13,7 +13,9 @@ from importlib import resources
 
 import numpy as np
 
-__all__ = ["body_temperature", "load_csv", "available"]
+from gibbsjax.datasets.corpora import STDLIB_GROUPS, abc_corpus, stdlib_docs
+
+__all__ = ["body_temperature", "load_csv", "available", "load", "abc_corpus", "stdlib_docs", "STDLIB_GROUPS"]
 
 _FILES = {"body_temperature": "normtemp.csv"}
 

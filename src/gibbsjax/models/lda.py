@@ -1,0 +1,486 @@
+"""Latent Dirichlet allocation by exact Gibbs sampling (seed 003 §4).
+
+Model (Blei, Ng & Jordan 2003, in the seed's notation): topics
+φ_k ~ Dir_V(η), document proportions θ_d ~ Dir_K(α), and for every token i of
+document d a topic z_i | θ_d ~ Cat(θ_d) and a word w_i | z_i, φ ~ Cat(φ_{z_i}).
+
+Three exact samplers, all with state ``LDAState(z, log_phi)``:
+
+* :func:`collapsed` — the seed's sampler, θ and φ integrated out, token by token:
+  p(z_i = k | z_−i, w) ∝ (n_kw,−i + η) / (n_k,−i + Vη) · (n_dk,−i + α)
+  (seed eq. 20; its factor 1/(n_d,−i + Kα) does not depend on k).  Every token
+  sees every earlier update: the reference, vectorised over chains only.
+* :func:`partially_collapsed` (the default) — Magnusson, Jonsson, Villani &
+  Broman (2018, JCGS 27(2)): each sweep draws φ_k ~ Dir(n_k· + η), then, θ
+  integrated out, p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α).  Given φ
+  documents are independent, so all documents are updated in parallel and the
+  tokens of a document in sequence: exact, not an approximation.
+* :func:`uncollapsed` — θ_d ~ Dir(n_d· + α) and φ_k ~ Dir(n_k· + η), then every
+  token at once: p(z_i = k | θ, φ, w) ∝ θ_{d,k} φ_{k,w_i} (all z are
+  conditionally independent given θ and φ).  Fully parallel; mixes slower per
+  sweep.  Natural on a GPU.
+
+Ragged documents are packed into ``R`` *lanes* (``data``): an (S steps × R
+lanes) grid where each lane holds whole documents one after another, so the
+partially collapsed sampler scans S ≈ (longest document) steps, updating R
+documents per step, with little padding.  The collapsed sampler visits the same
+grid in step-major order one token at a time (any fixed visiting order is a
+valid systematic scan).  Shapes depend only on (S, R, D, V), so corpora packed
+to the same grid reuse compiled code.
+
+``lp`` (``sample_stats``) is log p(w, z) with θ and φ integrated out — the same
+label-invariant quantity for every sampler.  ``posterior_mean`` holds, per
+chain, E[φ | z, w] (``topic_word``, K × V) and E[θ | z, w] (``doc_topic``,
+D × K), Rao-Blackwellised; ``posterior`` records each topic's share of tokens.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.scipy.special import gammaln
+
+from gibbsjax import random as gr
+from gibbsjax.corpus import Corpus
+from gibbsjax.kernel import Kernel
+
+__all__ = [
+    "LDAData",
+    "LDAState",
+    "data",
+    "collapsed",
+    "partially_collapsed",
+    "uncollapsed",
+    "SAMPLERS",
+    "log_joint_collapsed",
+    "sample_z_collapsed",
+    "sample_z_partially_collapsed",
+    "sample_z_uncollapsed",
+    "sample_log_phi",
+    "infer_doc_topics",
+]
+
+
+# ============================================================================ data
+class LDAData(NamedTuple):
+    """A corpus packed into an (S steps × R lanes) grid (see the module docs).
+
+    ``words``/``docs``/``mask`` are (S, R); padding slots have ``mask`` False,
+    word 0 and document ``D`` (a dummy row).  ``doc_lengths`` (D,) and
+    ``word_counts`` (V,) fix D and V statically.
+    """
+
+    words: jax.Array
+    docs: jax.Array
+    mask: jax.Array
+    doc_lengths: jax.Array
+    word_counts: jax.Array
+
+
+def _pack(doc_lengths: np.ndarray, num_lanes: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Assign documents to lanes (serpentine over lengths, longest first).
+
+    Returns (lane of each doc, start step of each doc within its lane, S)."""
+    d = doc_lengths.size
+    order = np.argsort(-doc_lengths, kind="stable")
+    rounds = np.arange(d) // num_lanes
+    pos = np.arange(d) % num_lanes
+    lane_of_rank = np.where(rounds % 2 == 0, pos, num_lanes - 1 - pos)
+    lane = np.empty(d, np.int64)
+    lane[order] = lane_of_rank
+    # within a lane, documents in rank order; start = cumulative length before it
+    by_lane = np.lexsort((np.argsort(order), lane))  # docs sorted by (lane, rank)
+    lengths_sorted = doc_lengths[by_lane]
+    lane_sorted = lane[by_lane]
+    csum = np.cumsum(lengths_sorted)
+    lane_start_index = np.searchsorted(lane_sorted, np.arange(num_lanes), side="left")
+    base = np.zeros(num_lanes, np.int64)
+    nonempty = lane_start_index < d
+    prev = lane_start_index[nonempty] - 1
+    base[nonempty] = np.where(prev >= 0, csum[np.maximum(prev, 0)], 0)
+    starts_sorted = csum - lengths_sorted - base[lane_sorted]
+    start = np.empty(d, np.int64)
+    start[by_lane] = starts_sorted
+    loads = np.bincount(lane, weights=doc_lengths, minlength=num_lanes)
+    return lane, start, int(loads.max()) if d else 0
+
+
+def data(corpus: Corpus, *, num_lanes: int | None = None) -> LDAData:
+    """Validate a :class:`~gibbsjax.corpus.Corpus` and pack it for the LDA samplers.
+
+    ``num_lanes`` (R) defaults to ceil(N / longest document), at most D: the
+    grid then has about as many steps as the longest document and little
+    padding.  Raises ``ValueError`` for an empty corpus, a zero-length document
+    or a corpus that is not a :class:`Corpus`.
+
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = data(Corpus.from_token_lists([["a", "b"], ["b", "c", "c"], ["a"]]))
+    >>> d.words.shape, int(d.mask.sum())
+    ((3, 2), 6)
+    """
+    if not isinstance(corpus, Corpus):
+        raise ValueError(f"corpus must be a gibbsjax.corpus.Corpus, got {type(corpus).__name__}")
+    if corpus.num_docs == 0 or corpus.num_tokens == 0:
+        raise ValueError("corpus is empty: LDA needs at least one document with tokens")
+    lengths = corpus.doc_lengths
+    if np.any(lengths == 0):
+        bad = int(np.flatnonzero(lengths == 0)[0])
+        raise ValueError(
+            f"corpus has zero-length documents (first: {corpus.doc_names[bad]!r}); "
+            "drop them first (e.g. corpus.subset(corpus.doc_lengths > 0))"
+        )
+    d, n = corpus.num_docs, corpus.num_tokens
+    if num_lanes is None:
+        num_lanes = min(d, max(1, math.ceil(n / int(lengths.max()))))
+    if isinstance(num_lanes, bool) or not isinstance(num_lanes, (int, np.integer)) or num_lanes < 1:
+        raise ValueError(f"num_lanes must be a positive integer, got {num_lanes!r}")
+    num_lanes = int(min(num_lanes, d))
+    lane, start, steps = _pack(lengths, num_lanes)
+    doc_ids = corpus.doc_ids
+    pos_in_doc = np.arange(n) - corpus.doc_offsets[:-1][doc_ids]
+    step = start[doc_ids] + pos_in_doc
+    words = np.zeros((steps, num_lanes), np.int32)
+    docs = np.full((steps, num_lanes), d, np.int32)
+    mask = np.zeros((steps, num_lanes), bool)
+    words[step, lane[doc_ids]] = corpus.tokens
+    docs[step, lane[doc_ids]] = doc_ids
+    mask[step, lane[doc_ids]] = True
+    word_counts = np.bincount(corpus.tokens, minlength=corpus.vocab_size).astype(np.int32)
+    return LDAData(
+        jnp.asarray(words), jnp.asarray(docs), jnp.asarray(mask),
+        jnp.asarray(lengths.astype(np.int32)), jnp.asarray(word_counts),
+    )
+
+
+def tokens_in_corpus_order(d: LDAData, values) -> np.ndarray:
+    """Map a grid-shaped (S, R) array back to flat corpus order (N,), on the host."""
+    words = np.asarray(d.words)
+    docs = np.asarray(d.docs)
+    mask = np.asarray(d.mask)
+    vals = np.asarray(values)
+    step_idx, lane_idx = np.nonzero(mask)
+    doc = docs[step_idx, lane_idx]
+    order = np.lexsort((step_idx, doc))  # by document, then position
+    _ = words
+    return vals[step_idx[order], lane_idx[order]]
+
+
+# ============================================================================ state and counts
+class LDAState(NamedTuple):
+    """Topic of every grid slot (S, R) (padding: 0) and log φ (K, V)."""
+
+    z: jax.Array
+    log_phi: jax.Array
+
+
+def _num_docs(d: LDAData) -> int:
+    return d.doc_lengths.shape[0]
+
+
+def _vocab_size(d: LDAData) -> int:
+    return d.word_counts.shape[0]
+
+
+def _counts(z, d: LDAData, k: int):
+    """n_dk (D + 1, K; row D is padding), n_kw (K, V), n_k (K) as int32."""
+    m = d.mask.astype(jnp.int32)
+    ndk = jnp.zeros((_num_docs(d) + 1, k), jnp.int32).at[d.docs, z].add(m)
+    nkw = jnp.zeros((k, _vocab_size(d)), jnp.int32).at[z, d.words].add(m)
+    return ndk, nkw, nkw.sum(axis=1)
+
+
+def _inverse_cdf(weights, u):
+    """Index k with cumsum_{<k} <= u·total < cumsum_{≤k}, along the last axis.
+
+    ``weights`` ≥ 0 with a positive total; ``u`` in [0, 1), one per draw.
+    Clamped to the last positive weight so rounding never returns a zero-weight
+    index."""
+    c = jnp.cumsum(weights, axis=-1)
+    target = u[..., None] * c[..., -1:]
+    k = jnp.sum(c <= target, axis=-1)
+    last = weights.shape[-1] - 1 - jnp.argmax(jnp.flip(weights > 0, axis=-1), axis=-1)
+    return jnp.minimum(k, last).astype(jnp.int32)
+
+
+def log_joint_collapsed(z, d: LDAData, *, k: int, alpha: float, eta: float):
+    """log p(w, z) with θ and φ integrated out (Griffiths & Steyvers 2004, eq. 2–3)."""
+    ndk, nkw, nk = _counts(z, d, k)
+    v = _vocab_size(d)
+    nd = d.doc_lengths.astype(jnp.float32)
+    doc_part = jnp.sum(gammaln(ndk[:-1] + alpha)) - jnp.sum(gammaln(nd + k * alpha))
+    doc_part += _num_docs(d) * (gammaln(k * alpha) - k * gammaln(alpha))
+    topic_part = jnp.sum(gammaln(nkw + eta)) - jnp.sum(gammaln(nk + v * eta))
+    topic_part += k * (gammaln(v * eta) - v * gammaln(eta))
+    return doc_part + topic_part
+
+
+# ============================================================================ conditionals
+def sample_log_phi(key, z, d: LDAData, *, k: int, eta: float):
+    """log φ_k ~ log Dir(n_k· + η), all topics at once (log space: no underflow)."""
+    _, nkw, _ = _counts(z, d, k)
+    return gr.log_dirichlet(key, nkw.astype(jnp.float32) + eta)
+
+
+def sample_z_collapsed(key, z, d: LDAData, *, k: int, alpha: float, eta: float):
+    """Token by token: p(z_i = k | z_−i, w) ∝ (n_kw,−i + η)/(n_k,−i + Vη) · (n_dk,−i + α)."""
+    ndk, nkw, nk = _counts(z, d, k)
+    v = _vocab_size(d)
+    shape = z.shape
+    u = jax.random.uniform(key, shape).reshape(-1)
+    words, docs, mask = d.words.reshape(-1), d.docs.reshape(-1), d.mask.reshape(-1)
+    onehot = jnp.arange(k)
+
+    def token(carry, x):
+        ndk, nkw, nk = carry
+        w, doc, m, z_old, ui = x
+        old = (onehot == z_old).astype(jnp.int32) * m
+        n_d = ndk[doc] - old
+        n_w = nkw[:, w] - old
+        n_k = nk - old
+        p = (n_w + eta) / (n_k + v * eta) * (n_d + alpha)
+        z_new = jnp.where(m, _inverse_cdf(p, ui), z_old)
+        new = (onehot == z_new).astype(jnp.int32) * m
+        ndk = ndk.at[doc].set(n_d + new)
+        nkw = nkw.at[:, w].set(n_w + new)
+        return (ndk, nkw, n_k + new), z_new
+
+    _, z_flat = jax.lax.scan(token, (ndk, nkw, nk), (words, docs, mask, z.reshape(-1), u))
+    return z_flat.reshape(shape)
+
+
+def sample_z_partially_collapsed(key, z, log_phi, d: LDAData, *, k: int, alpha: float):
+    """Given φ, documents in parallel, tokens in sequence:
+    p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α)."""
+    ndk, _, _ = _counts(z, d, k)
+    phi_t = jnp.exp(log_phi - jnp.max(log_phi, axis=0, keepdims=True)).T  # (V, K); per-word scale is irrelevant
+    u = jax.random.uniform(key, z.shape)
+    onehot = jnp.arange(k)
+
+    def step(ndk, x):
+        w, doc, m, z_old, ui = x  # (R,) each
+        old = (z_old[:, None] == onehot).astype(jnp.int32) * m[:, None]
+        n_d = ndk[doc] - old
+        p = phi_t[w] * (n_d + alpha)
+        z_new = jnp.where(m, _inverse_cdf(p, ui), z_old)
+        new = (z_new[:, None] == onehot).astype(jnp.int32) * m[:, None]
+        ndk = ndk.at[doc].set(n_d + new)
+        return ndk, z_new
+
+    _, z_new = jax.lax.scan(step, ndk, (d.words, d.docs, d.mask, z, u))
+    return z_new
+
+
+def sample_z_uncollapsed(key, z, log_phi, d: LDAData, *, k: int, alpha: float):
+    """θ_d ~ Dir(n_d· + α), then all tokens at once: p(z_i = k | θ, φ, w) ∝ θ_{d,k} φ_{k,w_i}."""
+    k_theta, k_z = jax.random.split(key)
+    ndk, _, _ = _counts(z, d, k)
+    log_theta = gr.log_dirichlet(k_theta, ndk.astype(jnp.float32) + alpha)  # (D + 1, K)
+    log_phi_t = log_phi.T
+    logits = log_theta[d.docs] + log_phi_t[d.words]  # (S, R, K)
+    p = jnp.exp(logits - jnp.max(logits, axis=-1, keepdims=True))
+    u = jax.random.uniform(k_z, z.shape)
+    return jnp.where(d.mask, _inverse_cdf(p, u), z)
+
+
+# ============================================================================ kernels
+def _check(num_topics, alpha, eta) -> tuple[int, float, float]:
+    if isinstance(num_topics, bool) or not isinstance(num_topics, (int, np.integer)) or num_topics < 1:
+        raise ValueError(f"num_topics must be an integer >= 1, got {num_topics!r}")
+    out = []
+    for name, value in (("alpha", alpha), ("eta", eta)):
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be a positive number, got {value!r}") from None
+        if not math.isfinite(v) or v <= 0:
+            raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+        out.append(v)
+    return int(num_topics), out[0], out[1]
+
+
+def _common(k: int, alpha: float, eta: float, name: str, step, simulate_words) -> Kernel:
+    def init(key, d: LDAData):
+        k1, k2 = jax.random.split(key)
+        z = jax.random.randint(k1, d.words.shape, 0, k, dtype=jnp.int32) * d.mask
+        return LDAState(z.astype(jnp.int32), sample_log_phi(k2, z, d, k=k, eta=eta))
+
+    def record(state: LDAState, d: LDAData):
+        _, _, nk = _counts(state.z, d, k)
+        return {"topic_share": nk.astype(jnp.float32) / jnp.sum(d.doc_lengths)}
+
+    def accumulate(state: LDAState, d: LDAData):
+        ndk, nkw, nk = _counts(state.z, d, k)
+        v = _vocab_size(d)
+        topic_word = (nkw + eta) / (nk[:, None] + v * eta)
+        doc_topic = (ndk[:-1] + alpha) / (d.doc_lengths[:, None] + k * alpha)
+        return {"topic_word": topic_word, "doc_topic": doc_topic}
+
+    def log_joint(state: LDAState, d: LDAData):
+        return log_joint_collapsed(state.z, d, k=k, alpha=alpha, eta=eta)
+
+    def sample_prior(key, d: LDAData):
+        k1, k2, k3 = jax.random.split(key, 3)
+        log_theta = gr.log_dirichlet(k1, jnp.full((_num_docs(d) + 1, k), alpha))
+        log_phi = gr.log_dirichlet(k2, jnp.full((k, _vocab_size(d)), eta))
+        z = gr.categorical(k3, log_theta[d.docs])
+        return LDAState(jnp.where(d.mask, z, 0).astype(jnp.int32), log_phi)
+
+    def simulate_data(key, state: LDAState, d: LDAData):
+        words = simulate_words(key, state, d)
+        words = jnp.where(d.mask, words, 0).astype(jnp.int32)
+        counts = jnp.zeros(_vocab_size(d), jnp.int32).at[words].add(d.mask.astype(jnp.int32))
+        return d._replace(words=words, word_counts=counts)
+
+    return Kernel(
+        init=init,
+        step=step,
+        record=record,
+        dims={"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic")},
+        log_joint=log_joint,
+        sample_prior=sample_prior,
+        simulate_data=simulate_data,
+        name=name,
+        accumulate=accumulate,
+    )
+
+
+def _words_given_phi(key, state: LDAState, d: LDAData):
+    """w_i ~ Cat(φ_{z_i}): the likelihood given (z, φ)."""
+    return gr.categorical(key, state.log_phi[state.z])
+
+
+@functools.lru_cache(maxsize=64)
+def _partially_collapsed(k: int, alpha: float, eta: float) -> Kernel:
+    def step(key, state: LDAState, d: LDAData):
+        k_phi, k_z = jax.random.split(key)
+        log_phi = sample_log_phi(k_phi, state.z, d, k=k, eta=eta)
+        z = sample_z_partially_collapsed(k_z, state.z, log_phi, d, k=k, alpha=alpha)
+        return LDAState(z, log_phi)
+
+    return _common(k, alpha, eta, f"lda.partially_collapsed(K={k})", step, _words_given_phi)
+
+
+@functools.lru_cache(maxsize=64)
+def _uncollapsed(k: int, alpha: float, eta: float) -> Kernel:
+    def step(key, state: LDAState, d: LDAData):
+        k_phi, k_z = jax.random.split(key)
+        log_phi = sample_log_phi(k_phi, state.z, d, k=k, eta=eta)
+        z = sample_z_uncollapsed(k_z, state.z, log_phi, d, k=k, alpha=alpha)
+        return LDAState(z, log_phi)
+
+    return _common(k, alpha, eta, f"lda.uncollapsed(K={k})", step, _words_given_phi)
+
+
+@functools.lru_cache(maxsize=64)
+def _collapsed(k: int, alpha: float, eta: float) -> Kernel:
+    def step(key, state: LDAState, d: LDAData):
+        # z | w with θ and φ integrated out; then φ | z, w (a valid extra block:
+        # φ is not in z's conditional), which keeps log φ in the state for
+        # simulation and makes the state a joint draw of (z, φ).
+        k_z, k_phi = jax.random.split(key)
+        z = sample_z_collapsed(k_z, state.z, d, k=k, alpha=alpha, eta=eta)
+        return LDAState(z, sample_log_phi(k_phi, z, d, k=k, eta=eta))
+
+    return _common(k, alpha, eta, f"lda.collapsed(K={k})", step, _words_given_phi)
+
+
+def partially_collapsed(num_topics: int, alpha: float = 0.1, eta: float = 0.01) -> Kernel:
+    """The default LDA sampler: φ drawn, θ integrated out, documents in parallel.
+
+    Exact (Magnusson et al. 2018): given φ, the documents' topic assignments are
+    independent, so updating all documents at once while each document's
+    tokens go in sequence samples every token from its full conditional
+    p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α).
+
+    >>> import gibbsjax
+    >>> from gibbsjax.corpus import Corpus
+    >>> c = Corpus.from_token_lists([["a", "b", "a"], ["c", "b", "c"], ["b", "a", "a"]])
+    >>> idata = gibbsjax.sample(partially_collapsed(2), data(c), seed=0, num_warmup=20,
+    ...                         num_draws=20, progress=False)
+    >>> idata.posterior_mean["topic_word"].shape
+    (4, 2, 3)
+    """
+    return _partially_collapsed(*_check(num_topics, alpha, eta))
+
+
+def uncollapsed(num_topics: int, alpha: float = 0.1, eta: float = 0.01) -> Kernel:
+    """θ and φ drawn, then every token at once (exact: z are independent given θ, φ).
+
+    >>> kernel = uncollapsed(10, alpha=0.5)
+    """
+    return _uncollapsed(*_check(num_topics, alpha, eta))
+
+
+def collapsed(num_topics: int, alpha: float = 0.1, eta: float = 0.01) -> Kernel:
+    """The seed's collapsed sampler, one token at a time (the reference; slow on big corpora).
+
+    >>> kernel = collapsed(10)
+    """
+    return _collapsed(*_check(num_topics, alpha, eta))
+
+
+SAMPLERS = {
+    "partially_collapsed": partially_collapsed,
+    "collapsed": collapsed,
+    "uncollapsed": uncollapsed,
+}
+
+
+# ============================================================================ new documents
+@functools.partial(jax.jit, static_argnames=("num_sweeps", "num_burn", "k"))
+def _infer(key, log_phi, d: LDAData, *, k: int, alpha: float, num_sweeps: int, num_burn: int):
+    ndk0 = jnp.zeros((_num_docs(d) + 1, k), jnp.float32)
+    key, k_init = jax.random.split(key)
+    z0 = (jax.random.randint(k_init, d.words.shape, 0, k) * d.mask).astype(jnp.int32)
+
+    def sweep(carry, t):
+        z, acc = carry
+        z = sample_z_partially_collapsed(jax.random.fold_in(key, t), z, log_phi, d, k=k, alpha=alpha)
+        ndk, _, _ = _counts(z, d, k)
+        acc = acc + jnp.where(t >= num_burn, ndk.astype(jnp.float32), 0.0)
+        return (z, acc), None
+
+    (z, acc), _ = jax.lax.scan(sweep, (z0, ndk0), jnp.arange(num_sweeps))
+    kept = num_sweeps - num_burn
+    theta = (acc[:-1] / kept + alpha) / (d.doc_lengths[:, None] + k * alpha)
+    return theta
+
+
+def infer_doc_topics(topic_word, corpus: Corpus, *, alpha: float = 0.1, num_sweeps: int = 100,
+                     num_burn: int = 50, seed: int = 0, num_lanes: int | None = None) -> np.ndarray:
+    """Topic proportions θ (D × K) of new documents with the topics φ held fixed.
+
+    Runs the partially collapsed z-update (exact given φ) ``num_sweeps`` times
+    and averages E[θ_d | z] over the sweeps after ``num_burn``.  ``topic_word``
+    is a K × V matrix of word probabilities (e.g. a fitted model's
+    ``topic_word_``); the corpus must use the same vocabulary size V.
+
+    >>> import numpy as np
+    >>> from gibbsjax.corpus import Corpus
+    >>> phi = np.array([[0.9, 0.05, 0.05], [0.05, 0.05, 0.9]])
+    >>> theta = infer_doc_topics(phi, Corpus.from_token_lists([["a", "a", "c"]], vocab=["a", "b", "c"]))
+    >>> theta.shape
+    (1, 2)
+    """
+    phi = np.asarray(topic_word, dtype=np.float64)
+    if phi.ndim != 2:
+        raise ValueError(f"topic_word must be a K × V matrix, got shape {phi.shape}")
+    if not np.all(np.isfinite(phi)) or np.any(phi < 0):
+        raise ValueError("topic_word must hold finite non-negative probabilities")
+    k, v = phi.shape
+    if corpus.vocab_size != v:
+        raise ValueError(
+            f"corpus has a vocabulary of {corpus.vocab_size} words but topic_word has {v} columns"
+        )
+    _, alpha, _ = _check(k, alpha, 1.0)
+    if not (isinstance(num_sweeps, int) and isinstance(num_burn, int) and 0 <= num_burn < num_sweeps):
+        raise ValueError(f"need integers 0 <= num_burn < num_sweeps, got {num_burn}, {num_sweeps}")
+    d = data(corpus, num_lanes=num_lanes)
+    log_phi = jnp.log(jnp.asarray(phi, jnp.float32) + 1e-30)
+    theta = _infer(jax.random.key(seed), log_phi, d, k=k, alpha=alpha, num_sweeps=num_sweeps, num_burn=num_burn)
+    return np.asarray(theta)
