@@ -33,6 +33,7 @@ def _env() -> dict[str, str]:
     env["JAX_PLATFORMS"] = "cpu"
     env["PYTHONUNBUFFERED"] = "1"
     env["GIBBSJAX_CACHE_DIR"] = str(CACHE_DIR)
+    env["JAX_COMPILATION_CACHE_DIR"] = str(CACHE_DIR)
     env.pop("GIBBSJAX_NO_CACHE", None)
     env.pop("PYTHONWARNINGS", None)
     return env

@@ -201,7 +201,7 @@ def test_read_column_directly():
 # ----------------------------------------------------------------------------- registry
 def test_unknown_model_lists_known_names():
     with pytest.raises(ValueError) as info:
-        parse_config(tomllib.loads(edit('"normal.semiconjugate"', '"lda"')))
+        parse_config(tomllib.loads(edit('"normal.semiconjugate"', '"no_such_model"')))
     for name in cfg.known_models():
         assert name in str(info.value)
 

@@ -124,6 +124,13 @@ def _save(idata, out: Path) -> None:
 
 # ============================================================================ commands
 def _cmd_run(args) -> int:
+    if not os.environ.get("GIBBSJAX_NO_CACHE"):  # before anything compiles (data building does)
+        from gibbsjax.run import enable_compilation_cache
+
+        try:
+            enable_compilation_cache()
+        except OSError:  # read-only home: run without the cache
+            pass
     from gibbsjax.config import load_config, run_config
 
     config = load_config(args.config)
@@ -134,13 +141,6 @@ def _cmd_run(args) -> int:
         raise CLIError(f"output path is a directory: {out}")
     import arviz  # noqa: F401  (imported now, not after a Ctrl-C)
 
-    if not os.environ.get("GIBBSJAX_NO_CACHE"):
-        from gibbsjax.run import enable_compilation_cache
-
-        try:
-            enable_compilation_cache()
-        except OSError:  # read-only home: run without the cache
-            pass
 
     with warnings.catch_warnings():
         # this command reports an interrupt itself, below

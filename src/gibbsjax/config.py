@@ -74,7 +74,7 @@ import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -91,11 +91,22 @@ __all__ = [
     "parse_config",
     "run_config",
     "model_entry_for",
+    "read_corpus",
+    "DataWithExtras",
 ]
 
 
 class ConfigError(ValueError):
     """A config file or table that cannot be run; the message names the key."""
+
+
+class DataWithExtras(NamedTuple):
+    """What a ``make_data`` may return besides the bare data pytree: ``extras``
+    (host-side things the sampler does not need — a vocabulary, a held-out
+    corpus) handed to the model's ``postprocess`` as its ``extras`` argument."""
+
+    data: Any
+    extras: dict
 
 
 # ============================================================================ registry
@@ -290,6 +301,523 @@ register_model(
 )
 
 
+# ---------------------------------------------------------------------------- one-label text models
+# naive_bayes, mixture.unigrams, mixture.unigrams_collapsed, mixture.bernoulli.
+# [data] names a corpus shipped in gibbsjax.datasets.corpora (corpus = "abc" or
+# "stdlib_docs") or a file (file = "...", format = "ldac" | "uci" | "folder",
+# vocab = "..." for ldac/uci); naive_bayes also takes hide_labels / split_seed /
+# num_classes, mixture.bernoulli max_features.
+_CORPORA = {"abc": "abc_corpus", "stdlib_docs": "stdlib_docs"}
+_CORPUS_FORMATS = {"ldac": "read_ldac", "uci": "read_uci", "folder": "read_folder"}
+_CORPUS_KEYS = ("corpus", "file", "format", "vocab")
+
+
+def read_corpus(section: Mapping[str, Any], base_dir: Path, extra_keys: tuple[str, ...] = ()):
+    """The :class:`~gibbsjax.corpus.Corpus` a ``[data]`` table names.
+
+    * ``corpus = "abc"`` / ``"stdlib_docs"``: a corpus shipped in
+      :mod:`gibbsjax.datasets.corpora`;
+    * ``file = "path"`` with ``format = "ldac"`` / ``"uci"`` (and optionally
+      ``vocab = "vocab.txt"``) or ``"folder"`` (one text file per document,
+      labelled by sub-folder), paths relative to ``base_dir``.
+
+    Other keys than these and ``extra_keys`` raise :class:`ConfigError`.
+    """
+    allowed = _CORPUS_KEYS + tuple(extra_keys)
+    for key in section:
+        if key not in allowed:
+            raise ConfigError(f"[data] unknown key {key!r}; known keys: {', '.join(allowed)}")
+    sources = [k for k in ("corpus", "file") if k in section]
+    if len(sources) != 1:
+        found = f"found {', '.join(sources)}" if sources else "found none"
+        raise ConfigError(f"[data] needs exactly one of corpus, file ({found})")
+    if "corpus" in section:
+        name = section["corpus"]
+        if not isinstance(name, str) or name not in _CORPORA:
+            raise ConfigError(f"[data] unknown corpus {name!r}; available: {', '.join(_CORPORA)}")
+        for key in ("format", "vocab"):
+            if key in section:
+                raise ConfigError(f"[data] {key} goes with file, not with corpus")
+        from gibbsjax.datasets import corpora
+
+        return getattr(corpora, _CORPORA[name])()
+    fmt = section.get("format")
+    if fmt not in _CORPUS_FORMATS:
+        raise ConfigError(f"[data] format must be one of {', '.join(_CORPUS_FORMATS)} with file, got {fmt!r}")
+    from gibbsjax import corpus as corpus_module
+
+    def resolve(key):
+        value = section[key]
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"[data] {key} must be a path (a string), got {value!r}")
+        path = Path(value).expanduser()
+        return path if path.is_absolute() else base_dir / path
+
+    path = resolve("file")
+    reader = getattr(corpus_module, _CORPUS_FORMATS[fmt], None)
+    if reader is None:
+        raise ConfigError(f"[data] format {fmt!r}: gibbsjax.corpus has no {_CORPUS_FORMATS[fmt]} yet")
+    try:
+        if fmt == "folder":
+            if "vocab" in section:
+                raise ConfigError("[data] vocab goes with format ldac or uci, not folder")
+            return reader(path, labels_from="subfolder")
+        return reader(path, resolve("vocab") if "vocab" in section else None)
+    except FileNotFoundError as e:
+        raise ConfigError(f"[data] file not found: {e.filename or path}") from None
+
+
+def _naive_bayes_data(section: Mapping[str, Any], base_dir: Path):
+    from gibbsjax.models import naive_bayes
+
+    corpus = read_corpus(section, base_dir, ("hide_labels", "split_seed", "num_classes"))
+    kwargs = {k: section[k] for k in ("hide_labels", "split_seed", "num_classes") if k in section}
+    return naive_bayes.data(corpus, **kwargs)
+
+
+def _unigram_data(section: Mapping[str, Any], base_dir: Path):
+    from gibbsjax.models import mixtures
+
+    return mixtures.unigram_data(read_corpus(section, base_dir))
+
+
+def _bernoulli_data(section: Mapping[str, Any], base_dir: Path):
+    from gibbsjax.models import mixtures
+
+    corpus = read_corpus(section, base_dir, ("max_features",))
+    return mixtures.bernoulli_data(corpus, max_features=section.get("max_features"))
+
+
+_WORD_VARS = ("theta", "beta", "p")  # class/cluster x word (or feature) variables
+
+
+def _permute_per_draw(idata, perms: np.ndarray, dim: str):
+    """Permute the ``dim`` axis of every posterior variable draw by draw (perms: chain, draw, K)."""
+    ds = idata.posterior
+    for name in list(ds.data_vars):
+        da = ds[name]
+        if dim not in da.dims:
+            continue
+        da = da.transpose("chain", "draw", dim, ...)
+        index = perms.reshape(perms.shape + (1,) * (da.ndim - 3))
+        values = np.take_along_axis(da.values, np.broadcast_to(index, da.shape), axis=2)
+        ds[name] = da.copy(data=values).transpose(*ds[name].dims)
+    return idata
+
+
+def _draw_mean(idata, name: str):
+    """Posterior mean of ``name`` over chains and draws: from ``posterior``, or from
+    the per-chain means of ``posterior_mean`` (quantities the kernel accumulates)."""
+    if name in idata.posterior:
+        return idata.posterior[name].mean(("chain", "draw"))
+    return idata["posterior_mean"][name].mean("chain")
+
+
+def _one_label_postprocess(idata, kernel, data, *, align: bool):
+    """Align clusters (mixtures), then store per-document label probabilities, the
+    posterior-mean word (feature) distributions, top words and accuracies in an
+    ``estimates`` group, so that :func:`_one_label_report` works from a saved file."""
+    import json
+
+    import xarray as xr
+
+    from gibbsjax import evaluate
+
+    idata = idata.copy()
+    groups = [idata.posterior] + ([idata["posterior_mean"]] if "posterior_mean" in idata.groups() else [])
+    word_var = next(v for v in _WORD_VARS if any(v in g for g in groups))
+    dims = next(g[word_var].dims for g in groups if word_var in g)
+    class_dim, item_dim = dims[-2:]
+    attrs: dict[str, Any] = {"word_var": word_var, "class_dim": class_dim}
+    if align:
+        post = idata.posterior
+        if word_var in post:
+            # label switching within chains (overlapping clusters, small data): relabel
+            # every draw to a common reference first
+            draws = post[word_var].transpose("chain", "draw", class_dim, item_dim).values
+            if draws.shape[-1] > 200:  # match on the 200 most probable words: enough, and small
+                keep = np.argsort(-draws.mean(axis=(0, 1, 2)), kind="stable")[:200]
+                draws = draws[..., keep]
+            if int(post.sizes["draw"]) > 1 or int(post.sizes["chain"]) > 1:
+                perms = evaluate.relabel_draws(np.sqrt(np.clip(draws, 0, None)))  # Hellinger geometry
+                idata = _permute_per_draw(idata, perms, class_dim)
+            attrs["aligned"] = "per draw (evaluate.relabel_draws), then across chains (diagnostics.align_chains)"
+        else:
+            attrs["aligned"] = "across chains (diagnostics.align_chains on per-chain means)"
+        from gibbsjax.diagnostics import align_chains
+
+        idata, _ = align_chains(idata, word_var, class_dim, distance="hellinger")
+
+    doc_probs = _draw_mean(idata, "doc_probs")
+    word_mean = _draw_mean(idata, word_var)
+    predicted = doc_probs.values.argmax(axis=1).astype(np.int32)
+    truth = np.asarray(data.true_labels)
+    labels = np.asarray(getattr(data, "labels", np.full(truth.shape, -1)))
+    hidden = (labels < 0) & (truth >= 0)
+    classes = [str(c) for c in doc_probs[class_dim].values]
+    top = evaluate.top_words(word_mean.values, [str(w) for w in word_mean[item_dim].values], n=10)
+    top_p = np.sort(word_mean.values, axis=1)[:, ::-1][:, :10]
+    attrs["top_words"] = json.dumps(dict(zip(classes, top)))
+    attrs["top_word_probs"] = json.dumps(dict(zip(classes, np.round(top_p, 4).tolist())))
+    attrs["num_docs"] = int(truth.size)
+    if np.any(labels >= 0):  # naive Bayes: accuracy on the labels hidden from the sampler
+        attrs["num_hidden"] = int(hidden.sum())
+        attrs["hidden_accuracy"] = evaluate.accuracy(predicted, truth, mask=hidden) if hidden.any() else float("nan")
+    elif np.any(truth >= 0):  # mixtures: clusters against known labels, best one-to-one match
+        acc, mapping = evaluate.matched_accuracy(predicted, truth)
+        names = data.info.label_names or tuple(str(i) for i in range(int(truth.max()) + 1))
+        attrs["matched_accuracy"] = acc
+        attrs["cluster_labels"] = json.dumps(
+            {c: (names[m] if 0 <= m < len(names) else "") for c, m in zip(classes, mapping.tolist())}
+        )
+    estimates = xr.Dataset(
+        {
+            "doc_probs": doc_probs,
+            f"{word_var}_mean": word_mean,
+            "predicted": (("doc",), predicted),
+            "true_label": (("doc",), truth.astype(np.int32)),
+            "label_hidden": (("doc",), hidden.astype(np.int8)),
+        },
+        attrs=attrs,
+    )
+    if "estimates" in idata.groups():
+        del idata["estimates"]
+    idata.add_groups({"estimates": estimates})
+    return idata
+
+
+def _one_label_report(idata) -> str:
+    """Top words per class/cluster and accuracy, from the ``estimates`` group."""
+    import json
+
+    if "estimates" not in idata.groups():
+        return "(no estimates group: run postprocessing to get top words and accuracy)"
+    est = idata.estimates
+    a = est.attrs
+    class_dim = str(a.get("class_dim", "class"))
+    lines = [f"top words per {class_dim} (posterior mean of {a.get('word_var', '?')}):"]
+    top = json.loads(str(a.get("top_words", "{}")))
+    names = json.loads(str(a["cluster_labels"])) if "cluster_labels" in a else {}
+    probs = json.loads(str(a.get("top_word_probs", "{}")))
+    share = est["doc_probs"].mean("doc").values
+    lines[0] += " word (probability); [share of documents]"
+    for (c, words), s in zip(top.items(), share):
+        tag = f" (~{names[c]})" if names.get(c) else ""
+        shown = " ".join(f"{w} ({p:.3f})" for w, p in zip(words, probs.get(c, [])))
+        lines.append(f"  {c}{tag} [{s:.2f}]: {shown or ' '.join(words)}")
+    if "hidden_accuracy" in a:
+        lines.append(f"accuracy on the {int(a['num_hidden'])} hidden labels: {float(a['hidden_accuracy']):.3f}")
+    if "matched_accuracy" in a:
+        lines.append(f"accuracy of clusters against the known labels (best one-to-one match): "
+                     f"{float(a['matched_accuracy']):.3f}")
+    return "\n".join(lines)
+
+
+def _aligned(align: bool):
+    def postprocess(idata, kernel, data):
+        return _one_label_postprocess(idata, kernel, data, align=align)
+
+    return postprocess
+
+
+register_model(
+    "naive_bayes",
+    "gibbsjax.models.naive_bayes:dirichlet_multinomial",
+    _naive_bayes_data,
+    description="Dirichlet-multinomial naive Bayes, pi collapsed, some labels observed (seed 000)",
+    postprocess=_aligned(False),
+    report=_one_label_report,
+    summary_vars=("pi",),
+)
+register_model(
+    "mixture.unigrams",
+    "gibbsjax.models.mixtures:unigrams",
+    _unigram_data,
+    description="mixture of unigrams, uncollapsed (seed 001; seed 002 section 23.3)",
+    postprocess=_aligned(True),
+    report=_one_label_report,
+    summary_vars=("pi",),
+)
+register_model(
+    "mixture.unigrams_collapsed",
+    "gibbsjax.models.mixtures:unigrams_collapsed",
+    _unigram_data,
+    description="mixture of unigrams with pi collapsed (seed 001, section 21.2.2)",
+    postprocess=_aligned(True),
+    report=_one_label_report,
+    summary_vars=("pi",),
+)
+register_model(
+    "mixture.bernoulli",
+    "gibbsjax.models.mixtures:bernoulli",
+    _bernoulli_data,
+    description="mixture of binary feature vectors, Beta priors as pseudo-counts (seed 004)",
+    postprocess=_aligned(True),
+    report=_one_label_report,
+    summary_vars=("pi",),
+)
+
+
+# ---------------------------------------------------------------------------- Gaussian mixture, HMMs
+# gaussian_mixture, hmm.categorical, hmm.gaussian.
+# gaussian_mixture [data]: one column as for normal.semiconjugate (dataset / file / values,
+#   with column), or columns = ["a", "b"] (with dataset or file) for the diagonal model (dim = 2);
+#   dataset = "faithful" is gibbsjax.datasets.tabular.faithful.
+# hmm.categorical [data]: dataset = "casino" (gibbsjax.datasets.tabular.casino, with its
+#   num_sequences / min_length / max_length / seed), or sequences = [[0, 3, ...], ...] inline;
+#   num_symbols and pad_to optional.
+# hmm.gaussian [data]: sequences = [[...], ...] inline, or one sequence from a column
+#   (dataset / file / values, with column); pad_to optional.
+def _tabular_column(section: Mapping[str, Any], base_dir: Path) -> np.ndarray:
+    """:func:`read_column`, also for the tables of :mod:`gibbsjax.datasets.tabular` (faithful)."""
+    from gibbsjax import datasets
+    from gibbsjax.datasets import tabular
+
+    name = section.get("dataset")
+    if isinstance(name, str) and name in tabular.TABLES and name not in datasets.available():
+        for key in section:
+            if key not in ("dataset", "column"):
+                raise ConfigError(f"[data] unknown key {key!r} with dataset {name!r}; expected column")
+        table = tabular.TABLES[name]()
+        column = section.get("column")
+        if not isinstance(column, str) or column not in table:
+            raise ConfigError(f"[data] column must name a column of dataset {name!r}: {', '.join(table)}")
+        return np.asarray(table[column], dtype=np.float64)
+    return read_column(section, base_dir)
+
+
+def _gaussian_mixture_data(section: Mapping[str, Any], base_dir: Path):
+    from gibbsjax.models import gaussian_mixture
+
+    section = dict(section)
+    columns = section.pop("columns", None)
+    if columns is None:
+        return gaussian_mixture.data(_tabular_column(section, base_dir))
+    if not isinstance(columns, list) or not columns or not all(isinstance(c, str) for c in columns):
+        raise ConfigError(f"[data] columns must be a non-empty list of column names, got {columns!r}")
+    if "column" in section:
+        raise ConfigError("[data] give column (univariate) or columns (diagonal), not both")
+    x = np.stack([_tabular_column({**section, "column": c}, base_dir) for c in columns], axis=1)
+    return gaussian_mixture.data(x)
+
+
+def _inline_sequences(section: Mapping[str, Any]) -> list:
+    seqs = section["sequences"]
+    if not isinstance(seqs, list) or not all(isinstance(s, list) and _all_numbers(s) for s in seqs):
+        raise ConfigError("[data] sequences must be a list of lists of numbers, one list per sequence")
+    for key in section:
+        if key != "sequences":
+            raise ConfigError(f"[data] unknown key {key!r} with sequences; expected pad_to, num_symbols")
+    return seqs
+
+
+def _hmm_categorical_data(section: Mapping[str, Any], base_dir: Path):
+    import inspect
+
+    from gibbsjax.datasets import tabular
+    from gibbsjax.models import hmm
+
+    section = dict(section)
+    pad_to = section.pop("pad_to", None)
+    num_symbols = section.pop("num_symbols", None)
+    if "sequences" in section:
+        seqs = _inline_sequences(section)
+    elif "dataset" in section:
+        name = section.pop("dataset")
+        if not isinstance(name, str) or name not in tabular.GENERATORS:
+            raise ConfigError(f"[data] unknown dataset {name!r}; available: {', '.join(tabular.GENERATORS)}")
+        generator = tabular.GENERATORS[name]
+        known = list(inspect.signature(generator).parameters)
+        for key in section:
+            if key not in known:
+                raise ConfigError(f"[data] unknown key {key!r} for dataset {name!r}; it takes: {', '.join(known)}")
+        generated = generator(**section)
+        seqs = generated["sequences"]
+        num_symbols = generated["num_symbols"] if num_symbols is None else num_symbols
+    else:
+        raise ConfigError("[data] needs sequences (inline lists) or dataset (e.g. \"casino\")")
+    return hmm.categorical_data(seqs, num_symbols, pad_to=pad_to)
+
+
+def _hmm_gaussian_data(section: Mapping[str, Any], base_dir: Path):
+    from gibbsjax.models import hmm
+
+    section = dict(section)
+    pad_to = section.pop("pad_to", None)
+    seqs = _inline_sequences(section) if "sequences" in section else [_tabular_column(section, base_dir)]
+    return hmm.gaussian_data(seqs, pad_to=pad_to)
+
+
+def _fmt(values) -> str:
+    arr = np.atleast_1d(np.asarray(values, dtype=np.float64))
+    return " ".join(f"{v:7.3f}" for v in arr)
+
+
+def _mixture_report(idata) -> str:
+    """Aligned components: posterior mean weight, mean(s) and sd(s) per component."""
+    post = idata.posterior
+    means = {v: post[v].mean(("chain", "draw")).values for v in ("weights", "mu", "sigma")}
+    aligned = "aligned across chains" if "aligned_on" in post.attrs else "NOT aligned across chains"
+    lines = [f"components ({aligned}; posterior means):", "  component  weight    mean(s)   sd(s)"]
+    for k in range(means["weights"].shape[0]):
+        lines.append(f"  {k:>9}  {means['weights'][k]:6.3f}  {_fmt(means['mu'][k])}  {_fmt(means['sigma'][k])}")
+    return "\n".join(lines)
+
+
+def _hmm_report(idata) -> str:
+    """Aligned states: transition matrix and emission parameters (posterior means)."""
+    post = idata.posterior
+    aligned = "aligned across chains" if "aligned_on" in post.attrs else "NOT aligned across chains"
+    trans = post["transition"].mean(("chain", "draw")).values
+    lines = [f"states ({aligned}; posterior means):", "  transition matrix (row: from, column: to):"]
+    lines += [f"    {k:>3}: {_fmt(row)}" for k, row in enumerate(trans)]
+    if "emission" in post:
+        lines.append("  emission probabilities (row: state, column: symbol):")
+        lines += [f"    {k:>3}: {_fmt(row)}" for k, row in enumerate(post["emission"].mean(("chain", "draw")).values)]
+    else:
+        mu, sigma = (post[v].mean(("chain", "draw")).values for v in ("mu", "sigma"))
+        lines.append("  state   mean      sd")
+        lines += [f"    {k:>3}: {mu[k]:7.3f} {sigma[k]:7.3f}" for k in range(mu.shape[0])]
+    return "\n".join(lines)
+
+
+def _mixture_postprocess(idata, kernel, data):
+    from gibbsjax.models import gaussian_mixture
+
+    return gaussian_mixture.align(idata)
+
+
+def _hmm_postprocess(idata, kernel, data):
+    from gibbsjax.models import hmm
+
+    return hmm.align(idata)
+
+
+register_model(
+    "gaussian_mixture",
+    "gibbsjax.models.gaussian_mixture:normal_gamma",
+    _gaussian_mixture_data,
+    description="Gaussian mixture, Normal-Gamma priors, univariate or diagonal (seed 002, section 23.4)",
+    postprocess=_mixture_postprocess,
+    report=_mixture_report,
+    summary_vars=("log_lik", "mu_sorted", "sigma_sorted", "weights_sorted", "mu"),
+)
+register_model(
+    "hmm.categorical",
+    "gibbsjax.models.hmm:categorical",
+    _hmm_categorical_data,
+    description="hidden Markov model, categorical emissions, paths by FFBS (Carter & Kohn 1996)",
+    postprocess=_hmm_postprocess,
+    report=_hmm_report,
+    summary_vars=("log_lik", "transition_sorted", "emission_sorted"),
+)
+register_model(
+    "hmm.gaussian",
+    "gibbsjax.models.hmm:gaussian",
+    _hmm_gaussian_data,
+    description="hidden Markov model, Gaussian emissions with Normal-Gamma priors, paths by FFBS",
+    postprocess=_hmm_postprocess,
+    report=_hmm_report,
+    summary_vars=("log_lik", "mu_sorted", "sigma_sorted", "transition_sorted"),
+)
+
+
+# ---------------------------------------------------------------------------- LDA
+def _lda_data(section: Mapping[str, Any], base_dir: Path):
+    """``[data]`` for LDA: a corpus (``corpus = "stdlib_docs"`` | ``"abc"``, or a file), with
+    ``heldout`` (a fraction of documents kept out for perplexity) and ``split_seed``."""
+    from gibbsjax.models import lda
+
+    corpus = read_corpus(section, base_dir, ("heldout", "split_seed", "num_lanes"))
+    heldout = section.get("heldout", 0.0)
+    if not _is_number(heldout) or not 0.0 <= float(heldout) < 1.0:
+        raise ConfigError(f"[data] heldout must be a fraction in [0, 1), got {heldout!r}")
+    seed = section.get("split_seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ConfigError(f"[data] split_seed must be a non-negative integer, got {seed!r}")
+    test = None
+    if float(heldout) > 0:
+        corpus, test = corpus.split(float(heldout), seed=seed)
+    lanes = section.get("num_lanes")
+    return DataWithExtras(lda.data(corpus, num_lanes=lanes), {"corpus": corpus, "heldout": test})
+
+
+def _lda_postprocess(idata, kernel, data, extras=None):
+    """Name words and documents, align topics across chains, and store top words,
+    coherence and held-out perplexity in a ``topics`` group for the report."""
+    import json
+
+    import xarray as xr
+
+    from gibbsjax import evaluate
+    from gibbsjax.diagnostics import align_chains
+
+    extras = extras or {}
+    corpus = extras.get("corpus")
+    alpha = float(idata.attrs.get("model_alpha", 0.1))
+    if corpus is not None:
+        idata.posterior_mean = idata.posterior_mean.assign_coords(
+            word=list(corpus.vocab), document=list(corpus.doc_names)
+        )
+    if idata.posterior.sizes["chain"] > 1:
+        idata, _ = align_chains(idata, "topic_word", "topic", distance="hellinger")
+    phi = idata.posterior_mean["topic_word"].mean("chain").values
+    attrs: dict[str, Any] = {}
+    if corpus is not None:
+        attrs["top_words"] = json.dumps(evaluate.top_words(phi, corpus.vocab, 10))
+        n = min(10, phi.shape[1])
+        if n >= 2:
+            attrs["umass"] = json.dumps([round(float(x), 3) for x in evaluate.coherence(phi, corpus, kind="umass", n=n)])
+            attrs["npmi"] = json.dumps([round(float(x), 3) for x in evaluate.coherence(phi, corpus, kind="npmi", n=n)])
+    test = extras.get("heldout")
+    if test is not None and test.num_docs:
+        attrs["heldout_perplexity"] = evaluate.heldout_perplexity(phi, test, alpha=alpha)
+        attrs["heldout_docs"] = int(test.num_docs)
+    topics = xr.Dataset({"topic_word": (("topic", "word"), phi)}, attrs=attrs)
+    if "topics" in idata.groups():
+        del idata["topics"]
+    idata.add_groups({"topics": topics})
+    return idata
+
+
+def _lda_report(idata) -> str:
+    import json
+
+    from gibbsjax.diagnostics import summary
+
+    lines = []
+    if "topics" in idata.groups():
+        attrs = idata.topics.attrs
+        words = json.loads(attrs["top_words"]) if "top_words" in attrs else None
+        umass = json.loads(attrs["umass"]) if "umass" in attrs else None
+        if words:
+            lines.append("top words per topic (aligned across chains; UMass coherence):")
+            for k, ws in enumerate(words):
+                c = f"{umass[k]:8.2f}" if umass else ""
+                lines.append(f"  topic {k:2d} {c}  {' '.join(ws)}")
+        if "heldout_perplexity" in attrs:
+            lines.append(f"held-out perplexity (document completion, {int(attrs['heldout_docs'])} documents): "
+                         f"{float(attrs['heldout_perplexity']):.1f}")
+    if int(idata.posterior.sizes["chain"]) >= 2:
+        table = summary(idata)
+        worst = table["r_hat"].max()
+        lines.append(f"R-hat: log joint lp {table.loc['lp', 'r_hat']:.3f}; aligned topic shares max {worst:.3f}"
+                     + ("  -> chains agree" if worst < 1.01 else "  -> chains disagree: run longer or check modes"))
+    return "\n".join(lines)
+
+
+for _name, _factory in (("lda", "partially_collapsed"), ("lda.partially_collapsed", "partially_collapsed"),
+                        ("lda.collapsed", "collapsed"), ("lda.uncollapsed", "uncollapsed")):
+    register_model(
+        _name,
+        f"gibbsjax.models.lda:{_factory}",
+        _lda_data,
+        description=f"latent Dirichlet allocation, {_factory.replace('_', ' ')} Gibbs sampler (seed 003 §4)",
+        postprocess=_lda_postprocess,
+        report=_lda_report,
+    )
+
+
 # ============================================================================ the config structure
 @dataclass(frozen=True)
 class SamplerSettings:
@@ -326,6 +854,7 @@ class Config:
     text: str | None = field(default=None, repr=False)
     kernel: Any = field(default=None, repr=False, compare=False)
     data: Any = field(default=None, repr=False, compare=False)
+    extras: dict = field(default_factory=dict, repr=False, compare=False)
 
     def output_path(self, override: str | Path | None = None) -> Path:
         """Where the result goes: ``override``, else ``[output] path``, else
@@ -510,6 +1039,7 @@ def parse_config(
     except ValueError as e:
         raise ConfigError(f"[model] {e}") from e
     data = None
+    extras: dict = {}
     if entry.make_data is not None:
         try:
             data = entry.make_data(data_section, base)
@@ -517,6 +1047,8 @@ def parse_config(
             raise
         except ValueError as e:
             raise ConfigError(f"[data] {e}") from e
+        if isinstance(data, DataWithExtras):
+            data, extras = data.data, dict(data.extras)
 
     return Config(
         model=name,
@@ -528,6 +1060,7 @@ def parse_config(
         text=text,
         kernel=kernel,
         data=data,
+        extras=extras,
     )
 
 
@@ -594,7 +1127,10 @@ def run_config(
     )
     entry = MODELS[config.model]
     if entry.postprocess is not None and int(idata.posterior.sizes.get("draw", 0)) > 0:
-        idata = entry.postprocess(idata, config.kernel, config.data)
+        if "extras" in inspect.signature(entry.postprocess).parameters:
+            idata = entry.postprocess(idata, config.kernel, config.data, extras=config.extras)
+        else:
+            idata = entry.postprocess(idata, config.kernel, config.data)
     return idata
 
 

@@ -3,20 +3,21 @@
 Every sampler here is a pure function of a JAX PRNG key (``jax.random.key``)
 and its parameters: jit- and vmap-compatible, parameters broadcast, and an
 optional static ``shape`` (default: the broadcast shape of the parameters) and
-``dtype`` (default ``float32``).  They are exact in the sense that matters for
-MCMC: each is a correct sampling algorithm (rejection with an exact fallback,
-inverse CDF), limited only by floating-point resolution.
+``dtype`` (default ``float32``; ``float64`` needs ``jax_enable_x64``).  They
+are exact in the sense that matters for MCMC: each is a correct sampling
+algorithm (rejection with an exact fallback, inversion), limited only by
+floating-point resolution.
 
 Why not ``jax.random``?
 
 * **Random bits.**  On CPU, ``jax.random.bits`` evaluates the Threefry-2x32
   hash (Salmon, Moraes, Dror & Shaw, "Parallel random numbers: as easy as
-  1, 2, 3", SC 2011) in a rolled loop that materialises intermediate arrays,
-  and keeps only one 32-bit word of the two it computes.  For Threefry keys we
-  evaluate the same hash as plain element-wise integer arithmetic, which XLA
-  fuses into the code that consumes the bits, and use both output words.  This
-  is several times faster; other key implementations (``rbg``, ...) fall back
-  to ``jax.random.bits``.
+  1, 2, 3", SC 2011) in a rolled loop that writes its intermediates to memory,
+  and keeps one 32-bit word of the two it computes.  We evaluate the same hash
+  as plain element-wise integer arithmetic on (stream, element index)
+  counters, which XLA fuses into the code that consumes the bits, and use both
+  words: several times faster.  Keys of other implementations (``rbg``, ...)
+  are turned into Threefry key material first.
 * **Gamma.**  ``jax.random.gamma`` runs a rejection loop per element.  We run
   Marsaglia & Tsang's (2000) method vectorised: a fixed number of proposal
   rounds for all elements at once, then an exact fallback loop for the rare
@@ -34,7 +35,6 @@ Reproducibility: draws depend only on the key, the parameters, ``shape`` and
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from functools import partial
 
 import jax
@@ -55,14 +55,14 @@ __all__ = [
     "categorical",
 ]
 
-Shape = Sequence[int]
-
 # Marsaglia-Tsang proposals drawn for every element before the exact fallback
 # loop takes over, and the number of elements processed together (the loop
-# then only reruns its chunk).  Chosen by measurement on a 2-core CPU (see
-# benchmarks/random_primitives.py): a proposal costs about 6 ns per element
-# there, is rejected with probability at most about 5 % (shape 1), and chunks
-# of 8192 keep the intermediates in cache.
+# then reruns only its chunk).  A proposal is rejected with probability 4.8 %
+# at shape 1, 1.8 % at 2, 0.06 % at 50, so with 3 rounds the loop runs (one or
+# two passes) in 60 % of the chunks at shape 1, 5 % at 2, almost never above.
+# Chosen by measurement on a 2-core CPU
+# (``benchmarks/random_primitives.py --sweep``): 3 rounds beat 1, 2 and 4 at
+# shapes 0.5 to 50, and chunks of 8192 keep the intermediates in cache.
 _ROUNDS = 3
 _CHUNK = 8192
 
@@ -71,8 +71,8 @@ _CHUNK = 8192
 # Random bits
 # ---------------------------------------------------------------------------
 
-# Threefry-2x32 with 20 rounds (Salmon et al. 2011, table 4): rotation
-# constants, applied in groups of four, alternating between the two rows.
+# Threefry-2x32 with 20 rounds (Salmon et al. 2011): rotation constants,
+# applied in groups of four, alternating between the two groups.
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _KEY_PARITY = np.uint32(0x1BD11BDA)
 # High counter word of our streams.  ``jax.random.split`` / ``bits`` use high
@@ -562,8 +562,9 @@ def normal_gamma(key, mu0, lam, a, b, shape=None, dtype=jnp.float32):
 
     tau ~ Gamma(shape a, rate b) (density b^a / Gamma(a) tau^(a-1) exp(-b tau)),
     mu | tau ~ N(mu0, 1 / (lam tau)).  The standard deviation
-    exp(-(log lam + log G - log b) / 2) is formed from log G, so a tau that
-    underflows never gives an infinite or NaN mu.
+    exp(-(log lam + log G - log b) / 2) is formed from log G, so mu is
+    accurate even where tau underflows to 0; it is never NaN, and infinite
+    only where |mu| really exceeds the float range (tiny a).
 
     >>> import jax
     >>> from gibbsjax import random as gr
@@ -593,7 +594,10 @@ def _normal_gamma(key, mu0, lam, a, b, shape, dtype):
 # (unrolled at trace time).  More categories are split into about sqrt(K)
 # blocks of about sqrt(K): pick a block, then a category inside it.  Chosen by
 # measurement (benchmarks/random_primitives.py).
-_WALK_MAX = 64
+_WALK_MAX = 128
+# Up to this many categories the two-level search unrolls its block sums too
+# (fast, but compile time grows with K); beyond, it reduces a padded copy.
+_UNROLL_MAX = 512
 
 
 def _walk(logits, m, target):
@@ -611,7 +615,7 @@ def _walk(logits, m, target):
     """
     running = jnp.zeros_like(target)
     count = jnp.zeros(target.shape, jnp.int32)
-    last = jnp.zeros(target.shape, jnp.int32)
+    last = jnp.zeros(m.shape, jnp.int32)  # per row of logits, not per draw
     below = jnp.zeros_like(target)
     above = jnp.full_like(target, jnp.inf)
     for k in range(logits.shape[-1]):
@@ -640,15 +644,35 @@ def _search(logits, u):
     m = jnp.where(jnp.isfinite(m), m, 0)  # rows of all -inf: weights 0, index 0
 
     if n > _WALK_MAX:
-        # Two levels: blocks of `size` categories (padded with -inf).
+        # Two levels: blocks of `size` consecutive categories; pick a block by
+        # its total weight, then a category inside it.
         size = math.ceil(math.sqrt(n))
         blocks = math.ceil(n / size)
-        pad = [(0, 0)] * (logits.ndim - 1) + [(0, blocks * size - n)]
-        xb = jnp.pad(logits, pad, constant_values=-jnp.inf)
-        xb = xb.reshape(logits.shape[:-1] + (blocks, size))
-        block_logits = jnp.log(jnp.sum(jnp.exp(xb - m[..., None, None]), axis=-1))
+        if n <= _UNROLL_MAX:
+            # Block totals as running sums over columns: XLA fuses these
+            # element-wise chains far better than many short reductions, and
+            # no (..., K) intermediate is written (on CPU, writing one costs
+            # more than the arithmetic).
+            block_totals = []
+            for j in range(blocks):
+                total = jnp.zeros_like(m)
+                for k in range(j * size, min((j + 1) * size, n)):
+                    total = total + jnp.exp(logits[..., k] - m)
+                block_totals.append(total)
+            block_totals = jnp.stack(block_totals, axis=-1)
+        else:
+            # Many categories: reductions over the reshaped full blocks plus
+            # the partial last one (compiles fast).
+            full = n // size
+            xb = logits[..., :full * size].reshape(logits.shape[:-1] + (full, size))
+            block_totals = jnp.sum(jnp.exp(xb - m[..., None, None]), axis=-1)
+            if full < blocks:
+                rest = jnp.sum(jnp.exp(logits[..., full * size:] - m[..., None]), axis=-1)
+                block_totals = jnp.concatenate([block_totals, rest[..., None]], axis=-1)
+        block_logits = jnp.log(block_totals)
         block, u_inside = _search(block_logits, u)
-        inside = jnp.take_along_axis(xb, block[..., None, None], axis=-2)[..., 0, :]
+        columns = block[..., None] * size + lax.iota(jnp.int32, size)
+        inside = jnp.take_along_axis(logits, columns, axis=-1, mode="fill", fill_value=-jnp.inf)
         offset, residual = _search(inside, u_inside)
         return block * size + offset, residual
 
@@ -699,7 +723,9 @@ def _categorical(key, logits, axis, shape):
         shape = batch
     elif jnp.broadcast_shapes(shape, batch) != shape:
         raise ValueError(f"logits batch shape {batch} does not broadcast to shape {shape}")
-    logits = jnp.broadcast_to(logits, shape + logits.shape[-1:])
+    # Align the batch dims with `shape` but do not broadcast: every pass
+    # broadcasts element-wise, so rows shared by many draws are read, not copied.
+    logits = logits.reshape((1,) * (len(shape) - len(batch)) + logits.shape)
     w, _ = _Bits.for_shape(_key_pair(key), shape).variate_words(0, cdtype)
     index, _ = _search(logits, _unit_interval(w, cdtype))
     return index.astype(jnp.int32)

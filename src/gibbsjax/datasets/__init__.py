@@ -14,10 +14,21 @@ from importlib import resources
 import numpy as np
 
 from gibbsjax.datasets.corpora import STDLIB_GROUPS, abc_corpus, stdlib_docs
+from gibbsjax.datasets.tabular import casino, faithful
 
-__all__ = ["body_temperature", "load_csv", "available", "load", "abc_corpus", "stdlib_docs", "STDLIB_GROUPS"]
+__all__ = [
+    "body_temperature",
+    "faithful",
+    "casino",
+    "load_csv",
+    "available",
+    "load",
+    "abc_corpus",
+    "stdlib_docs",
+    "STDLIB_GROUPS",
+]
 
-_FILES = {"body_temperature": "normtemp.csv"}
+_FILES = {"body_temperature": "normtemp.csv", "faithful": "faithful.csv"}
 
 
 def available() -> list[str]:

@@ -83,31 +83,25 @@ class LDAData(NamedTuple):
 
 
 def _pack(doc_lengths: np.ndarray, num_lanes: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Assign documents to lanes (serpentine over lengths, longest first).
+    """Assign documents to lanes by the longest-processing-time rule (Graham 1969):
+    longest document first, each to the lane with the least load so far.
 
-    Returns (lane of each doc, start step of each doc within its lane, S)."""
+    Returns (lane of each doc, start step of each doc within its lane, S).  A heap
+    over lanes, O(D log R): data preparation, run once per corpus, not per sweep."""
+    import heapq
+
     d = doc_lengths.size
     order = np.argsort(-doc_lengths, kind="stable")
-    rounds = np.arange(d) // num_lanes
-    pos = np.arange(d) % num_lanes
-    lane_of_rank = np.where(rounds % 2 == 0, pos, num_lanes - 1 - pos)
     lane = np.empty(d, np.int64)
-    lane[order] = lane_of_rank
-    # within a lane, documents in rank order; start = cumulative length before it
-    by_lane = np.lexsort((np.argsort(order), lane))  # docs sorted by (lane, rank)
-    lengths_sorted = doc_lengths[by_lane]
-    lane_sorted = lane[by_lane]
-    csum = np.cumsum(lengths_sorted)
-    lane_start_index = np.searchsorted(lane_sorted, np.arange(num_lanes), side="left")
-    base = np.zeros(num_lanes, np.int64)
-    nonempty = lane_start_index < d
-    prev = lane_start_index[nonempty] - 1
-    base[nonempty] = np.where(prev >= 0, csum[np.maximum(prev, 0)], 0)
-    starts_sorted = csum - lengths_sorted - base[lane_sorted]
     start = np.empty(d, np.int64)
-    start[by_lane] = starts_sorted
-    loads = np.bincount(lane, weights=doc_lengths, minlength=num_lanes)
-    return lane, start, int(loads.max()) if d else 0
+    heap = [(0, r) for r in range(num_lanes)]
+    lengths = doc_lengths.tolist()
+    for doc in order.tolist():
+        load, r = heapq.heappop(heap)
+        lane[doc] = r
+        start[doc] = load
+        heapq.heappush(heap, (load + lengths[doc], r))
+    return lane, start, max(load for load, _ in heap) if d else 0
 
 
 def data(corpus: Corpus, *, num_lanes: int | None = None) -> LDAData:
@@ -253,26 +247,46 @@ def sample_z_collapsed(key, z, d: LDAData, *, k: int, alpha: float, eta: float):
     return z_flat.reshape(shape)
 
 
+#: scan steps fused per loop iteration in the partially collapsed sampler (measured: 4 was ~2x faster than 1)
+SCAN_UNROLL = 4
+#: log φ is floored at this many nats below each word's largest topic, so every
+#: weight φ_kw (n_dk + α) is strictly positive in float32; e^-80 ≈ 1.8e-35 of the
+#: largest weight, far below what a float32 cumulative sum can resolve (~6e-8).
+LOG_PHI_FLOOR = -80.0
+
+
+def _positive_weights_draw(weights, u):
+    """Inverse CDF for strictly positive weights: the clamp to K − 1 is always valid."""
+    c = jnp.cumsum(weights, axis=-1)
+    k = jnp.sum(c <= u[..., None] * c[..., -1:], axis=-1)
+    return jnp.minimum(k, weights.shape[-1] - 1).astype(jnp.int32)
+
+
 def sample_z_partially_collapsed(key, z, log_phi, d: LDAData, *, k: int, alpha: float):
     """Given φ, documents in parallel, tokens in sequence:
-    p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α)."""
+    p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α).
+
+    Padding slots point at the dummy document row D, so they need no masking
+    inside the loop (they only ever touch that row; real documents each sit in
+    one lane, so no two real slots of a step share a row); their topics are
+    reset to 0 after the scan."""
     ndk, _, _ = _counts(z, d, k)
-    phi_t = jnp.exp(log_phi - jnp.max(log_phi, axis=0, keepdims=True)).T  # (V, K); per-word scale is irrelevant
+    # per-word scale is irrelevant to z's conditional; the floor keeps weights > 0
+    scaled = jnp.maximum(log_phi - jnp.max(log_phi, axis=0, keepdims=True), LOG_PHI_FLOOR)
+    phi_t = jnp.exp(scaled).T  # (V, K)
     u = jax.random.uniform(key, z.shape)
     onehot = jnp.arange(k)
 
     def step(ndk, x):
-        w, doc, m, z_old, ui = x  # (R,) each
-        old = (z_old[:, None] == onehot).astype(jnp.int32) * m[:, None]
+        w, doc, z_old, ui = x  # (R,) each
+        old = (z_old[:, None] == onehot).astype(jnp.int32)
         n_d = ndk[doc] - old
-        p = phi_t[w] * (n_d + alpha)
-        z_new = jnp.where(m, _inverse_cdf(p, ui), z_old)
-        new = (z_new[:, None] == onehot).astype(jnp.int32) * m[:, None]
-        ndk = ndk.at[doc].set(n_d + new)
+        z_new = _positive_weights_draw(phi_t[w] * (n_d + alpha), ui)
+        ndk = ndk.at[doc].add((z_new[:, None] == onehot).astype(jnp.int32) - old)
         return ndk, z_new
 
-    _, z_new = jax.lax.scan(step, ndk, (d.words, d.docs, d.mask, z, u))
-    return z_new
+    _, z_new = jax.lax.scan(step, ndk, (d.words, d.docs, z, u), unroll=SCAN_UNROLL)
+    return jnp.where(d.mask, z_new, 0)
 
 
 def sample_z_uncollapsed(key, z, log_phi, d: LDAData, *, k: int, alpha: float):

@@ -1,0 +1,116 @@
+"""gibbsjax.random vs jax.random, side by side, one run.
+
+Draws per second (jitted, after a warm-up call, median of a few repetitions,
+each on a fresh key) of
+
+* gamma: ``gibbsjax.random.gamma`` vs ``jax.random.gamma`` (and numpy's
+  ``Generator.standard_gamma`` for scale), 1e6 draws at a = 0.5, 2, 50;
+* dirichlet: ``gibbsjax.random.dirichlet`` vs ``jax.random.dirichlet``,
+  1000 draws of dimension 100 (alpha = 0.1 and 1);
+* categorical: ``gibbsjax.random.categorical`` vs ``jax.random.categorical``
+  (Gumbel-max) on (84000 x K) logits, K = 20, 100 (and 1000 with --large).
+
+``--sweep`` also times the gamma sampler for 1 to 4 vectorised proposal
+rounds, the measurement behind ``gibbsjax.random._ROUNDS``.
+
+Run:   python benchmarks/random_primitives.py [--reps 7] [--sweep] [--large]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+
+from gibbsjax import random as gr  # noqa: E402
+
+
+def seconds(f, *args, reps):
+    """Median wall time of f(key, *args) over `reps` fresh keys, after a warm-up call."""
+    jax.block_until_ready(f(jax.random.key(0), *args))
+    times = []
+    for i in range(reps):
+        k = jax.random.key(i + 1)
+        t = time.perf_counter()
+        jax.block_until_ready(f(k, *args))
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))
+
+
+def row(label, n, ours, theirs, extra=""):
+    print(f"  {label:<26} ours {n / ours / 1e6:8.2f} M/s  ({ours * 1e3:8.2f} ms)   "
+          f"jax {n / theirs / 1e6:7.2f} M/s  ({theirs * 1e3:8.2f} ms)   "
+          f"ratio {theirs / ours:5.1f}x{extra}")
+
+
+def bench_gamma(reps):
+    n = 1_000_000
+    print(f"gamma, {n:,} draws (draws/s)")
+    ours = jax.jit(lambda k, a: gr.gamma(k, a, shape=(n,)))
+    theirs = jax.jit(lambda k, a: jax.random.gamma(k, a, shape=(n,)))
+    rng = np.random.default_rng(0)
+    for a in (0.5, 2.0, 50.0):
+        t_ours = seconds(ours, a, reps=reps)
+        t_jax = seconds(theirs, a, reps=reps)
+        t = time.perf_counter()
+        rng.standard_gamma(a, size=n).astype(np.float32)
+        t_np = time.perf_counter() - t
+        row(f"a = {a:g}", n, t_ours, t_jax, f"   numpy {n / t_np / 1e6:6.1f} M/s")
+
+
+def bench_dirichlet(reps):
+    rows, dim = 1000, 100
+    n = rows * dim
+    print(f"dirichlet, {rows} x {dim} (gamma variates/s)")
+    ours = jax.jit(lambda k, alpha: gr.dirichlet(k, alpha, shape=(rows,)))
+    theirs = jax.jit(lambda k, alpha: jax.random.dirichlet(k, alpha, shape=(rows,)))
+    for conc in (0.1, 1.0):
+        alpha = jnp.full(dim, conc)
+        row(f"alpha = {conc:g}", n, seconds(ours, alpha, reps=reps), seconds(theirs, alpha, reps=reps))
+
+
+def bench_categorical(reps, large):
+    print("categorical, one draw per row (draws/s)")
+    ours = jax.jit(lambda k, logits: gr.categorical(k, logits))
+    theirs = jax.jit(lambda k, logits: jax.random.categorical(k, logits))
+    shapes = [(84_000, 20), (84_000, 100)] + ([(84_000, 1000)] if large else [])
+    for rows, k in shapes:
+        logits = jax.random.normal(jax.random.key(123), (rows, k)) * 2
+        row(f"{rows} x {k} logits", rows, seconds(ours, logits, reps=reps), seconds(theirs, logits, reps=reps))
+
+
+def sweep_rounds(reps):
+    n = 1_000_000
+    print(f"gamma, proposal rounds before the fallback loop ({n:,} draws, M draws/s)")
+    for a in (0.5, 1.0, 2.0, 50.0):
+        rates = []
+        for rounds in (1, 2, 3, 4):
+            f = jax.jit(lambda k, a, rounds=rounds: gr._gamma_draw(
+                gr._key_pair(k), jnp.full((n,), a, jnp.float32), jnp.float32, log=False, rounds=rounds))
+            rates.append(f"R={rounds}: {n / seconds(f, a, reps=reps) / 1e6:6.1f}")
+        print(f"  a = {a:<5g} " + "  ".join(rates))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--reps", type=int, default=7)
+    parser.add_argument("--sweep", action="store_true", help="also time 1-4 gamma proposal rounds")
+    parser.add_argument("--large", action="store_true", help="also time 84000 x 1000 categorical")
+    args = parser.parse_args()
+    print(f"jax {jax.__version__} on {jax.devices()[0].device_kind}, {os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.1f}")
+    bench_gamma(args.reps)
+    bench_dirichlet(args.reps)
+    bench_categorical(args.reps, args.large)
+    if args.sweep:
+        sweep_rounds(args.reps)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,185 @@
+"""Estimators with a scikit-learn / ``lda``-package feel, built on the kernels and the runner.
+
+:class:`LDA` fits latent Dirichlet allocation with several exact chains at once,
+aligns topics across chains, and reports whether the chains agree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["LDA"]
+
+
+class LDA:
+    """Latent Dirichlet allocation by exact Gibbs sampling, several chains at once.
+
+    Parameters
+    ----------
+    num_topics : int
+        K, the number of topics.
+    alpha, eta : float
+        Symmetric Dirichlet concentrations of θ_d (document–topic) and φ_k
+        (topic–word).
+    sampler : {"partially_collapsed", "collapsed", "uncollapsed"}
+        See :mod:`gibbsjax.models.lda`; all three are exact.  The default draws
+        φ and integrates θ out, updating all documents in parallel.
+    num_chains, num_warmup, num_draws, thin, seed, progress, chunk_size
+        Passed to :func:`gibbsjax.sample`.
+    num_lanes : int, optional
+        Documents updated side by side (see :func:`gibbsjax.models.lda.data`).
+
+    Attributes (after :meth:`fit`)
+    ------------------------------
+    topic_word_ : (K, V) array
+        Posterior mean of φ, averaged over the aligned chains.
+    doc_topic_ : (D, K) array
+        Posterior mean of θ for the training documents.
+    idata_ : arviz.InferenceData
+        ``sample_stats.lp`` (log p(w, z), label-invariant), ``posterior.topic_share``
+        (aligned), ``posterior_mean`` (per-chain aligned φ and θ means).
+    permutations_ : (chains, K) array
+        How each chain's topics were relabelled to match.
+    vocab_ : tuple of str
+
+    Example
+    -------
+    >>> from gibbsjax import LDA
+    >>> from gibbsjax.datasets import abc_corpus
+    >>> model = LDA(num_topics=2, alpha=1.0, eta=0.5, num_chains=2, num_warmup=50,
+    ...             num_draws=50, seed=0, progress=False).fit(abc_corpus())
+    >>> model.topic_word_.shape
+    (2, 3)
+    >>> len(model.top_words(2))
+    2
+    """
+
+    def __init__(
+        self,
+        num_topics: int,
+        alpha: float = 0.1,
+        eta: float = 0.01,
+        sampler: str = "partially_collapsed",
+        *,
+        num_chains: int = 4,
+        num_warmup: int = 100,
+        num_draws: int = 100,
+        thin: int = 1,
+        seed: int | None = None,
+        progress: bool = True,
+        chunk_size: int | None = None,
+        num_lanes: int | None = None,
+    ):
+        from gibbsjax.models import lda
+
+        if sampler not in lda.SAMPLERS:
+            raise ValueError(f"sampler must be one of {sorted(lda.SAMPLERS)}, got {sampler!r}")
+        self.kernel = lda.SAMPLERS[sampler](num_topics, alpha=alpha, eta=eta)  # validates K, α, η
+        self.num_topics = int(num_topics)
+        self.alpha = float(alpha)
+        self.eta = float(eta)
+        self.sampler = sampler
+        self.run_kwargs = dict(
+            num_chains=num_chains, num_warmup=num_warmup, num_draws=num_draws, thin=thin,
+            seed=seed, progress=progress, chunk_size=chunk_size,
+        )
+        self.num_lanes = num_lanes
+
+    # ------------------------------------------------------------------ fitting
+    def _corpus(self, X, name: str, vocab=None):
+        from gibbsjax.corpus import Corpus
+
+        if isinstance(X, Corpus):
+            return X
+        try:
+            return Corpus.from_dtm(X, vocab=vocab, empty="error")
+        except ValueError as e:
+            raise ValueError(f"{name}: {e}") from None
+
+    def fit(self, X, vocab=None) -> LDA:
+        """Fit to ``X``: a :class:`~gibbsjax.corpus.Corpus` or a document-term
+        count matrix (D × V, scipy.sparse or dense), with an optional ``vocab``."""
+        from gibbsjax.diagnostics import align_chains
+        from gibbsjax.models import lda
+        from gibbsjax.run import sample
+
+        corpus = self._corpus(X, "X", vocab)
+        data = lda.data(corpus, num_lanes=self.num_lanes)
+        idata = sample(self.kernel, data, **self.run_kwargs,
+                       attrs={"model": f"lda.{self.sampler}", "num_topics": self.num_topics,
+                              "alpha": self.alpha, "eta": self.eta})
+        idata.posterior_mean = idata.posterior_mean.assign_coords(
+            word=list(corpus.vocab), document=list(corpus.doc_names)
+        )
+        if idata.posterior.sizes["chain"] > 1:
+            idata, perms = align_chains(idata, "topic_word", "topic", distance="hellinger")
+        else:
+            perms = np.arange(self.num_topics)[None]
+        self.idata_ = idata
+        self.permutations_ = perms
+        self.corpus_ = corpus
+        self.vocab_ = corpus.vocab
+        self.topic_word_ = idata.posterior_mean["topic_word"].mean("chain").values
+        self.doc_topic_ = idata.posterior_mean["doc_topic"].mean("chain").values
+        return self
+
+    def _check_fitted(self):
+        if not hasattr(self, "topic_word_"):
+            raise RuntimeError("call fit(X) first")
+
+    # ------------------------------------------------------------------ outputs
+    def transform(self, X_new, *, num_sweeps: int = 100, num_burn: int = 50, seed: int = 0) -> np.ndarray:
+        """θ (D_new × K) for unseen documents, with the fitted topics held fixed."""
+        from gibbsjax.models.lda import infer_doc_topics
+
+        self._check_fitted()
+        corpus = self._corpus(X_new, "X_new")
+        if corpus.vocab_size != len(self.vocab_):
+            raise ValueError(
+                f"X_new has a vocabulary of {corpus.vocab_size} words; the model was fitted on {len(self.vocab_)}"
+            )
+        return infer_doc_topics(self.topic_word_, corpus, alpha=self.alpha, num_sweeps=num_sweeps,
+                                num_burn=num_burn, seed=seed)
+
+    def top_words(self, n: int = 10) -> list[list[str]]:
+        """The ``n`` most probable words of every topic."""
+        from gibbsjax.evaluate import top_words
+
+        self._check_fitted()
+        return top_words(self.topic_word_, self.vocab_, n)
+
+    def perplexity(self, X_heldout, **kwargs) -> float:
+        """Held-out perplexity by document completion (:func:`gibbsjax.evaluate.heldout_perplexity`)."""
+        from gibbsjax.evaluate import heldout_perplexity
+
+        self._check_fitted()
+        return heldout_perplexity(self.topic_word_, X_heldout, alpha=self.alpha, **kwargs)
+
+    def coherence(self, kind: str = "umass", n: int = 10, X=None) -> np.ndarray:
+        """Per-topic UMass or NPMI coherence of the top ``n`` words (on the training corpus by default)."""
+        from gibbsjax.evaluate import coherence
+
+        self._check_fitted()
+        return coherence(self.topic_word_, self.corpus_ if X is None else X, kind=kind, n=n)
+
+    def summary(self):
+        """Convergence table: R-hat/ESS of ``lp`` and of each aligned topic's share of tokens."""
+        from gibbsjax.diagnostics import summary
+
+        self._check_fitted()
+        return summary(self.idata_)
+
+    def to_inference_data(self):
+        """The aligned ArviZ InferenceData of the fit."""
+        self._check_fitted()
+        return self.idata_
+
+    def __repr__(self) -> str:
+        return (f"LDA(num_topics={self.num_topics}, alpha={self.alpha}, eta={self.eta}, "
+                f"sampler={self.sampler!r}, num_chains={self.run_kwargs['num_chains']})")
+
+    def get_params(self) -> dict[str, Any]:
+        return {"num_topics": self.num_topics, "alpha": self.alpha, "eta": self.eta,
+                "sampler": self.sampler, **self.run_kwargs, "num_lanes": self.num_lanes}

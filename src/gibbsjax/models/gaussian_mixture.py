@@ -1,0 +1,403 @@
+"""Gaussian mixture with Normal-Gamma priors (seed 002, §23.4).
+
+Model (K components; D = 1, or D > 1 dimensions with a diagonal precision)::
+
+    w ~ Dirichlet(α)                               mixing weights
+    (μ_kd, τ_kd) ~ NormalGamma(μ0_d, λ, a, b_d)     τ ~ Gamma(a, rate b), μ | τ ~ N(μ0, 1/(λ τ))
+    z_n | w ~ Categorical(w)
+    x_nd | z_n = k ~ N(μ_kd, σ_kd²),  σ = τ^(-1/2)
+
+The Gibbs sweep (:func:`normal_gamma`) draws, in order,
+
+1. :func:`sample_z`: all assignments at once.  Given the parameters the z_n
+   are independent, so this is exact: z_n ~ Categorical(w ⊙ b_n) with the
+   backward message (b_n)_k = N(x_n; μ_k, σ_k) of the seed
+   (:func:`backward_messages`).
+2. :func:`sample_parameters`: the weights, log w | z ~ log Dirichlet(α + counts)
+   (:func:`weights_posterior`), and (μ_k, τ_k) | z, x from their Normal-Gamma
+   posteriors (:func:`components_posterior`); independent given z, so drawn
+   as one block.
+
+Priors: improper by default in the seed, proper here
+-----------------------------------------------------
+The seed's "uninformative" μ0 = λ = α = β = 0 is an improper prior, and with
+it the mixture posterior is improper too: every configuration with an empty
+component has infinite mass (Diebolt & Robert 1994, JRSS B 56:363–375), and a
+component holding one point has an unbounded likelihood as σ_k → 0.  So λ, a
+and b must be positive here; ``allow_improper=True`` accepts zeros, at your own
+risk: a component that empties (or holds one point) gets a Gamma(0, 0) or
+N(x̄, 1/0) "posterior", its parameters become NaN or infinite, and the chain
+cannot recover; ``sample_prior`` is then unavailable (no Geweke test).
+
+Defaults are data-scaled, following mclust's conjugate prior (Fraley &
+Raftery 2007, J. Classification 24:155–181): μ0 = the data mean, λ = 0.01,
+a = 3/2 and b = a s²/K^(2/D) (s² the data variance), i.e. an inverse-χ² prior
+on σ² with 3 degrees of freedom and scale s²/K^(2/D); see
+:func:`gibbsjax.conjugate_normal.data_scaled_prior`.  The data mean and
+variance are computed once by :func:`data` and stored with the data
+(``center``, ``scale2``); ``simulate_data`` keeps them, so the prior does not
+move with simulated data (the Geweke test stays valid).
+
+Typos in the seed, corrected here
+---------------------------------
+The seed's posterior NormalGamma(Σ[Z_n=k] x_n, N, N/2, Σ[Z_n=k](x_n − x̄)²)
+(with μ0 = λ = α = β = 0) means: the component mean x̄_k = Σ[Z_n=k] x_n / N_k
+(not the sum), λ_n = N_k and a_n = N_k/2 with N_k the component's count (not
+the data size N), and b_n = SS_k/2 (half the sum of squares, not all of it).
+
+Label switching
+---------------
+With exchangeable priors (a scalar ``alpha``, the default) components are
+interchangeable, so raw per-component draws (``weights``, ``mu``,
+``sigma``; dim ``component``) are comparable across chains only after
+:func:`align` (Hungarian matching of chain means,
+:func:`gibbsjax.diagnostics.align_chains`).  Label-invariant records, with
+meaningful R-hat as they are: ``lp`` (the log joint, in ``sample_stats``),
+``log_lik`` (log p(x | w, μ, τ), z summed out), and the components
+sorted by their (first-dimension) mean: ``mu_sorted``, ``sigma_sorted``,
+``weights_sorted`` (dim ``rank``).
+
+Per-observation output: ``posterior_mean["membership"]`` (obs, component), each
+chain's posterior mean of p(z_n = k | w, μ, τ, x_n) (Rao-Blackwellised
+responsibilities, accumulated by the runner, aligned by :func:`align`).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from gibbsjax import conjugate_normal as cn
+from gibbsjax import random as gr
+from gibbsjax.kernel import Kernel, sweep
+
+__all__ = [
+    "MixtureData",
+    "MixtureState",
+    "data",
+    "normal_gamma",
+    "prior",
+    "backward_messages",
+    "log_likelihood",
+    "sample_z",
+    "weights_posterior",
+    "components_posterior",
+    "sample_parameters",
+    "align",
+]
+
+
+# ============================================================================ data
+class MixtureData(NamedTuple):
+    """Observations and their frozen reference scale.
+
+    ``x``: (N,) or (N, D).  ``center`` and ``scale2``: (D,) mean and variance
+    (ddof 1; 1 where there is no spread) of the observed data, used only by
+    data-scaled default hyperparameters.
+    """
+
+    x: jax.Array
+    center: jax.Array
+    scale2: jax.Array
+
+
+def data(x) -> MixtureData:
+    """Validate observations for :func:`normal_gamma`: (N,) univariate or (N, D) diagonal.
+
+    Raises ``ValueError`` for empty, non-numeric, NaN/infinite or wrongly shaped input.
+
+    >>> d = data([1.0, 2.0, 4.0])
+    >>> d.x.shape, round(float(d.center[0]), 4), round(float(d.scale2[0]), 4)
+    ((3,), 2.3333, 2.3333)
+    """
+    if isinstance(x, MixtureData):
+        return x
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("x must be an array of numbers, shape (N,) or (N, D)") from None
+    if arr.ndim not in (1, 2):
+        raise ValueError(f"x must have shape (N,) or (N, D), got shape {arr.shape}")
+    if arr.shape[0] == 0:
+        raise ValueError("x is empty: at least one observation is needed")
+    if arr.ndim == 2 and arr.shape[1] == 0:
+        raise ValueError(f"x has no dimensions (shape {arr.shape}); expected (N, D) with D >= 1")
+    if not np.all(np.isfinite(arr)):
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(f"x contains NaN or infinite values (first at index {tuple(int(i) for i in bad)})")
+    center, var = cn.reference_scale(arr.reshape(arr.shape[0], -1))
+    dtype = jnp.zeros(()).dtype  # float64 under enable_x64, else float32
+    return MixtureData(jnp.asarray(arr, dtype), jnp.asarray(center, dtype), jnp.asarray(var, dtype))
+
+
+def _x2(d: MixtureData) -> jax.Array:
+    return d.x.reshape(d.x.shape[0], -1)
+
+
+def _p2(p: jax.Array) -> jax.Array:
+    return p if p.ndim == 2 else p[:, None]
+
+
+# ============================================================================ state & conditionals
+class MixtureState(NamedTuple):
+    """One chain's state.
+
+    ``z`` (N,) int32 assignments; ``log_weights`` (K,) log mixing weights;
+    ``mu`` and ``tau`` (K,) univariate or (K, D) diagonal: component means and
+    precisions (σ = τ^(-1/2)).
+    """
+
+    z: jax.Array
+    log_weights: jax.Array
+    mu: jax.Array
+    tau: jax.Array
+
+
+def prior(d: MixtureData, num_components: int, *, mu0=None, lam=cn.DEFAULT_LAM, a=cn.DEFAULT_A, b=None):
+    """The Normal-Gamma hyperparameters in force for data ``d``: ``None`` ones data-scaled.
+
+    Returns a :class:`gibbsjax.conjugate_normal.NormalGamma` of (D,) arrays;
+    see :func:`gibbsjax.conjugate_normal.data_scaled_prior`.
+
+    >>> p = prior(data([1.0, 2.0, 4.0]), 2)
+    >>> [round(float(v.squeeze()), 3) for v in p]   # mu0, lam, a, b = a s^2 / K^2
+    [2.333, 0.01, 1.5, 0.875]
+    """
+    return cn.data_scaled_prior(d.center, d.scale2, num_components, mu0=mu0, lam=lam, a=a, b=b)
+
+
+def backward_messages(state: MixtureState, d: MixtureData) -> jax.Array:
+    """log (b_n)_k = Σ_d log N(x_nd; μ_kd, σ_kd): the seed's backward message, (N, K)."""
+    x = _x2(d)
+    return jnp.sum(cn.log_normal(x[:, None, :], _p2(state.mu)[None], _p2(state.tau)[None]), axis=-1)
+
+
+def log_likelihood(state: MixtureState, d: MixtureData) -> jax.Array:
+    """log p(x | w, μ, τ) = Σ_n log Σ_k w_k N(x_n; μ_k, σ_k): z summed out, label-invariant."""
+    return jnp.sum(jax.nn.logsumexp(state.log_weights + backward_messages(state, d), axis=-1))
+
+
+def sample_z(key, state: MixtureState, d: MixtureData) -> jax.Array:
+    """z_n | w, μ, τ, x ~ Categorical(w_k (b_n)_k), (b_n)_k = N(x_n; μ_k, σ_k), all n at once.
+
+    Exact: given the parameters the z_n are independent.  One uniform per draw.
+    """
+    return gr.categorical(key, state.log_weights + backward_messages(state, d))
+
+
+def weights_posterior(state: MixtureState, d: MixtureData, *, alpha) -> jax.Array:
+    """w | z ~ Dirichlet(α + n), n_k = #{n : z_n = k}: returns the concentrations α + n, (K,)."""
+    k = state.log_weights.shape[0]
+    dtype = d.x.dtype
+    return jnp.asarray(alpha, dtype) + cn.counts(state.z, k, dtype=dtype)
+
+
+def components_posterior(state: MixtureState, d: MixtureData, *, mu0=None, lam=cn.DEFAULT_LAM,
+                         a=cn.DEFAULT_A, b=None) -> cn.NormalGamma:
+    """(μ_kd, τ_kd) | z, x ~ NormalGamma(μ_n, λ_n, a_n, b_n), independently per k and d.
+
+    With N_k, x̄_k and SS_k the count, mean and sum of squares of the points
+    assigned to k: λ_n = λ + N_k, μ_n = (λ μ0 + N_k x̄_k)/λ_n, a_n = a + N_k/2,
+    b_n = b + SS_k/2 + λ N_k (x̄_k − μ0)²/(2 λ_n)  (seed 002 §23.4 with a proper
+    prior).  Returns the posterior parameters, (K, D) arrays.
+    """
+    k = state.log_weights.shape[0]
+    ng = prior(d, k, mu0=mu0, lam=lam, a=a, b=b)
+    return cn.posterior(ng, *cn.component_stats(_x2(d), state.z, k))
+
+
+def sample_parameters(key, state: MixtureState, d: MixtureData, *, alpha, mu0=None,
+                      lam=cn.DEFAULT_LAM, a=cn.DEFAULT_A, b=None) -> MixtureState:
+    """Draw log w | z (:func:`weights_posterior`) and (μ, τ) | z, x (:func:`components_posterior`).
+
+    Given z the weights and the component parameters are independent, so the
+    two conditionals are drawn as one block, with one Gamma call
+    (:func:`gibbsjax.conjugate_normal.sample_conjugate`); log w is drawn in
+    log space (safe for tiny α).
+    """
+    post_w = weights_posterior(state, d, alpha=alpha)
+    post_c = components_posterior(state, d, mu0=mu0, lam=lam, a=a, b=b)
+    (log_w,), (mu, tau) = cn.sample_conjugate(key, [post_w], post_c, dtype=d.x.dtype)
+    shape = state.mu.shape
+    return state._replace(log_weights=log_w, mu=mu.reshape(shape), tau=tau.reshape(shape))
+
+
+# ============================================================================ the kernel
+def normal_gamma(
+    K: int = 2,
+    alpha: Any = 1.0,
+    mu0: Any = None,
+    lam: float = cn.DEFAULT_LAM,
+    a: float = cn.DEFAULT_A,
+    b: Any = None,
+    dim: int | None = None,
+    allow_improper: bool = False,
+) -> Kernel:
+    """Gibbs sampler for a K-component Gaussian mixture with Normal-Gamma priors.
+
+    Parameters
+    ----------
+    K:
+        Number of components (>= 1).
+    alpha:
+        Dirichlet concentration of the weights: a positive number or K numbers.
+    mu0, lam, a, b:
+        Normal-Gamma hyperparameters (τ ~ Gamma(a, rate b), μ | τ ~ N(μ0, 1/(λτ))).
+        ``mu0=None``: the data mean; ``b=None``: a s²/K^(2/D) (module docs).
+        ``mu0`` and ``b`` may also be given per dimension.
+    dim:
+        ``None`` for univariate data x of shape (N,); an integer D for data of
+        shape (N, D) with a diagonal precision (independent Normal-Gamma per
+        dimension).
+    allow_improper:
+        Accept λ, a or b equal to 0 (module docs: what can go wrong).
+
+    Data: :func:`data`.  Records: module docs (label switching).  Random
+    starts: K data points drawn without replacement as means, precisions
+    K^(2/D)/s², equal weights.
+
+    >>> import gibbsjax
+    >>> from gibbsjax.datasets.tabular import faithful
+    >>> x = data(faithful()["eruptions_min"])
+    >>> idata = gibbsjax.sample(normal_gamma(K=2), x, seed=0, num_warmup=200, num_draws=200,
+    ...                         progress=False)
+    >>> [round(float(m), 1) for m in idata.posterior["mu_sorted"].mean(("chain", "draw"))]
+    [2.0, 4.3]
+    """
+    K = cn.check_count("K", K, 1)
+    if dim is not None:
+        dim = cn.check_count("dim", dim, 1)
+    alpha = cn.check_concentration("alpha", alpha, ((), (K,)))
+    mu0, lam, a, b = cn.check_normal_gamma(
+        mu0, lam, a, b, dim=1 if dim is None else dim, allow_improper=allow_improper
+    )
+    return _normal_gamma(K, alpha, mu0, lam, a, b, dim, allow_improper)
+
+
+@functools.lru_cache(maxsize=64)
+def _normal_gamma(K, alpha, mu0, lam, a, b, dim, allow_improper) -> Kernel:
+    proper = cn.is_proper(lam, a, b)
+    hyper = {"mu0": mu0, "lam": lam, "a": a, "b": b}
+
+    def check(d):
+        if not isinstance(d, MixtureData):
+            raise ValueError(
+                "data must be built with gibbsjax.models.gaussian_mixture.data(x), "
+                f"got {type(d).__name__}"
+            )
+        if dim is None and d.x.ndim != 1:
+            raise ValueError(
+                f"this kernel is univariate (dim=None) and needs x of shape (N,), got {d.x.shape}; "
+                f"use normal_gamma(..., dim={d.x.shape[-1]}) for (N, D) data"
+            )
+        if dim is not None and (d.x.ndim != 2 or d.x.shape[1] != dim):
+            raise ValueError(f"this kernel has dim={dim} and needs x of shape (N, {dim}), got {d.x.shape}")
+
+    def shape(d):
+        return (K,) if dim is None else (K, dim)
+
+    def init(key, d):
+        check(d)
+        k1, k2 = jax.random.split(key)
+        n = d.x.shape[0]
+        if K <= n:
+            idx = jax.random.permutation(k1, n)[:K]
+        else:
+            idx = jax.random.randint(k1, (K,), 0, n)
+        ndim = 1 if dim is None else dim
+        mu = _x2(d)[idx].reshape(shape(d))
+        tau = jnp.broadcast_to(float(K) ** (2.0 / ndim) / d.scale2, (K, ndim)).reshape(shape(d))
+        log_w = jnp.full((K,), -np.log(K), d.x.dtype)
+        state = MixtureState(jnp.zeros(n, jnp.int32), log_w, mu.astype(d.x.dtype), tau.astype(d.x.dtype))
+        return state._replace(z=sample_z(k2, state, d))
+
+    def record(state, d):
+        order = jnp.argsort(_p2(state.mu)[:, 0])
+        weights = jnp.exp(state.log_weights)
+        sigma = jax.lax.rsqrt(state.tau)
+        return {
+            "weights": weights,
+            "mu": state.mu,
+            "sigma": sigma,
+            "weights_sorted": weights[order],
+            "mu_sorted": state.mu[order],
+            "sigma_sorted": sigma[order],
+            "log_lik": log_likelihood(state, d),
+        }
+
+    def accumulate(state, d):
+        # Rao-Blackwellised: p(z_n = k | w, μ, τ, x_n), averaged over draws by the runner
+        return {"membership": jax.nn.softmax(state.log_weights + backward_messages(state, d), axis=-1)}
+
+    def log_joint(state, d):
+        """log p(w, μ, τ, z, x) (up to a constant when the prior is improper)."""
+        check(d)
+        ng = prior(d, K, **hyper)
+        alpha_ = jnp.broadcast_to(jnp.asarray(alpha, d.x.dtype), (K,))
+        lp = cn.log_dirichlet_density(state.log_weights, alpha_)
+        lp += jnp.sum(cn.log_density(_p2(state.mu), _p2(state.tau), ng, proper=proper))
+        msgs = backward_messages(state, d)
+        lp += jnp.sum(jnp.take_along_axis(state.log_weights[None, :] + msgs, state.z[:, None], axis=1))
+        return lp
+
+    def sample_prior(key, d):
+        check(d)
+        k1, k2 = jax.random.split(key)
+        dtype = d.x.dtype
+        alpha_ = jnp.broadcast_to(jnp.asarray(alpha, dtype), (K,))
+        ng = prior(d, K, **hyper)
+        ng = cn.NormalGamma(*(jnp.broadcast_to(v, (K, ng.mu0.shape[0])) for v in ng))
+        (log_w,), (mu, tau) = cn.sample_conjugate(k1, [alpha_], ng, dtype=dtype)
+        z = gr.categorical(k2, log_w, shape=(d.x.shape[0],))
+        return MixtureState(z, log_w, mu.reshape(shape(d)), tau.reshape(shape(d)))
+
+    def simulate_data(key, state, d):
+        mu, tau = _p2(state.mu)[state.z], _p2(state.tau)[state.z]
+        eps = gr.normal(key, shape=mu.shape, dtype=d.x.dtype)
+        x = mu + eps * jax.lax.rsqrt(tau)
+        return MixtureData(x.reshape(d.x.shape), d.center, d.scale2)
+
+    comp = ("component",) if dim is None else ("component", "dim")
+    rank = ("rank",) if dim is None else ("rank", "dim")
+    return Kernel(
+        init=init,
+        step=sweep(("z", sample_z), functools.partial(sample_parameters, alpha=alpha, **hyper)),
+        record=record,
+        dims={
+            "weights": ("component",),
+            "mu": comp,
+            "sigma": comp,
+            "weights_sorted": ("rank",),
+            "mu_sorted": rank,
+            "sigma_sorted": rank,
+            "log_lik": (),
+            "membership": ("obs", "component"),
+        },
+        log_joint=log_joint,
+        sample_prior=sample_prior if proper else None,
+        simulate_data=simulate_data,
+        accumulate=accumulate,
+        name=f"gaussian_mixture(K={K})" if dim is None else f"gaussian_mixture(K={K}, dim={dim})",
+    )
+
+
+# ============================================================================ label switching
+def align(idata, *, var_name: str = "mu"):
+    """Align components across chains by their posterior means of ``var_name``.
+
+    Uses :func:`gibbsjax.diagnostics.align_chains` on dim ``component``, so the
+    raw per-component variables (``weights``, ``mu``, ``sigma``) mean the same
+    component in every chain and their R-hat means something.  Label-invariant
+    variables (``*_sorted``, ``log_lik``, ``lp``) are unchanged.  The
+    permutations are stored in ``posterior.attrs["component_permutations"]``.
+    Returns the aligned InferenceData.
+    """
+    from gibbsjax.diagnostics import align_chains
+
+    aligned, _ = align_chains(idata, var_name, "component")
+    aligned.posterior.attrs["aligned_on"] = var_name
+    return aligned

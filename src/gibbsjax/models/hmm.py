@@ -1,0 +1,765 @@
+"""Hidden Markov models sampled by forward filtering, backward sampling (FFBS).
+
+Model (K hidden states; S sequences y_s of lengths T_s)::
+
+    π ~ Dirichlet(α_init)                 initial distribution
+    A_j ~ Dirichlet(α_trans_j)            transition rows, A_jk = p(z_t = k | z_{t-1} = j)
+    z_s1 ~ Categorical(π),  z_st | z_s,t-1 ~ Categorical(A_{z_s,t-1})
+    emissions, either
+      categorical (:func:`categorical`):  B_k ~ Dirichlet(β_k),  y_st | z_st = k ~ Categorical(B_k)
+      Gaussian    (:func:`gaussian`):     (μ_k, τ_k) ~ NormalGamma(μ0, λ, a, b),
+                                          y_st | z_st = k ~ N(μ_k, 1/τ_k)
+
+The Gibbs sweep draws
+
+1. :func:`sample_paths`: every hidden path z_s | θ, y_s jointly by FFBS
+   (Carter & Kohn 1996, cited in seed 002 §23.2; Frühwirth-Schnatter 1994):
+   :func:`forward_filter` computes the filtered distributions
+   p(z_t | y_1..t) in log space, normalised by a logsumexp at every step (so
+   it is stable for any length), then :func:`ffbs` samples backwards
+   z_T ~ p(z_T | y_1..T), z_t | z_t+1 ∝ p(z_t | y_1..t) A_{z_t, z_t+1}, one
+   categorical draw (one uniform) per step.  Exact; sequences are
+   independent given θ, so they are sampled side by side (vmap).
+2. :func:`sample_parameters`, one block, as these are independent given the
+   paths: log π | z ~ log Dirichlet(α_init + counts of z_s1)
+   (:func:`initial_posterior`); log A_j | z ~ log Dirichlet(α_trans_j + n_j·),
+   n_jk = #{(s, t): z_s,t-1 = j, z_st = k} (:func:`transition_posterior`);
+   emissions: log B_k | z, y ~ log Dirichlet(β_k + counts of each symbol in
+   state k) (:func:`emission_posterior`) or (μ_k, τ_k) | z, y from their
+   Normal-Gamma posteriors (:func:`gaussian_emission_posterior`,
+   :mod:`gibbsjax.conjugate_normal`).
+
+Sequences of different lengths are padded to a common length T (data
+constructors :func:`categorical_data`, :func:`gaussian_data`) and carry their
+``lengths``; padding steps (t >= T_s) change nothing: the forward pass carries
+its state through them, the backward pass starts at t = T_s − 1, padded path
+entries are 0 and all counts skip them.  Step t of sequence s uses the key
+``fold_in(fold_in(key, s), t)``, so a sequence's path does not depend on the
+padded length nor on the other sequences.  One compiled kernel serves every
+data set of the same padded shape (pass ``pad_to`` to fix it).
+
+Gaussian priors: proper, data-scaled by default, exactly as in
+:mod:`gibbsjax.models.gaussian_mixture` (μ0 = data mean, λ = 0.01, a = 3/2,
+b = a s²/K², Fraley & Raftery 2007); zeros need ``allow_improper=True``, and
+then a state that no observation visits has no proper posterior (NaN).
+
+Label switching
+---------------
+With exchangeable priors (scalar concentrations, the default) states are
+interchangeable.  Raw per-state records (``initial`` (state),
+``transition`` (state, state_to), ``emission`` (state, symbol) or ``mu``,
+``sigma`` (state)) compare across chains only after :func:`align`.
+Label-invariant as recorded: ``lp`` (log joint, ``sample_stats``),
+``log_lik`` (Σ_s log p(y_s | θ), paths summed out by the forward pass), and
+the states sorted by their emission mean (Σ_v v B_kv, or μ_k):
+``emission_sorted`` / ``mu_sorted``, ``sigma_sorted``, ``initial_sorted``,
+``transition_sorted`` (dims ``rank``, ``rank_to``).  Paths are not recorded
+per draw; ``posterior_mean["state_probs"]`` (sequence, step, state) holds each
+chain's posterior probability of every state at every step (the frequency of
+the sampled paths, accumulated by the runner; 0 at padding; aligned by
+:func:`align`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from gibbsjax import conjugate_normal as cn
+from gibbsjax import random as gr
+from gibbsjax.kernel import Kernel, sweep
+
+__all__ = [
+    "forward_filter",
+    "forward_log_likelihood",
+    "ffbs",
+    "CategoricalHMMData",
+    "GaussianHMMData",
+    "CategoricalHMMState",
+    "GaussianHMMState",
+    "categorical_data",
+    "gaussian_data",
+    "categorical",
+    "gaussian",
+    "emission_log_lik",
+    "sequence_log_likelihoods",
+    "sample_paths",
+    "initial_posterior",
+    "transition_posterior",
+    "emission_posterior",
+    "gaussian_emission_posterior",
+    "sample_parameters",
+    "align",
+]
+
+
+# ============================================================================ forward filtering, backward sampling
+def _length(log_lik, length):
+    return log_lik.shape[0] if length is None else length
+
+
+def forward_filter(log_initial, log_transition, log_lik, length=None):
+    """Filtered log-probabilities log p(z_t | y_1..t) and the log normalisers, one sequence.
+
+    ``log_initial`` (K,), ``log_transition`` (K, K) (row j: log p(z_t = · |
+    z_t-1 = j)), ``log_lik`` (T, K) with ``log_lik[t, k] = log p(y_t | z_t = k)``;
+    ``length``: the number of real steps (default T; steps t >= length are
+    padding).  Returns ``(log_filtered, log_norm)`` of shapes (T, K) and (T,):
+    log α_t = log p(z_t | y_1..t) normalised by a logsumexp at every step, and
+    c_t = log p(y_t | y_1..t-1), so Σ_t c_t = log p(y_1..T).  At padding steps
+    α is carried unchanged and c_t = 0.
+
+    Recursion: log α̃_t(k) = logsumexp_j(log α_t-1(j) + log A_jk) + log_lik[t, k]
+    (log π_k + log_lik[0, k] at t = 0), c_t = logsumexp_k log α̃_t(k),
+    log α_t = log α̃_t − c_t.
+    """
+    length = _length(log_lik, length)
+    a0 = log_initial + log_lik[0]
+    c0 = jax.nn.logsumexp(a0)
+    a0 = a0 - c0
+
+    def step(prev, inputs):
+        t, ll = inputs
+        pred = jax.nn.logsumexp(prev[:, None] + log_transition, axis=0)
+        unnorm = pred + ll
+        c = jax.nn.logsumexp(unnorm)
+        valid = t < length
+        new = jnp.where(valid, unnorm - c, prev)
+        c = jnp.where(valid, c, jnp.zeros_like(c))
+        return new, (new, c)
+
+    steps = jnp.arange(1, log_lik.shape[0])
+    _, (rest, cs) = lax.scan(step, a0, (steps, log_lik[1:]))
+    return jnp.concatenate([a0[None], rest]), jnp.concatenate([c0[None], cs])
+
+
+def forward_log_likelihood(log_initial, log_transition, log_lik, length=None):
+    """log p(y_1..T | π, A, emissions) = Σ_t log p(y_t | y_1..t-1), by :func:`forward_filter`.
+
+    Same arguments as :func:`forward_filter`; padding steps contribute 0.
+
+    >>> import jax.numpy as jnp
+    >>> li = jnp.log(jnp.array([0.5, 0.5])); lt = jnp.log(jnp.array([[0.9, 0.1], [0.2, 0.8]]))
+    >>> ll = jnp.log(jnp.array([[0.5, 0.1]] * 3))
+    >>> round(float(forward_log_likelihood(li, lt, ll, length=1)), 4)   # log(0.5*0.5 + 0.5*0.1)
+    -1.204
+    """
+    return jnp.sum(forward_filter(log_initial, log_transition, log_lik, length)[1])
+
+
+def ffbs(key, log_initial, log_transition, log_lik, length=None):
+    """Draw a hidden path z_1..T ~ p(z | y, π, A) exactly: forward filtering, backward sampling.
+
+    Arguments as in :func:`forward_filter`.  After the forward pass, draws
+    z_L ~ α_L (L = length − 1, the last real step) and, for t = L − 1 down to 0,
+    z_t ~ Categorical(α_t(·) A_{·, z_t+1}) (in log space), one uniform per step;
+    step t uses ``fold_in(key, t)``, so the draws do not depend on the padded
+    length.  Returns an int32 path of shape (T,), 0 at padding steps.
+    """
+    length = _length(log_lik, length)
+    log_filtered, _ = forward_filter(log_initial, log_transition, log_lik, length)
+
+    def back(z_next, inputs):
+        t, key_t, la = inputs
+        last = t == length - 1
+        logits = la + jnp.where(last, jnp.zeros_like(la), log_transition[:, z_next])
+        z = gr.categorical(key_t, logits)
+        valid = t < length
+        return jnp.where(valid, z, z_next), jnp.where(valid, z, 0)
+
+    t = jnp.arange(log_lik.shape[0])
+    _, path = lax.scan(back, jnp.zeros((), jnp.int32), (t, _step_keys(key, t), log_filtered), reverse=True)
+    return path
+
+
+def _step_keys(key, t):
+    """``fold_in(key, t)`` for every step, computed before a scan rather than inside it."""
+    return jax.vmap(jax.random.fold_in, in_axes=(None, 0))(key, t)
+
+
+def _sample_markov_path(key, log_initial, log_transition, length, num_steps):
+    """z_0 ~ π, z_t ~ A_{z_t-1} for t < length; 0 at padding steps (the prior of one path)."""
+
+    def step(z_prev, inputs):
+        t, key_t = inputs
+        logits = jnp.where(t == 0, log_initial, log_transition[z_prev])
+        z = gr.categorical(key_t, logits)
+        valid = t < length
+        return jnp.where(valid, z, z_prev), jnp.where(valid, z, 0)
+
+    t = jnp.arange(num_steps)
+    _, path = lax.scan(step, jnp.zeros((), jnp.int32), (t, _step_keys(key, t)))
+    return path
+
+
+# ============================================================================ data
+class CategoricalHMMData(NamedTuple):
+    """Padded symbol sequences: ``y`` (S, T) int32 (0 at padding), ``lengths`` (S,) int32,
+    ``symbol_counts`` (V,) int32 (how often each symbol occurs; its length is the alphabet size V)."""
+
+    y: jax.Array
+    lengths: jax.Array
+    symbol_counts: jax.Array
+
+
+class GaussianHMMData(NamedTuple):
+    """Padded real sequences: ``y`` (S, T) float (0 at padding), ``lengths`` (S,) int32, and the
+    frozen reference ``center`` (1,) and ``scale2`` (1,) (mean and variance of all observations)
+    used by data-scaled default hyperparameters."""
+
+    y: jax.Array
+    lengths: jax.Array
+    center: jax.Array
+    scale2: jax.Array
+
+
+def _mask(lengths, num_steps):
+    return jnp.arange(num_steps)[None, :] < lengths[:, None]
+
+
+def _as_sequences(sequences) -> list[np.ndarray]:
+    """A list of 1-D float64 arrays from a list of sequences, one 1-D sequence or a 2-D array (rows)."""
+    if isinstance(sequences, (str, bytes)) or sequences is None:
+        raise ValueError(f"sequences must be a list of 1-D sequences, got {sequences!r}")
+    if isinstance(sequences, (np.ndarray, jax.Array)):
+        arr = np.asarray(sequences)
+        if arr.ndim == 1:
+            items = [arr]
+        elif arr.ndim == 2:
+            items = list(arr)
+        else:
+            raise ValueError(f"sequences given as an array must be 1-D or 2-D (rows), got shape {arr.shape}")
+    else:
+        try:
+            items = list(sequences)
+        except TypeError:
+            raise ValueError(f"sequences must be a list of 1-D sequences, got {type(sequences).__name__}") from None
+        if items and all(np.ndim(v) == 0 and not isinstance(v, (str, bytes)) for v in items):
+            items = [items]  # a single sequence of numbers
+    if not items:
+        raise ValueError("sequences is empty: at least one sequence is needed")
+    out = []
+    for i, seq in enumerate(items):
+        try:
+            arr = np.asarray(seq, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"sequence {i} must be a 1-D array of numbers") from None
+        if arr.ndim != 1:
+            raise ValueError(f"sequence {i} must be 1-D, got shape {arr.shape}")
+        if arr.size == 0:
+            raise ValueError(f"sequence {i} is empty (length 0): every sequence needs at least one step")
+        if not np.all(np.isfinite(arr)):
+            bad = int(np.flatnonzero(~np.isfinite(arr))[0])
+            raise ValueError(f"sequence {i} contains NaN or infinite values (first at position {bad})")
+        out.append(arr)
+    return out
+
+
+def _pad(seqs: list[np.ndarray], pad_to, dtype) -> tuple[np.ndarray, np.ndarray]:
+    lengths = np.array([len(s) for s in seqs], dtype=np.int32)
+    longest = int(lengths.max())
+    if pad_to is None:
+        num_steps = longest
+    else:
+        num_steps = cn.check_count("pad_to", pad_to, 1)
+        if num_steps < longest:
+            raise ValueError(f"pad_to ({num_steps}) is shorter than the longest sequence ({longest})")
+    y = np.zeros((len(seqs), num_steps), dtype=dtype)
+    for i, s in enumerate(seqs):
+        y[i, : len(s)] = s
+    return y, lengths
+
+
+def categorical_data(sequences, num_symbols: int | None = None, *, pad_to: int | None = None) -> CategoricalHMMData:
+    """Validate symbol sequences (integers 0..V-1) for :func:`categorical`.
+
+    ``sequences``: a list of 1-D integer sequences (lengths may differ), one
+    1-D sequence, or a 2-D array with one sequence per row.  ``num_symbols``:
+    the alphabet size V (default: largest symbol + 1); a symbol outside
+    0..V-1 is a ``ValueError``.  ``pad_to``: the common padded length
+    (default: the longest sequence).  Raises ``ValueError`` for no sequences,
+    an empty sequence, NaN, non-integer or out-of-alphabet symbols.
+
+    >>> d = categorical_data([[0, 1, 1], [2]], num_symbols=3)
+    >>> d.y.tolist(), d.lengths.tolist(), d.symbol_counts.tolist()
+    ([[0, 1, 1], [2, 0, 0]], [3, 1], [1, 2, 1])
+    """
+    seqs = _as_sequences(sequences)
+    if num_symbols is not None:
+        num_symbols = cn.check_count("num_symbols", num_symbols, 1)
+    for i, s in enumerate(seqs):
+        frac = np.flatnonzero(s != np.round(s))
+        if frac.size:
+            raise ValueError(f"sequence {i} has a non-integer symbol {s[frac[0]]!r} at position {int(frac[0])}")
+        neg = np.flatnonzero(s < 0)
+        if neg.size:
+            raise ValueError(
+                f"sequence {i} has symbol {int(s[neg[0]])} at position {int(neg[0])}, outside the "
+                "alphabet: symbols must be integers 0..num_symbols-1"
+            )
+        if num_symbols is not None:
+            big = np.flatnonzero(s >= num_symbols)
+            if big.size:
+                raise ValueError(
+                    f"sequence {i} has symbol {int(s[big[0]])} at position {int(big[0])}, outside the "
+                    f"alphabet 0..{num_symbols - 1} (num_symbols={num_symbols})"
+                )
+    if num_symbols is None:
+        num_symbols = int(max(s.max() for s in seqs)) + 1
+    y, lengths = _pad(seqs, pad_to, np.int32)
+    symbol_counts = np.bincount(np.concatenate(seqs).astype(np.int64), minlength=num_symbols).astype(np.int32)
+    return CategoricalHMMData(jnp.asarray(y), jnp.asarray(lengths), jnp.asarray(symbol_counts))
+
+
+def gaussian_data(sequences, *, pad_to: int | None = None) -> GaussianHMMData:
+    """Validate real-valued sequences for :func:`gaussian` (same layout as :func:`categorical_data`).
+
+    >>> d = gaussian_data([[0.5, 1.5], [2.0]])
+    >>> d.y.shape, d.lengths.tolist()
+    ((2, 2), [2, 1])
+    """
+    seqs = _as_sequences(sequences)
+    dtype = jnp.zeros(()).dtype  # float64 under enable_x64, else float32
+    y, lengths = _pad(seqs, pad_to, np.float64)
+    center, var = cn.reference_scale(np.concatenate(seqs)[:, None])
+    return GaussianHMMData(
+        jnp.asarray(y, dtype), jnp.asarray(lengths), jnp.asarray(center, dtype), jnp.asarray(var, dtype)
+    )
+
+
+# ============================================================================ states and conditionals
+class CategoricalHMMState(NamedTuple):
+    """Paths ``z`` (S, T) int32; ``log_initial`` (K,), ``log_transition`` (K, K), ``log_emission`` (K, V)."""
+
+    z: jax.Array
+    log_initial: jax.Array
+    log_transition: jax.Array
+    log_emission: jax.Array
+
+
+class GaussianHMMState(NamedTuple):
+    """Paths ``z`` (S, T) int32; ``log_initial`` (K,), ``log_transition`` (K, K); ``mu``, ``tau`` (K,)."""
+
+    z: jax.Array
+    log_initial: jax.Array
+    log_transition: jax.Array
+    mu: jax.Array
+    tau: jax.Array
+
+
+def emission_log_lik(state, d) -> jax.Array:
+    """log p(y_st | z_st = k) for every sequence, step and state: (S, T, K) (padding: finite junk)."""
+    if isinstance(state, CategoricalHMMState):
+        return jnp.take(state.log_emission.T, d.y, axis=0)
+    return cn.log_normal(d.y[..., None], state.mu, state.tau)
+
+
+def sequence_log_likelihoods(state, d) -> jax.Array:
+    """log p(y_s | π, A, emissions) per sequence, (S,), by the forward pass (paths summed out)."""
+    ll = emission_log_lik(state, d)
+    return jax.vmap(forward_log_likelihood, in_axes=(None, None, 0, 0))(
+        state.log_initial, state.log_transition, ll, d.lengths
+    )
+
+
+def _sequence_keys(key, num_sequences):
+    return jax.vmap(jax.random.fold_in, in_axes=(None, 0))(key, jnp.arange(num_sequences))
+
+
+def sample_paths(key, state, d) -> jax.Array:
+    """z_s | π, A, emissions, y_s for every sequence s, by :func:`ffbs` (exact, blocked)."""
+    ll = emission_log_lik(state, d)
+    keys = _sequence_keys(key, d.y.shape[0])
+    return jax.vmap(ffbs, in_axes=(0, None, None, 0, 0))(
+        keys, state.log_initial, state.log_transition, ll, d.lengths
+    )
+
+
+def initial_posterior(state, d, *, alpha_init) -> jax.Array:
+    """π | z ~ Dirichlet(α_init + n), n_k = #{s : z_s1 = k}: returns α_init + n, (K,)."""
+    k = state.log_initial.shape[0]
+    dtype = state.log_initial.dtype
+    return jnp.asarray(alpha_init, dtype) + cn.counts(state.z[:, 0], k, dtype=dtype)
+
+
+def transition_posterior(state, d, *, alpha_trans) -> jax.Array:
+    """A_j | z ~ Dirichlet(α_trans_j + n_j·), n_jk = #{(s, t) : z_s,t-1 = j, z_st = k, t < T_s}.
+
+    Returns the (K, K) concentrations, row j for A_j.
+    """
+    k = state.log_initial.shape[0]
+    dtype = state.log_initial.dtype
+    mask = _mask(d.lengths, state.z.shape[1])[:, 1:]
+    n = cn.counts(state.z[:, :-1] * k + state.z[:, 1:], k * k, mask, dtype).reshape(k, k)
+    return jnp.asarray(alpha_trans, dtype) + n
+
+
+def emission_posterior(state: CategoricalHMMState, d: CategoricalHMMData, *, beta) -> jax.Array:
+    """B_k | z, y ~ Dirichlet(β_k + m_k·), m_kv = #{(s, t) : z_st = k, y_st = v, t < T_s}: (K, V)."""
+    k, v = state.log_emission.shape
+    dtype = state.log_emission.dtype
+    mask = _mask(d.lengths, state.z.shape[1])
+    m = cn.counts(state.z * v + d.y, k * v, mask, dtype).reshape(k, v)
+    return jnp.asarray(beta, dtype) + m
+
+
+def gaussian_emission_posterior(state: GaussianHMMState, d: GaussianHMMData, *, mu0=None,
+                                lam=cn.DEFAULT_LAM, a=cn.DEFAULT_A, b=None) -> cn.NormalGamma:
+    """(μ_k, τ_k) | z, y ~ NormalGamma(μ_n, λ_n, a_n, b_n) over the real steps in state k.
+
+    λ_n = λ + N_k, μ_n = (λ μ0 + N_k ȳ_k)/λ_n, a_n = a + N_k/2,
+    b_n = b + SS_k/2 + λ N_k (ȳ_k − μ0)²/(2 λ_n); ``None`` hyperparameters are
+    data-scaled.  Returns the posterior parameters, (K, 1) arrays.
+    """
+    k = state.mu.shape[0]
+    prior = cn.data_scaled_prior(d.center, d.scale2, k, mu0=mu0, lam=lam, a=a, b=b)
+    mask = _mask(d.lengths, d.y.shape[1]).reshape(-1)
+    return cn.posterior(prior, *cn.component_stats(d.y.reshape(-1, 1), state.z.reshape(-1), k, weights=mask))
+
+
+def sample_parameters(key, state, d, *, alpha_init, alpha_trans, emission: Callable):
+    """Draw π | z, A | z and the emission parameters | z, y as one block.
+
+    Given the paths these are independent (:func:`initial_posterior`,
+    :func:`transition_posterior`, and ``emission(state, d) -> (dirichlet
+    concentrations, NormalGamma or None)``), so one Gamma call draws them all
+    (:func:`gibbsjax.conjugate_normal.sample_conjugate`).  Returns
+    ``(log_initial, log_transition, emission log-probabilities, (mu, tau) or None)``.
+    """
+    dirichlets, ng = emission(state, d)
+    (log_initial, log_transition, *rest), mu_tau = cn.sample_conjugate(
+        key,
+        [initial_posterior(state, d, alpha_init=alpha_init),
+         transition_posterior(state, d, alpha_trans=alpha_trans), *dirichlets],
+        ng,
+        dtype=state.log_initial.dtype,
+    )
+    return log_initial, log_transition, rest, mu_tau
+
+
+# ============================================================================ kernels
+class _Emission(NamedTuple):
+    """What differs between emission families; the HMM kernel is built around it."""
+
+    data_type: type
+    state_type: type
+    check: Callable  # data -> None (raises ValueError)
+    init: Callable  # key, data -> dict of emission fields (a random start)
+    posterior: Callable  # state, data -> (Dirichlet concentrations, NormalGamma or None)
+    prior: Callable  # data -> (Dirichlet concentrations, NormalGamma or None)
+    fields: Callable  # (Dirichlet log-probabilities, (mu, tau) or None) -> dict of emission fields
+    log_prior: Callable  # state, data -> scalar
+    proper: bool  # whether the prior can be sampled
+    simulate: Callable  # key, state, data -> data
+    sort_key: Callable  # state -> (K,) scalar summary per state, for label-invariant records
+    record: Callable  # state, order -> dict
+    dims: dict
+
+
+def _param_dtype(d):
+    return d.y.dtype if jnp.issubdtype(d.y.dtype, jnp.floating) else jnp.zeros(()).dtype
+
+
+def _build(K: int, alpha_init, alpha_trans, em: _Emission, name: str) -> Kernel:
+    def check(d):
+        if not isinstance(d, em.data_type):
+            raise ValueError(
+                f"data must be built with gibbsjax.models.hmm.{_DATA_BUILDER[em.data_type]}(...), "
+                f"got {type(d).__name__}"
+            )
+        em.check(d)
+
+    def dirichlet_prior(d):
+        dtype = _param_dtype(d)
+        a0 = jnp.broadcast_to(jnp.asarray(alpha_init, dtype), (K,))
+        at = jnp.asarray(alpha_trans, dtype)
+        at = jnp.broadcast_to(at if at.ndim != 1 else at[None, :], (K, K))
+        return a0, at
+
+    def init(key, d):
+        check(d)
+        k1, k2, k3 = jax.random.split(key, 3)
+        dtype = _param_dtype(d)
+        log_initial = jnp.full((K,), -np.log(K), dtype)
+        log_transition = jax.nn.log_softmax(gr.normal(k1, shape=(K, K), dtype=dtype), axis=-1)
+        state = em.state_type(
+            z=jnp.zeros(d.y.shape, jnp.int32), log_initial=log_initial, log_transition=log_transition,
+            **em.init(k2, d),
+        )
+        return state._replace(z=sample_paths(k3, state, d))
+
+    def update_parameters(key, state, d):
+        log_initial, log_transition, log_probs, mu_tau = sample_parameters(
+            key, state, d, alpha_init=alpha_init, alpha_trans=alpha_trans, emission=em.posterior
+        )
+        return state._replace(log_initial=log_initial, log_transition=log_transition,
+                              **em.fields(log_probs, mu_tau))
+
+    def log_joint(state, d):
+        """log p(π, A, emissions, z, y) (up to a constant when the prior is improper)."""
+        check(d)
+        a0, at = dirichlet_prior(d)
+        mask = _mask(d.lengths, d.y.shape[1])
+        lp = cn.log_dirichlet_density(state.log_initial, a0)
+        lp += jnp.sum(cn.log_dirichlet_density(state.log_transition, at))
+        lp += em.log_prior(state, d)
+        lp += jnp.sum(state.log_initial[state.z[:, 0]])
+        trans = state.log_transition[state.z[:, :-1], state.z[:, 1:]]
+        lp += jnp.sum(jnp.where(mask[:, 1:], trans, 0.0))
+        ll = jnp.take_along_axis(emission_log_lik(state, d), state.z[..., None], axis=-1)[..., 0]
+        return lp + jnp.sum(jnp.where(mask, ll, 0.0))
+
+    def sample_prior(key, d):
+        check(d)
+        k1, k2 = jax.random.split(key)
+        a0, at = dirichlet_prior(d)
+        dirichlets, ng = em.prior(d)
+        (log_initial, log_transition, *rest), mu_tau = cn.sample_conjugate(
+            k1, [a0, at, *dirichlets], ng, dtype=_param_dtype(d)
+        )
+        s, t = d.y.shape
+        z = jax.vmap(_sample_markov_path, in_axes=(0, None, None, 0, None))(
+            _sequence_keys(k2, s), log_initial, log_transition, d.lengths, t
+        )
+        return em.state_type(z=z, log_initial=log_initial, log_transition=log_transition,
+                             **em.fields(rest, mu_tau))
+
+    def record(state, d):
+        order = jnp.argsort(em.sort_key(state))
+        initial = jnp.exp(state.log_initial)
+        transition = jnp.exp(state.log_transition)
+        out = {
+            "initial": initial,
+            "transition": transition,
+            "initial_sorted": initial[order],
+            "transition_sorted": transition[order][:, order],
+            "log_lik": jnp.sum(sequence_log_likelihoods(state, d)),
+        }
+        out.update(em.record(state, order))
+        return out
+
+    def accumulate(state, d):
+        # posterior state probabilities per sequence and step (0 at padding), averaged by the runner
+        mask = _mask(d.lengths, d.y.shape[1])
+        return {"state_probs": jax.nn.one_hot(state.z, K, dtype=_param_dtype(d)) * mask[..., None]}
+
+    return Kernel(
+        init=init,
+        step=sweep(("z", sample_paths), update_parameters),
+        record=record,
+        dims={
+            "initial": ("state",),
+            "transition": ("state", "state_to"),
+            "initial_sorted": ("rank",),
+            "transition_sorted": ("rank", "rank_to"),
+            "log_lik": (),
+            "state_probs": ("sequence", "step", "state"),
+            **em.dims,
+        },
+        log_joint=log_joint,
+        sample_prior=sample_prior if em.proper else None,
+        simulate_data=em.simulate,
+        accumulate=accumulate,
+        name=name,
+    )
+
+
+_DATA_BUILDER = {CategoricalHMMData: "categorical_data", GaussianHMMData: "gaussian_data"}
+
+
+def _check_hmm_common(K, alpha_init, alpha_trans):
+    K = cn.check_count("K", K, 1)
+    alpha_init = cn.check_concentration("alpha_init", alpha_init, ((), (K,)))
+    alpha_trans = cn.check_concentration("alpha_trans", alpha_trans, ((), (K,), (K, K)))
+    return K, alpha_init, alpha_trans
+
+
+def categorical(K: int = 2, alpha_init: Any = 1.0, alpha_trans: Any = 1.0, beta: Any = 1.0) -> Kernel:
+    """Gibbs sampler (FFBS) for an HMM with K states and categorical emissions.
+
+    ``alpha_init``: Dirichlet concentration of π (a number or K numbers);
+    ``alpha_trans``: of the transition rows (a number, K numbers for every
+    row, or a K × K matrix, row j for A_j; e.g. a larger diagonal for sticky
+    states); ``beta``: of the emission rows (a number, V numbers, or K × V).
+    Data: :func:`categorical_data`.  Random starts: π uniform, A and B rows
+    softmax(N(0, 1)) draws, then paths by FFBS.
+
+    >>> import gibbsjax
+    >>> from gibbsjax.datasets.tabular import casino
+    >>> d = categorical_data(casino(num_sequences=2, min_length=50, max_length=80)["sequences"], 6)
+    >>> idata = gibbsjax.sample(categorical(K=2), d, seed=0, num_warmup=20, num_draws=20,
+    ...                         progress=False)
+    >>> idata.posterior["emission"].shape
+    (4, 20, 2, 6)
+    """
+    K, alpha_init, alpha_trans = _check_hmm_common(K, alpha_init, alpha_trans)
+    if isinstance(beta, bool):
+        raise ValueError(f"beta must be a number, V numbers or a K x V matrix, got {beta!r}")
+    try:
+        shape = np.shape(np.asarray(beta, dtype=np.float64))
+    except (TypeError, ValueError):
+        raise ValueError(f"beta must be a number, V numbers or a K x V matrix, got {beta!r}") from None
+    if len(shape) > 2 or (len(shape) == 2 and shape[0] != K):
+        raise ValueError(f"beta must be a number, V numbers or a K x V matrix (K = {K}), got shape {shape}")
+    beta = cn.check_concentration("beta", beta, (shape,))
+    return _categorical(K, alpha_init, alpha_trans, beta)
+
+
+@functools.lru_cache(maxsize=64)
+def _categorical(K, alpha_init, alpha_trans, beta) -> Kernel:
+    beta_shape = np.shape(beta)
+
+    def check(d):
+        v = d.symbol_counts.shape[0]
+        if len(beta_shape) >= 1 and beta_shape[-1] != v:
+            raise ValueError(f"beta has {beta_shape[-1]} entries per state but the data have V = {v} symbols")
+
+    def beta_array(d):
+        v = d.symbol_counts.shape[0]
+        return jnp.broadcast_to(jnp.asarray(beta, _param_dtype(d)), (K, v))
+
+    def init(key, d):
+        v = d.symbol_counts.shape[0]
+        return {"log_emission": jax.nn.log_softmax(gr.normal(key, shape=(K, v), dtype=_param_dtype(d)), axis=-1)}
+
+    def simulate(key, state, d):
+        mask = _mask(d.lengths, d.y.shape[1])
+        y = jnp.where(mask, gr.categorical(key, state.log_emission[state.z]), 0)
+        return CategoricalHMMData(y, d.lengths, cn.counts(y, d.symbol_counts.shape[0], mask, jnp.int32))
+
+    def sort_key(state):
+        v = state.log_emission.shape[1]
+        return jnp.exp(state.log_emission) @ jnp.arange(v, dtype=state.log_emission.dtype)
+
+    def record(state, order):
+        emission = jnp.exp(state.log_emission)
+        return {"emission": emission, "emission_sorted": emission[order]}
+
+    em = _Emission(
+        data_type=CategoricalHMMData,
+        state_type=CategoricalHMMState,
+        check=check,
+        init=init,
+        posterior=lambda state, d: ([emission_posterior(state, d, beta=beta)], None),
+        prior=lambda d: ([beta_array(d)], None),
+        fields=lambda log_probs, mu_tau: {"log_emission": log_probs[0]},
+        log_prior=lambda state, d: jnp.sum(cn.log_dirichlet_density(state.log_emission, beta_array(d))),
+        proper=True,
+        simulate=simulate,
+        sort_key=sort_key,
+        record=record,
+        dims={"emission": ("state", "symbol"), "emission_sorted": ("rank", "symbol")},
+    )
+    return _build(K, alpha_init, alpha_trans, em, f"hmm_categorical(K={K})")
+
+
+def gaussian(
+    K: int = 2,
+    alpha_init: Any = 1.0,
+    alpha_trans: Any = 1.0,
+    mu0: Any = None,
+    lam: float = cn.DEFAULT_LAM,
+    a: float = cn.DEFAULT_A,
+    b: Any = None,
+    allow_improper: bool = False,
+) -> Kernel:
+    """Gibbs sampler (FFBS) for an HMM with K states and univariate Gaussian emissions.
+
+    ``alpha_init``, ``alpha_trans`` as in :func:`categorical`; ``mu0``, ``lam``,
+    ``a``, ``b``: Normal-Gamma prior of each state's (μ_k, τ_k), with the
+    data-scaled defaults of the module docs; ``allow_improper`` accepts zeros.
+    Data: :func:`gaussian_data`.  Random starts: π uniform, A rows
+    softmax(N(0, 1)) draws, μ_k distinct random observations, τ_k = K²/s².
+
+    >>> import gibbsjax
+    >>> from gibbsjax.datasets.tabular import faithful
+    >>> d = gaussian_data(faithful()["eruptions_min"])   # one sequence, in time order
+    >>> idata = gibbsjax.sample(gaussian(K=2), d, seed=0, num_warmup=100, num_draws=100,
+    ...                         progress=False)
+    >>> [round(float(m), 1) for m in idata.posterior["mu_sorted"].mean(("chain", "draw"))]
+    [2.0, 4.3]
+    """
+    K, alpha_init, alpha_trans = _check_hmm_common(K, alpha_init, alpha_trans)
+    mu0, lam, a, b = cn.check_normal_gamma(mu0, lam, a, b, dim=1, allow_improper=allow_improper)
+    return _gaussian(K, alpha_init, alpha_trans, mu0, lam, a, b)
+
+
+@functools.lru_cache(maxsize=64)
+def _gaussian(K, alpha_init, alpha_trans, mu0, lam, a, b) -> Kernel:
+    proper = cn.is_proper(lam, a, b)
+    hyper = {"mu0": mu0, "lam": lam, "a": a, "b": b}
+
+    def prior(d):
+        ng = cn.data_scaled_prior(d.center, d.scale2, K, **hyper)
+        return cn.NormalGamma(*(jnp.broadcast_to(v, (K, 1)) for v in ng))
+
+    def init(key, d):
+        s, t = d.y.shape
+        mask = _mask(d.lengths, t).reshape(-1)
+        idx = jax.random.choice(key, s * t, (K,), replace=K > s * t, p=mask / jnp.sum(mask))
+        tau = jnp.full((K,), float(K) ** 2, d.y.dtype) / d.scale2[0]
+        return {"mu": d.y.reshape(-1)[idx], "tau": tau}
+
+    def simulate(key, state, d):
+        mask = _mask(d.lengths, d.y.shape[1])
+        eps = gr.normal(key, shape=d.y.shape, dtype=d.y.dtype)
+        y = state.mu[state.z] + eps * lax.rsqrt(state.tau[state.z])
+        return GaussianHMMData(jnp.where(mask, y, 0.0), d.lengths, d.center, d.scale2)
+
+    def record(state, order):
+        sigma = lax.rsqrt(state.tau)
+        return {"mu": state.mu, "sigma": sigma, "mu_sorted": state.mu[order], "sigma_sorted": sigma[order]}
+
+    em = _Emission(
+        data_type=GaussianHMMData,
+        state_type=GaussianHMMState,
+        check=lambda d: None,
+        init=init,
+        posterior=lambda state, d: ([], gaussian_emission_posterior(state, d, **hyper)),
+        prior=lambda d: ([], prior(d)),
+        fields=lambda log_probs, mu_tau: {"mu": mu_tau[0][:, 0], "tau": mu_tau[1][:, 0]},
+        log_prior=lambda state, d: jnp.sum(
+            cn.log_density(state.mu[:, None], state.tau[:, None], prior(d), proper=proper)
+        ),
+        proper=proper,
+        simulate=simulate,
+        sort_key=lambda state: state.mu,
+        record=record,
+        dims={"mu": ("state",), "sigma": ("state",), "mu_sorted": ("rank",), "sigma_sorted": ("rank",)},
+    )
+    return _build(K, alpha_init, alpha_trans, em, f"hmm_gaussian(K={K})")
+
+
+# ============================================================================ label switching
+def align(idata, *, var_name: str | None = None):
+    """Align hidden states across chains (Hungarian matching of chain means).
+
+    Matches chains on ``var_name`` (default: ``emission`` rows with the
+    Hellinger distance for categorical emissions, ``mu`` for Gaussian ones)
+    with :func:`gibbsjax.diagnostics.align_chains` on dim ``state``, and
+    applies the same permutation to the ``state_to`` axis of ``transition``,
+    so every per-state variable means the same state in every chain.
+    Label-invariant variables (``*_sorted``, ``log_lik``, ``lp``) are
+    unchanged.  Returns the aligned InferenceData.
+    """
+    from gibbsjax.diagnostics import align_chains
+
+    post = idata.posterior
+    if var_name is None:
+        var_name = "emission" if "emission" in post else "mu"
+    distance = "hellinger" if var_name == "emission" else "euclidean"
+    aligned, perms = align_chains(idata, var_name, "state", distance=distance)
+    for group in ("posterior", "warmup_posterior"):
+        if group not in aligned.groups() or "transition" not in aligned[group]:
+            continue
+        da = aligned[group]["transition"].transpose("chain", "draw", "state", "state_to")
+        values = np.stack([da.values[c][:, :, perms[c]] for c in range(perms.shape[0])])
+        aligned[group]["transition"] = da.copy(data=values)
+    aligned.posterior.attrs["aligned_on"] = var_name
+    return aligned

@@ -1,0 +1,546 @@
+"""One-label-per-document mixtures: the mixture of unigrams and the Bernoulli mixture.
+
+* :func:`unigrams` -- the Bayesian document model of seed 001 (lecture 21,
+  "Bayesian Document Model"), uncollapsed exactly as the seed writes it, and the
+  sampler of seed 002 §23.3 (the a/b/c two-topic example):
+
+      π ~ Dir(α),  β_k ~ Dir(λ) (k = 1..K),  Z_d | π ~ Cat(π),
+      W_id | Z_d = k, β ~ Cat(β_k).
+
+  One sweep: π | Z and β | Z, W (:func:`sample_pi_beta`, one block: they are
+  independent given Z), then :func:`sample_z`.
+* :func:`unigrams_collapsed` -- the same model with π integrated out (seed 001
+  §21.2.2): :func:`sample_beta`, then :func:`sample_z_collapsed`.
+* :func:`bernoulli` -- the two-class mixture over binary features of seed 004
+  (Padó, "Gibbs sampling", §4-5), for K >= 2 classes:
+
+      π ~ Dir(α) (Beta(α_0, α_1) for K = 2),  p_kf ~ Beta(a, b),
+      S_d | π ~ Cat(π),  F_df | S_d = k, p ~ Bernoulli(p_kf).
+
+  One sweep: π | S and p | S, F (:func:`sample_pi_p`, one block), then :func:`sample_s`.
+
+Exactness and parallelism
+-------------------------
+Uncollapsed samplers (:func:`unigrams`, :func:`bernoulli`): given π and the
+class parameters the labels are conditionally independent (each depends only
+on its own document), so all of them are drawn at once -- one categorical per
+document -- which is an exact draw from their joint full conditional.  Given the
+labels, π and every class's parameters are independent conjugate draws.
+
+Collapsed sampler (:func:`unigrams_collapsed`): with π integrated out the
+labels are coupled through the class counts, so they are drawn one document
+after another (``lax.scan`` over documents carrying the counts), each from its
+exact full conditional (C_k^{(−d)} + α_k) Π_i β_{k,W_id}.  Drawing them all at
+once from stale counts would be an approximation; we do not.
+
+Outputs
+-------
+Per draw: ``pi`` (cluster) -- for the collapsed sampler the Rao-Blackwellised
+E[π | Z] = (C + α)/(D + Σα) --, the cluster parameters ``beta`` (cluster, word)
+or ``p`` (cluster, feature), and ``doc_probs`` (doc, cluster): each document's
+full conditional P(Z_d = k | rest) evaluated at the current state
+(Rao-Blackwellised label probabilities; their average over draws estimates
+P(Z_d = k | data)).  With ``keep_draws=False`` only ``pi`` is recorded per draw
+and the big ``beta``/``p`` and ``doc_probs`` are averaged on the device
+(``accumulate``: per-chain means in the ``posterior_mean`` group) -- for large
+corpora, at the price that label switching *within* a chain can then no longer
+be undone.  Clusters are exchangeable: chains find them in different orders and
+small, overlapping data make chains switch labels, so relabel them
+(:func:`gibbsjax.evaluate.relabel_draws` per draw,
+:func:`gibbsjax.diagnostics.align_chains` across chains; the config runner does
+both) before comparing per-cluster quantities; the log joint (``lp``) is
+label-invariant.
+
+Typos in the seeds, corrected here
+----------------------------------
+* Seed 001 writes the β_k prior as Dir(λ_1, ..., λ_{N_d}) and the exponent as
+  m_dv + λ_k − 1; the prior has one entry per vocabulary word, Dir(λ_1..λ_V),
+  and the posterior is Dir(m_k1 + λ_1, ..., m_kV + λ_V) with m_kv the count of
+  word v in documents of topic k.  The π prior is written both Dir(λ) and
+  Dir(α), its exponent with d_k: it is Dir(α) with posterior Dir(n_k + α_k).
+  The normaliser of Z_d's conditional sums over k = 1..K, not 1..N_d.
+* Seed 004's eq. (16) gives (1 − x)^{C_1 + α − 1}; with π ~ Beta(α, β) it is
+  x^{C_0 + α − 1} (1 − x)^{C_1 + β − 1}.  Its step 1 estimates P(F | S) "by
+  counting"; the Bayesian version used here draws p_kf from its Beta posterior,
+  the prior read as pseudo-counts (a ones and b zeros per class and feature).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from gibbsjax import conjugate as cj
+from gibbsjax import random as gr
+from gibbsjax.conjugate import BinaryData, Documents
+from gibbsjax.kernel import Kernel, sweep
+
+__all__ = [
+    "UnigramState",
+    "CollapsedUnigramState",
+    "BernoulliState",
+    "unigram_data",
+    "bernoulli_data",
+    "unigrams",
+    "unigrams_collapsed",
+    "bernoulli",
+    "pi_posterior",
+    "beta_posterior",
+    "p_posterior",
+    "sample_pi_beta",
+    "sample_beta",
+    "sample_z",
+    "sample_z_collapsed",
+    "sample_pi_p",
+    "sample_s",
+]
+
+
+# ============================================================================ data
+def unigram_data(corpus) -> Documents:
+    """Validate a :class:`~gibbsjax.corpus.Corpus` for :func:`unigrams` / :func:`unigrams_collapsed`.
+
+    Every document's cluster is latent; the corpus's labels, if any, are kept in
+    ``true_labels`` for evaluation only.  Raises ``ValueError`` for an empty
+    corpus or a document without tokens (see :func:`gibbsjax.conjugate.documents`).
+    """
+    return cj.documents(corpus, observed=False)
+
+
+def bernoulli_data(features, *, labels=None, feature_names=None, label_names=(), doc_names=None,
+                   max_features: int | None = None) -> BinaryData:
+    """Validate binary features for :func:`bernoulli`.
+
+    ``features`` is a D × F 0/1 matrix (numpy, nested lists or scipy.sparse), or
+    a :class:`~gibbsjax.corpus.Corpus`, which becomes word presence (x_dv = 1 if
+    word v occurs in document d), restricted to the ``max_features`` words that
+    occur in most documents (ties by word id), with the corpus's vocabulary,
+    document names and labels.  ``labels`` (-1 = unknown) are for evaluation
+    only.  Raises ``ValueError`` naming the argument for a matrix that is not
+    2-D, empty or not binary, and for names or labels of the wrong length.
+    """
+    from gibbsjax.corpus import Corpus
+
+    if max_features is not None:
+        max_features = cj._check_int("max_features", max_features, 1)
+    if isinstance(features, Corpus):
+        corpus = features
+        if corpus.num_docs == 0:
+            raise ValueError("features: the corpus is empty")
+        dtm = corpus.to_dtm()
+        dtm.data[:] = 1
+        vocab = np.asarray(corpus.vocab, dtype=object)
+        if max_features is not None and max_features < corpus.vocab_size:
+            df = np.asarray(dtm.sum(axis=0)).ravel()
+            keep = np.sort(np.argsort(-df, kind="stable")[:max_features])
+            dtm, vocab = dtm[:, keep], vocab[keep]
+        return cj.binary_data(
+            dtm,
+            labels=corpus.labels if labels is None else labels,
+            feature_names=tuple(vocab) if feature_names is None else feature_names,
+            label_names=corpus.label_names if not label_names else label_names,
+            doc_names=corpus.doc_names if doc_names is None else doc_names,
+        )
+    if max_features is not None:
+        raise ValueError("max_features applies to a Corpus only; select columns of the matrix yourself")
+    return cj.binary_data(features, labels=labels, feature_names=feature_names,
+                          label_names=label_names, doc_names=doc_names)
+
+
+def _check_num_clusters(num_clusters) -> int:
+    if isinstance(num_clusters, bool) or not isinstance(num_clusters, (int, np.integer)):
+        raise ValueError(f"num_clusters must be an integer >= 2, got {num_clusters!r}")
+    if num_clusters < 2:
+        raise ValueError(f"num_clusters must be >= 2, got {num_clusters}")
+    return int(num_clusters)
+
+
+def _check_flag(name: str, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be true or false, got {value!r}")
+    return bool(value)
+
+
+def _check_docs(data, k: int) -> Documents:
+    if not isinstance(data, Documents):
+        raise ValueError(f"data must be built by mixtures.unigram_data(corpus), got {type(data).__name__}")
+    if int(data.latent.shape[0]) < data.num_docs and data.num_classes != k:
+        raise ValueError(
+            f"the data have observed labels of {data.num_classes} classes, but num_clusters = {k}"
+        )
+    return data
+
+
+def _check_binary(data) -> BinaryData:
+    if not isinstance(data, BinaryData):
+        raise ValueError(f"data must be built by mixtures.bernoulli_data(features), got {type(data).__name__}")
+    return data
+
+
+def _uniform_log(*shape: int) -> jax.Array:
+    """log of a uniform distribution over the last axis."""
+    return jnp.full(shape, -np.log(shape[-1]), jnp.result_type(float))
+
+
+def _doc_coords(data, k: int, item_dim: str) -> dict:
+    return {"cluster": list(range(k)), item_dim: list(data.info.items), "doc": list(data.info.doc_names)}
+
+
+# ============================================================================ conditionals
+class UnigramState(NamedTuple):
+    """Uncollapsed mixture of unigrams: log π (K,), log β (K, V), Z (D,)."""
+
+    log_pi: jax.Array
+    log_beta: jax.Array
+    z: jax.Array
+
+
+class CollapsedUnigramState(NamedTuple):
+    """π-collapsed mixture of unigrams: log β (K, V), Z (D,)."""
+
+    log_beta: jax.Array
+    z: jax.Array
+
+
+class BernoulliState(NamedTuple):
+    """Bernoulli mixture: log π (K,), log p and log(1 − p) (K, F), S (D,)."""
+
+    log_pi: jax.Array
+    log_p: jax.Array
+    log1m_p: jax.Array
+    z: jax.Array
+
+
+def _z(state, data) -> jax.Array:
+    labels = getattr(data, "labels", None)
+    return state.z if labels is None else cj.merge_labels(state.z, labels)
+
+
+def pi_posterior(state, data, *, alpha) -> jax.Array:
+    """Concentration of π | {Z_d} ~ Dir(n_1 + α_1, ..., n_K + α_K), n_k = #{d : Z_d = k}.
+
+    Seed 001, 1.; seed 004, eq. (16) (corrected: Beta(C_0 + α, C_1 + β) for K = 2).
+    """
+    k = state.log_pi.shape[0]
+    counts = cj.class_counts(_z(state, data), k)
+    return counts.astype(jnp.result_type(float)) + cj.concentration_vector("alpha", alpha, k)
+
+
+def beta_posterior(state, data: Documents, *, lam: float) -> jax.Array:
+    """Concentrations of β_k | {Z_d}, {W_id} ~ Dir(m_k1 + λ, ..., m_kV + λ) for every k (seed 001, 2.).
+
+    m_kv = #{(i, d) : W_id = v, Z_d = k}, counted by scatter-add over the tokens.
+    """
+    k = state.log_beta.shape[0]
+    return cj.word_counts(_z(state, data), data, k).astype(jnp.result_type(float)) + lam
+
+
+def sample_beta(key, state, data: Documents, *, lam: float) -> jax.Array:
+    """β_k | {Z_d}, {W_id} ~ Dir(m_k + λ) for every k (seed 001, 2.); returns log β."""
+    return gr.log_dirichlet(key, beta_posterior(state, data, lam=lam))
+
+
+def sample_pi_beta(key, state: UnigramState, data: Documents, *, alpha, lam) -> UnigramState:
+    """π | Z ~ Dir(n + α) and β_k | Z, W ~ Dir(m_k + λ) (seed 001, 1. and 2.), as one block.
+
+    Given Z, π and the β_k are independent (π's Markov blanket is Z; β's is Z
+    and W), so drawing them together is the same as drawing them one after the
+    other; one gamma call serves both (less compiled code).  Returns the state
+    with new log π and log β.
+    """
+    log_pi, log_beta = cj.sample_log_dirichlets(
+        key, pi_posterior(state, data, alpha=alpha), beta_posterior(state, data, lam=lam))
+    return state._replace(log_pi=log_pi, log_beta=log_beta)
+
+
+def _z_logits(state, data: Documents) -> jax.Array:
+    return state.log_pi + cj.doc_log_likelihood(state.log_beta, data)
+
+
+def sample_z(key, state: UnigramState, data: Documents) -> jax.Array:
+    """Z_d | π, β, W ~ P(Z_d = k) ∝ π_k Π_i β_{k, W_id}, every d at once (seed 001, 3.)."""
+    return cj.sample_labels_parallel(key, _z_logits(state, data), data.labels)
+
+
+def sample_z_collapsed(key, state: CollapsedUnigramState, data: Documents, *, alpha) -> jax.Array:
+    """Z_d | Z_{−d}, β, W ∝ (n_k^{(−d)} + α_k) Π_i β_{k, W_id}, one d after another (seed 001 §21.2.2).
+
+    n_k^{(−d)} = #{d' ≠ d : Z_d' = k}.  Sequential because collapsing π couples
+    the labels through the counts (``lax.scan`` over documents).
+    """
+    k = state.log_beta.shape[0]
+    loglik = cj.doc_log_likelihood(state.log_beta, data)
+    return cj.sample_labels_sequential(key, _z(state, data), loglik,
+                                       cj.concentration_vector("alpha", alpha, k), data.latent)
+
+
+def p_posterior(state: BernoulliState, data: BinaryData, *, a: float, b: float) -> jax.Array:
+    """Parameters of p_kf | S, F ~ Beta(a + n1_kf, b + n0_kf), stacked (K, F, 2) (seed 004 §4-5).
+
+    n1_kf / n0_kf = number of class-k documents with feature f on / off: the
+    prior adds a pseudo-counts of "on" and b of "off".
+    """
+    n1, n0 = cj.feature_counts(state.z, data.x, state.log_p.shape[0])
+    f = jnp.result_type(float)
+    return jnp.stack([n1.astype(f) + a, n0.astype(f) + b], axis=-1)
+
+
+def sample_pi_p(key, state: BernoulliState, data: BinaryData, *, alpha, a: float, b: float) -> BernoulliState:
+    """π | S ~ Dir(C + α) and p_kf | S, F ~ Beta(a + n1_kf, b + n0_kf) (seed 004), as one block.
+
+    Given the labels S, π and the p_kf are independent, so one joint draw (one
+    gamma call; a Beta draw is a two-category Dirichlet draw, which keeps both
+    log p and log(1 − p) accurate) equals drawing them in turn.
+    """
+    log_pi, log_pq = cj.sample_log_dirichlets(
+        key, pi_posterior(state, data, alpha=alpha), p_posterior(state, data, a=a, b=b))
+    return state._replace(log_pi=log_pi, log_p=log_pq[..., 0], log1m_p=log_pq[..., 1])
+
+
+def _s_logits(state: BernoulliState, data: BinaryData) -> jax.Array:
+    return state.log_pi + cj.bernoulli_log_likelihood(state.log_p, state.log1m_p, data.x)
+
+
+def sample_s(key, state: BernoulliState, data: BinaryData) -> jax.Array:
+    """S_d | π, p, F: P(S_d = k) ∝ π_k Π_f p_kf^{F_df} (1 − p_kf)^{1 − F_df}, every d at once (seed 004, eq. 7)."""
+    return cj.sample_labels_parallel(key, _s_logits(state, data))
+
+
+# ============================================================================ factories
+def unigrams(num_clusters: int = 2, alpha: float | tuple[float, ...] = 1.0, lam: float = 1.0,
+             keep_draws: bool = True) -> Kernel:
+    """Uncollapsed Gibbs sampler for the mixture of unigrams (seed 001; seed 002 §23.3).
+
+    ``num_clusters`` K >= 2; ``alpha`` the Dirichlet concentration of π (a
+    number or one per cluster); ``lam`` the symmetric Dirichlet concentration
+    λ of every β_k.  The seed 002 code uses α = λ = 1.  Each sweep draws
+    π | Z, β | Z, W, then all Z_d | π, β at once (exact: see the module docs).
+    Random start: Z uniform (π and β are drawn from Z first).  ``keep_draws``:
+    record ``beta`` and ``doc_probs`` every draw (default), or only their
+    per-chain means (see the module docs).
+
+    >>> import gibbsjax
+    >>> from gibbsjax.corpus import Corpus
+    >>> c = Corpus.from_token_lists([["a", "a"], ["c", "c"]] * 3)
+    >>> idata = gibbsjax.sample(unigrams(2), unigram_data(c), seed=0, num_warmup=20,
+    ...                         num_draws=20, progress=False)
+    >>> idata.posterior["beta"].shape
+    (4, 20, 2, 2)
+    """
+    k = _check_num_clusters(num_clusters)
+    alpha = cj.check_concentration("alpha", alpha, vector=True)
+    lam = cj.check_concentration("lam", lam)
+    cj.concentration_vector("alpha", alpha, k)  # length check now, not at trace time
+    return _unigrams(k, alpha, lam, _check_flag("keep_draws", keep_draws))
+
+
+@functools.lru_cache(maxsize=64)
+def _unigrams(k: int, alpha, lam: float, keep_draws: bool) -> Kernel:
+    def init(key, data: Documents):
+        """Z uniform at random; π and β uniform (the first sweep redraws them from Z)."""
+        _check_docs(data, k)
+        z = jax.random.randint(key, (data.num_docs,), 0, k, dtype=jnp.int32)
+        return UnigramState(_uniform_log(k), _uniform_log(k, data.vocab_size), cj.merge_labels(z, data.labels))
+
+    def big(state: UnigramState, data: Documents):
+        return {
+            "beta": jnp.exp(state.log_beta),
+            "doc_probs": cj.label_probs(_z_logits(state, data), data.labels),
+        }
+
+    def record(state: UnigramState, data: Documents):
+        return {"pi": jnp.exp(state.log_pi), **(big(state, data) if keep_draws else {})}
+
+    def log_joint(state: UnigramState, data: Documents):
+        """log p(W, Z, π, β)."""
+        z = _z(state, data)
+        return (
+            cj.log_dirichlet_density(state.log_pi, cj.concentration_vector("alpha", alpha, k))
+            + jnp.sum(cj.log_dirichlet_density(state.log_beta, lam))
+            + jnp.sum(state.log_pi[z])
+            + cj.token_log_likelihood(state.log_beta, z, data)
+        )
+
+    def sample_prior(key, data: Documents):
+        _check_docs(data, k)
+        k1, k2 = jax.random.split(key)
+        log_pi, log_beta = cj.sample_log_dirichlets(
+            k1, cj.concentration_vector("alpha", alpha, k), jnp.full((k, data.vocab_size), lam))
+        return UnigramState(log_pi, log_beta, gr.categorical(k2, log_pi, shape=(data.num_docs,)))
+
+    def simulate_data(key, state: UnigramState, data: Documents):
+        """New words W_id ~ Cat(β_{Z_d}) at the same positions (labels all latent)."""
+        tokens = cj.simulate_tokens(key, state.log_beta, _z(state, data), data)
+        return _replace_tokens(data, tokens)
+
+    return Kernel(
+        init=init,
+        step=sweep(functools.partial(sample_pi_beta, alpha=alpha, lam=lam), ("z", sample_z)),
+        record=record,
+        dims={"pi": ("cluster",), "beta": ("cluster", "word"), "doc_probs": ("doc", "cluster")},
+        log_joint=log_joint,
+        coords=lambda data: _doc_coords(data, k, "word"),
+        sample_prior=sample_prior,
+        simulate_data=simulate_data,
+        name="mixture_of_unigrams",
+        accumulate=None if keep_draws else big,
+    )
+
+
+def _replace_tokens(data: Documents, tokens) -> Documents:
+    return Documents(tokens, data.doc_ids, data.doc_lengths, data.labels, data.latent,
+                     data.true_labels, data.vocab_size, data.num_classes, data.info)
+
+
+def unigrams_collapsed(num_clusters: int = 2, alpha: float | tuple[float, ...] = 1.0,
+                       lam: float = 1.0, keep_draws: bool = True) -> Kernel:
+    """Gibbs sampler for the mixture of unigrams with π integrated out (seed 001 §21.2.2).
+
+    Same model and arguments as :func:`unigrams`.  Each sweep draws β | Z, W,
+    then the labels one document at a time from
+    (n_k^{(−d)} + α_k) Π_i β_{k, W_id} (exact: see the module docs).  ``pi`` is
+    recorded as E[π | Z] = (n + α) / (D + Σα).  Random start: Z uniform (β is
+    drawn from Z first).
+    """
+    k = _check_num_clusters(num_clusters)
+    alpha = cj.check_concentration("alpha", alpha, vector=True)
+    lam = cj.check_concentration("lam", lam)
+    cj.concentration_vector("alpha", alpha, k)
+    return _unigrams_collapsed(k, alpha, lam, _check_flag("keep_draws", keep_draws))
+
+
+@functools.lru_cache(maxsize=64)
+def _unigrams_collapsed(k: int, alpha, lam: float, keep_draws: bool) -> Kernel:
+    def init(key, data: Documents):
+        """Z uniform at random; β uniform (the first sweep redraws it from Z)."""
+        _check_docs(data, k)
+        z = jax.random.randint(key, (data.num_docs,), 0, k, dtype=jnp.int32)
+        return CollapsedUnigramState(_uniform_log(k, data.vocab_size), cj.merge_labels(z, data.labels))
+
+    def big(state: CollapsedUnigramState, data: Documents):
+        a = cj.concentration_vector("alpha", alpha, k)
+        loglik = cj.doc_log_likelihood(state.log_beta, data)
+        return {
+            "beta": jnp.exp(state.log_beta),
+            "doc_probs": cj.collapsed_label_probs(_z(state, data), loglik, a, data.labels),
+        }
+
+    def record(state: CollapsedUnigramState, data: Documents):
+        a = cj.concentration_vector("alpha", alpha, k)
+        pi = (cj.class_counts(_z(state, data), k).astype(a.dtype) + a) / (data.num_docs + a.sum())
+        return {"pi": pi, **(big(state, data) if keep_draws else {})}
+
+    def log_joint(state: CollapsedUnigramState, data: Documents):
+        """log p(W, Z, β) with π integrated out."""
+        z = _z(state, data)
+        return (
+            cj.log_dirichlet_multinomial(cj.class_counts(z, k), cj.concentration_vector("alpha", alpha, k))
+            + jnp.sum(cj.log_dirichlet_density(state.log_beta, lam))
+            + cj.token_log_likelihood(state.log_beta, z, data)
+        )
+
+    def sample_prior(key, data: Documents):
+        _check_docs(data, k)
+        k1, k2 = jax.random.split(key)
+        log_pi, log_beta = cj.sample_log_dirichlets(
+            k1, cj.concentration_vector("alpha", alpha, k), jnp.full((k, data.vocab_size), lam))
+        return CollapsedUnigramState(log_beta, gr.categorical(k2, log_pi, shape=(data.num_docs,)))
+
+    def simulate_data(key, state: CollapsedUnigramState, data: Documents):
+        """New words W_id ~ Cat(β_{Z_d}) at the same positions (labels all latent)."""
+        return _replace_tokens(data, cj.simulate_tokens(key, state.log_beta, _z(state, data), data))
+
+    return Kernel(
+        init=init,
+        step=sweep(
+            ("log_beta", functools.partial(sample_beta, lam=lam)),
+            ("z", functools.partial(sample_z_collapsed, alpha=alpha)),
+        ),
+        record=record,
+        dims={"pi": ("cluster",), "beta": ("cluster", "word"), "doc_probs": ("doc", "cluster")},
+        log_joint=log_joint,
+        coords=lambda data: _doc_coords(data, k, "word"),
+        sample_prior=sample_prior,
+        simulate_data=simulate_data,
+        name="mixture_of_unigrams_collapsed",
+        accumulate=None if keep_draws else big,
+    )
+
+
+def bernoulli(num_clusters: int = 2, alpha: float | tuple[float, ...] = 1.0, a: float = 1.0,
+              b: float = 1.0, keep_draws: bool = True) -> Kernel:
+    """Gibbs sampler for the mixture of Bernoulli feature vectors (seed 004).
+
+    ``num_clusters`` K >= 2 (the seed: 2); ``alpha`` the Dirichlet concentration
+    of the class proportions π (Beta(α_0, α_1) for K = 2; a number or one per
+    class -- the seed's α = 2, β = 2 is ``alpha=2.0``, its 20/80 prior
+    ``alpha=(20.0, 80.0)``); ``a``, ``b`` the Beta prior of every p_kf, read as
+    a pseudo-counts of "on" and b of "off" per class and feature.  Each sweep
+    draws π | S, p | S, F, then all S_d | π, p at once (exact: see the module
+    docs).  Random start: S uniform (π and p are drawn from S first).
+    ``keep_draws`` as in :func:`unigrams`.
+    """
+    k = _check_num_clusters(num_clusters)
+    alpha = cj.check_concentration("alpha", alpha, vector=True)
+    a = cj.check_concentration("a", a)
+    b = cj.check_concentration("b", b)
+    cj.concentration_vector("alpha", alpha, k)
+    return _bernoulli(k, alpha, a, b, _check_flag("keep_draws", keep_draws))
+
+
+@functools.lru_cache(maxsize=64)
+def _bernoulli(k: int, alpha, a: float, b: float, keep_draws: bool) -> Kernel:
+    def init(key, data: BinaryData):
+        """S uniform at random; π uniform and p = 1/2 (the first sweep redraws them from S)."""
+        _check_binary(data)
+        z = jax.random.randint(key, (data.num_docs,), 0, k, dtype=jnp.int32)
+        half = jnp.full((k, data.num_features), -jnp.log(2.0), jnp.result_type(float))
+        return BernoulliState(_uniform_log(k), half, half, z)
+
+    def big(state: BernoulliState, data: BinaryData):
+        return {"p": jnp.exp(state.log_p), "doc_probs": cj.label_probs(_s_logits(state, data))}
+
+    def record(state: BernoulliState, data: BinaryData):
+        return {"pi": jnp.exp(state.log_pi), **(big(state, data) if keep_draws else {})}
+
+    def log_joint(state: BernoulliState, data: BinaryData):
+        """log p(F, S, π, p)."""
+        n1, n0 = cj.feature_counts(state.z, data.x, k)
+        return (
+            cj.log_dirichlet_density(state.log_pi, cj.concentration_vector("alpha", alpha, k))
+            + jnp.sum(cj.log_beta_density(state.log_p, state.log1m_p, a, b))
+            + jnp.sum(state.log_pi[state.z])
+            + jnp.sum(cj.xlogy(n1, state.log_p) + cj.xlogy(n0, state.log1m_p))
+        )
+
+    def sample_prior(key, data: BinaryData):
+        _check_binary(data)
+        k1, k2 = jax.random.split(key)
+        f = jnp.result_type(float)
+        log_pi, log_pq = cj.sample_log_dirichlets(
+            k1, cj.concentration_vector("alpha", alpha, k),
+            jnp.broadcast_to(jnp.asarray([a, b], f), (k, data.num_features, 2)))
+        return BernoulliState(log_pi, log_pq[..., 0], log_pq[..., 1],
+                              gr.categorical(k2, log_pi, shape=(data.num_docs,)))
+
+    def simulate_data(key, state: BernoulliState, data: BinaryData):
+        """New features F_df ~ Bernoulli(p_{S_d f})."""
+        x = cj.simulate_binary(key, state.log_p, state.z)
+        return BinaryData(x, data.true_labels, data.num_classes, data.info)
+
+    return Kernel(
+        init=init,
+        step=sweep(functools.partial(sample_pi_p, alpha=alpha, a=a, b=b), ("z", sample_s)),
+        record=record,
+        dims={"pi": ("cluster",), "p": ("cluster", "feature"), "doc_probs": ("doc", "cluster")},
+        log_joint=log_joint,
+        coords=lambda data: _doc_coords(data, k, "feature"),
+        sample_prior=sample_prior,
+        simulate_data=simulate_data,
+        name="bernoulli_mixture",
+        accumulate=None if keep_draws else big,
+    )

@@ -1,0 +1,278 @@
+"""Dirichlet-multinomial naive Bayes (seed 000: Resnik & Hardisty 2010).
+
+Model, for K >= 2 classes (the seed has K = 2, labels x ∈ {0, 1}):
+
+    π ~ Dir(γ_π),   L_j | π ~ Cat(π),   θ_x ~ Dir(γ_θ) for every class x,
+    W_j | L_j, θ ~ the words of document j, each drawn from Cat(θ_{L_j}).
+
+π is integrated out (seed §2.1); θ is sampled; the labels of documents whose
+label is observed are held fixed and the others are sampled.  This is exactly
+the π-collapsed mixture of unigrams of seed 001 with some labels observed,
+so both use the same building blocks in :mod:`gibbsjax.conjugate`.
+
+One sweep (:func:`dirichlet_multinomial`):
+
+1. :func:`sample_theta`: θ_x | L, C ~ Dir(count(w ∈ C_x) + γ_θ), all classes at once.
+2. :func:`sample_labels`: each unobserved L_j in turn, from
+
+       P(L_j = x | L_{−j}, C, θ) = (C_x^{(−j)} + γ_π,x) / (N − 1 + Σ_x' γ_π,x')
+                                     · Π_w θ_{x,w}^{W_jw} / Z_j,
+
+   where C_x^{(−j)} counts the documents *other than j* with label x (observed
+   and unobserved) and N is the number of documents.
+
+Correction of the seed
+----------------------
+Seed 000 (§3.1) prints the prior factor as (C_x + γ_π,x − 1) / (C_0 + C_1 +
+γ_π,1 + γ_π,0 − 1).  Integrating π out gives the Pólya-urn predictive
+
+    P(L_j = x | L_{−j}) = ∫ π_x Dir(π; C^{(−j)} + γ_π) dπ
+                        = (C_x^{(−j)} + γ_π,x) / (N − 1 + Σ γ_π),
+
+with no "−1" in the numerator when the counts exclude document j (the "−1"s
+are right only if C_x counts document j itself *and* j currently has label x,
+which is not what the seed's formula says).  The denominator does not depend
+on x, so it cancels in the normalisation.  ``tests/test_naive_bayes.py`` shows
+that the printed version gives the wrong posterior (exact enumeration).
+
+Exactness
+---------
+θ | L is one conjugate draw per class, all classes at once (the θ_x are
+conditionally independent).  With π collapsed the labels are *not*
+conditionally independent given θ (they share the counts C), so the unobserved
+labels are sampled in sequence -- a ``lax.scan`` over documents carrying the
+class counts -- each from its exact full conditional given the newest values of
+all the others.  No approximation is made.
+
+Outputs
+-------
+``record`` stores, per draw, ``pi`` (class) = E[π | L] = (C_x + γ_π,x) / (N + Σγ_π),
+the Rao-Blackwellised class proportions (small: its trace gives R-hat and ESS).
+``accumulate`` adds up, on the device, ``theta`` (class, word) and ``doc_probs``
+(doc, class) = P(L_j = x | L_{−j}, C, θ), the full conditional of every label
+evaluated at each kept state (Rao-Blackwellised: their average estimates
+P(L_j = x | data) with less noise than label frequencies; one-hot for observed
+documents); the runner returns their per-chain means in the ``posterior_mean``
+group, so a run never stores a K × V or D × K array per draw.  With observed
+labels the classes are identified, so no alignment of chains is needed and
+per-chain means can be averaged directly (with *no* observed label the model
+is an unsupervised mixture whose classes are exchangeable: use
+:mod:`gibbsjax.models.mixtures` for that).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from gibbsjax import conjugate as cj
+from gibbsjax import random as gr
+from gibbsjax.conjugate import Documents
+from gibbsjax.kernel import Kernel, sweep
+
+__all__ = [
+    "NaiveBayesState",
+    "data",
+    "dirichlet_multinomial",
+    "sample_theta",
+    "sample_labels",
+    "label_conditionals",
+]
+
+
+class NaiveBayesState(NamedTuple):
+    """One chain's state.
+
+    ``labels`` (D,) int32: L_j for every document (entries of observed documents
+    are overwritten by the data's labels wherever they are used).
+    ``log_theta`` (K, V): log θ_{x,w}.
+    """
+
+    labels: jax.Array
+    log_theta: jax.Array
+
+
+def data(corpus, *, num_classes: int | None = None, labels=None, hide_labels: float = 0.0,
+         split_seed: int = 0) -> Documents:
+    """Validate a labelled :class:`~gibbsjax.corpus.Corpus` for :func:`dirichlet_multinomial`.
+
+    Known labels (``labels``, default ``corpus.labels``) are observed; ``-1``
+    marks a label to sample.  K is ``num_classes``, default
+    ``len(corpus.label_names)`` (else the largest label + 1); it must be >= 2.
+    ``hide_labels`` hides a random fraction of the known labels (chosen with
+    ``split_seed``) from the sampler, keeping them in ``true_labels`` so that
+    accuracy on them can be measured (:func:`gibbsjax.evaluate.accuracy`).
+    Raises ``ValueError`` naming the argument (see :func:`gibbsjax.conjugate.documents`).
+
+    >>> from gibbsjax.corpus import Corpus
+    >>> c = Corpus.from_token_lists([["a", "b"], ["b", "b"], ["a"]], labels=[0, 1, -1])
+    >>> data(c).latent.tolist()
+    [2]
+    """
+    return cj.documents(corpus, observed=True, labels=labels, num_classes=num_classes,
+                        hide_labels=hide_labels, split_seed=split_seed)
+
+
+def _labels(state: NaiveBayesState, data: Documents) -> jax.Array:
+    """Current labels with the observed ones taken from the data."""
+    return cj.merge_labels(state.labels, data.labels)
+
+
+def sample_theta(key, state: NaiveBayesState, data: Documents, *, gamma_theta: float) -> jax.Array:
+    """θ_x | L, C ~ Dir(count(w ∈ C_x) + γ_θ) for every class x (seed 000, §3.2); returns log θ."""
+    counts = cj.word_counts(_labels(state, data), data, data.num_classes)
+    return cj.sample_log_dirichlet_rows(key, counts, gamma_theta)
+
+
+def sample_labels(key, state: NaiveBayesState, data: Documents, *, gamma_pi) -> jax.Array:
+    """Each unobserved L_j in turn (seed 000, §3.1, corrected):
+
+    P(L_j = x | L_{−j}, C, θ) ∝ (C_x^{(−j)} + γ_π,x) · Π_w θ_{x,w}^{W_jw},
+
+    C_x^{(−j)} = #{documents i ≠ j with L_i = x}.  Sequential (``lax.scan`` over
+    the unobserved documents): collapsing π couples the labels through C.
+    """
+    alpha = cj.concentration_vector("gamma_pi", gamma_pi, data.num_classes)
+    loglik = cj.doc_log_likelihood(state.log_theta, data)
+    return cj.sample_labels_sequential(key, _labels(state, data), loglik, alpha, data.latent)
+
+
+def label_conditionals(state: NaiveBayesState, data: Documents, *, gamma_pi) -> jax.Array:
+    """P(L_j = x | L_{−j}, C, θ) for every document at once, (D, K); one-hot for observed ones."""
+    alpha = cj.concentration_vector("gamma_pi", gamma_pi, data.num_classes)
+    loglik = cj.doc_log_likelihood(state.log_theta, data)
+    return cj.collapsed_label_probs(_labels(state, data), loglik, alpha, data.labels)
+
+
+def dirichlet_multinomial(gamma_pi: float | tuple[float, ...] = 1.0, gamma_theta: float = 1.0) -> Kernel:
+    """Gibbs sampler for Dirichlet-multinomial naive Bayes, π collapsed (seed 000).
+
+    Parameters
+    ----------
+    gamma_pi
+        Dirichlet (Beta for K = 2) concentration of the class prior π: a number
+        (symmetric) or one value per class (the seed's γ_π = [γ_π0, γ_π1]).
+    gamma_theta
+        Symmetric Dirichlet concentration of every class's word distribution θ_x.
+
+    The number of classes K comes from the data (:func:`data`).  Each sweep
+    draws θ | L then the unobserved labels one by one (see the module docs for
+    why this is exact).  Random start: unobserved labels uniform (θ is drawn from L first).
+
+    >>> import gibbsjax
+    >>> from gibbsjax.corpus import Corpus
+    >>> c = Corpus.from_token_lists([["a", "a"], ["b", "b"], ["a"], ["b"]], labels=[0, 1, -1, -1])
+    >>> idata = gibbsjax.sample(dirichlet_multinomial(), data(c), seed=0, num_warmup=50,
+    ...                         num_draws=200, progress=False)
+    >>> p = idata.posterior_mean["doc_probs"].mean("chain").values
+    >>> bool(p[2, 0] > 0.5 and p[3, 1] > 0.5)
+    True
+    """
+    gamma_pi = cj.check_concentration("gamma_pi", gamma_pi, vector=True)
+    gamma_theta = cj.check_concentration("gamma_theta", gamma_theta)
+    return _dirichlet_multinomial(gamma_pi, gamma_theta)
+
+
+@functools.lru_cache(maxsize=64)
+def _dirichlet_multinomial(gamma_pi, gamma_theta: float) -> Kernel:
+    def num_classes(data: Documents) -> int:
+        if not isinstance(data, Documents):
+            raise ValueError(f"data must be built by naive_bayes.data(corpus), got {type(data).__name__}")
+        if data.num_classes < 2:
+            raise ValueError(f"num_classes must be >= 2, the data have {data.num_classes}")
+        return data.num_classes
+
+    def init(key, data: Documents):
+        """Unobserved labels uniform at random; θ uniform (the first sweep redraws it from L)."""
+        k = num_classes(data)
+        labels = jax.random.randint(key, (data.num_docs,), 0, k, dtype=jnp.int32)
+        log_theta = jnp.full((k, data.vocab_size), -jnp.log(data.vocab_size), jnp.result_type(float))
+        return NaiveBayesState(cj.merge_labels(labels, data.labels), log_theta)
+
+    def record(state, data: Documents):
+        """pi = E[π | L] per draw."""
+        k = num_classes(data)
+        labels = _labels(state, data)
+        alpha = cj.concentration_vector("gamma_pi", gamma_pi, k)
+        counts = cj.class_counts(labels, k).astype(alpha.dtype)
+        return {"pi": (counts + alpha) / (data.num_docs + alpha.sum())}
+
+    def accumulate(state, data: Documents):
+        """θ and P(L_j = x | rest), averaged over draws by the runner."""
+        return {
+            "theta": jnp.exp(state.log_theta),
+            "doc_probs": label_conditionals(state, data, gamma_pi=gamma_pi),
+        }
+
+    def log_joint(state, data: Documents):
+        """log p(C, L, θ) with π integrated out (seed 000, eq. 19, normalised)."""
+        k = num_classes(data)
+        labels = _labels(state, data)
+        alpha = cj.concentration_vector("gamma_pi", gamma_pi, k)
+        return (
+            cj.log_dirichlet_multinomial(cj.class_counts(labels, k), alpha)
+            + jnp.sum(cj.log_dirichlet_density(state.log_theta, gamma_theta))
+            + cj.token_log_likelihood(state.log_theta, labels, data)
+        )
+
+    def sample_prior(key, data: Documents):
+        """π ~ Dir(γ_π), L_j ~ Cat(π) for every j, θ_x ~ Dir(γ_θ); π is not kept."""
+        k = num_classes(data)
+        k1, k2 = jax.random.split(key)
+        alpha = cj.concentration_vector("gamma_pi", gamma_pi, k)
+        log_pi, log_theta = cj.sample_log_dirichlets(
+            k1, alpha, jnp.full((k, data.vocab_size), gamma_theta))
+        labels = gr.categorical(k2, log_pi, shape=(data.num_docs,))
+        return NaiveBayesState(labels, log_theta)
+
+    def simulate_data(key, state: NaiveBayesState, data: Documents):
+        """New observed labels and words given the unknowns (unobserved L and θ).
+
+        Observed labels are data: given the unobserved ones, they follow the
+        Pólya urn p(L_obs | L_unobs) = ∫ Π_obs π_{L_j} Dir(π; γ_π + C_unobs) dπ,
+        drawn one observed document after another with
+        P(L_j = x | earlier draws) ∝ C_x + γ_π,x (C counting the unobserved
+        labels and the observed ones drawn so far).  Then every word
+        W_ji ~ Cat(θ_{L_j}) at the same positions.  Which documents are observed
+        stays fixed (it is part of the design, not of the model).
+        """
+        k = num_classes(data)
+        k1, k2 = jax.random.split(key)
+        alpha = cj.concentration_vector("gamma_pi", gamma_pi, k)
+        observed = data.labels >= 0
+        counts = jnp.zeros((k,), jnp.int32).at[state.labels].add(jnp.where(observed, 0, 1))
+
+        def urn(counts, x):
+            is_obs, key_j = x
+            new = gr.categorical(key_j, jnp.log(counts.astype(alpha.dtype) + alpha))
+            return counts.at[new].add(is_obs.astype(jnp.int32)), jnp.where(is_obs, new, -1)
+
+        _, obs_labels = jax.lax.scan(urn, counts, (observed, jax.random.split(k1, data.num_docs)))
+        labels = cj.merge_labels(state.labels, obs_labels)
+        tokens = cj.simulate_tokens(k2, state.log_theta, labels, data)
+        return Documents(tokens, data.doc_ids, data.doc_lengths, obs_labels, data.latent,
+                         data.true_labels, data.vocab_size, data.num_classes, data.info)
+
+    def coords(data: Documents):
+        k = data.num_classes
+        names = data.info.label_names if len(data.info.label_names) == k else tuple(range(k))
+        return {"class": list(names), "word": list(data.vocab), "doc": list(data.info.doc_names)}
+
+    return Kernel(
+        init=init,
+        step=sweep(
+            ("log_theta", functools.partial(sample_theta, gamma_theta=gamma_theta)),
+            ("labels", functools.partial(sample_labels, gamma_pi=gamma_pi)),
+        ),
+        record=record,
+        dims={"pi": ("class",), "theta": ("class", "word"), "doc_probs": ("doc", "class")},
+        log_joint=log_joint,
+        coords=coords,
+        sample_prior=sample_prior,
+        simulate_data=simulate_data,
+        name="naive_bayes",
+        accumulate=accumulate,
+    )
