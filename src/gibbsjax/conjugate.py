@@ -41,6 +41,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from gibbsjax._checks import check_int as _check_int
 from jax import lax
 from jax.scipy.special import gammaln
 
@@ -74,6 +76,8 @@ __all__ = [
     "token_log_likelihood",
     "simulate_tokens",
     "simulate_binary",
+    "table_counts",
+    "sample_log_dirichlet_padded",
 ]
 
 
@@ -226,12 +230,6 @@ jax.tree_util.register_dataclass(
 )
 
 
-def _check_int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
 
 
 def _int_labels(name: str, labels: Any, num_docs: int) -> np.ndarray:
@@ -495,6 +493,16 @@ def feature_counts(labels: jax.Array, x: jax.Array, num_classes: int) -> tuple[j
     return n1, n0
 
 
+def table_counts(rows: jax.Array, values: jax.Array, num_rows: int, num_values: int) -> jax.Array:
+    """n_rk = #{i : rows_i = r, values_i = k}, int32 (num_rows, num_values), by scatter-add.
+
+    The generic form of :func:`word_counts` (rows = class of each token's
+    document, values = word ids): counts of child values per CPT row for a
+    discrete Bayesian network, with any index arrays of one shape.
+    """
+    return jnp.zeros((num_rows, num_values), jnp.int32).at[rows, values].add(1)
+
+
 def doc_log_likelihood(log_beta: jax.Array, docs: Documents) -> jax.Array:
     """ℓ_dk = Σ_{i in d} log β_{k, w_i}, (D, K): a segment sum over the flat tokens.
 
@@ -528,6 +536,19 @@ def sample_log_dirichlet_rows(key, counts: jax.Array, prior) -> jax.Array:
     so tiny concentrations never give log 0.
     """
     return gr.log_dirichlet(key, counts.astype(jnp.result_type(float)) + prior)
+
+
+def sample_log_dirichlet_padded(key, counts: jax.Array, prior, valid: jax.Array) -> jax.Array:
+    """log of a draw of each row from Dir(counts_r + prior_r) over its ``valid`` entries; −inf elsewhere.
+
+    For rows of different lengths padded to one width: the whole padded row is
+    drawn by :func:`sample_log_dirichlet_rows` (padding needs a positive
+    concentration, e.g. 1, and zero counts), then the padding is dropped and
+    the rest renormalised.  Exact: normalised independent gamma variates of a
+    subset of the entries are Dirichlet with that subset's concentrations.
+    """
+    lp = jnp.where(valid, sample_log_dirichlet_rows(key, counts, prior), -jnp.inf)
+    return lp - jax.nn.logsumexp(lp, axis=-1, keepdims=True)
 
 
 def sample_log_dirichlets(key, *alphas) -> list[jax.Array]:

@@ -36,6 +36,8 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from gibbsjax._checks import check_int as check_count
 from jax.scipy.special import gammaln
 
 from gibbsjax import random as gr
@@ -79,15 +81,6 @@ class NormalGamma(NamedTuple):
 
 
 # ============================================================================ validation
-def check_count(name: str, value: Any, minimum: int) -> int:
-    """An integer >= ``minimum`` (bools and floats refused), else ``ValueError`` naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
-    return int(value)
-
-
 def _as_float_array(name: str, value: Any) -> np.ndarray:
     if isinstance(value, bool):
         raise ValueError(f"{name} must be a number or an array of numbers, got {value!r}")

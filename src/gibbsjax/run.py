@@ -25,6 +25,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from gibbsjax._checks import check_int as _check_int
+
 from gibbsjax.diagnostics import to_inference_data
 from gibbsjax.kernel import Kernel
 
@@ -60,12 +62,6 @@ def enable_compilation_cache(path: str | None = None) -> str:
 
 
 # ----------------------------------------------------------------------------- checks
-def _check_int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
 
 
 def _resolve_key(seed, key) -> tuple[jax.Array, int | None]:

@@ -28,6 +28,8 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from gibbsjax._checks import check_int as _check_int
 from jax import lax
 from scipy import stats
 
@@ -444,12 +446,6 @@ def _check_kernel(kernel: Any) -> None:
             )
 
 
-def _check_int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
 
 
 def _as_key(seed: Any) -> jax.Array:

@@ -46,6 +46,7 @@ import numpy as np
 from jax.scipy.special import gammaln
 
 from gibbsjax import random as gr
+from gibbsjax._checks import check_int, check_positive
 from gibbsjax.corpus import Corpus
 from gibbsjax.kernel import Kernel
 
@@ -131,9 +132,7 @@ def data(corpus: Corpus, *, num_lanes: int | None = None) -> LDAData:
     d, n = corpus.num_docs, corpus.num_tokens
     if num_lanes is None:
         num_lanes = min(d, max(1, math.ceil(n / int(lengths.max()))))
-    if isinstance(num_lanes, bool) or not isinstance(num_lanes, (int, np.integer)) or num_lanes < 1:
-        raise ValueError(f"num_lanes must be a positive integer, got {num_lanes!r}")
-    num_lanes = int(min(num_lanes, d))
+    num_lanes = min(check_int("num_lanes", num_lanes, 1), d)
     lane, start, steps = _pack(lengths, num_lanes)
     doc_ids = corpus.doc_ids
     pos_in_doc = np.arange(n) - corpus.doc_offsets[:-1][doc_ids]
@@ -303,18 +302,7 @@ def sample_z_uncollapsed(key, z, log_phi, d: LDAData, *, k: int, alpha: float):
 
 # ============================================================================ kernels
 def _check(num_topics, alpha, eta) -> tuple[int, float, float]:
-    if isinstance(num_topics, bool) or not isinstance(num_topics, (int, np.integer)) or num_topics < 1:
-        raise ValueError(f"num_topics must be an integer >= 1, got {num_topics!r}")
-    out = []
-    for name, value in (("alpha", alpha), ("eta", eta)):
-        try:
-            v = float(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name} must be a positive number, got {value!r}") from None
-        if not math.isfinite(v) or v <= 0:
-            raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-        out.append(v)
-    return int(num_topics), out[0], out[1]
+    return check_int("num_topics", num_topics, 1), check_positive("alpha", alpha), check_positive("eta", eta)
 
 
 def _common(k: int, alpha: float, eta: float, name: str, step, simulate_words) -> Kernel:

@@ -29,6 +29,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from gibbsjax import random as gr
+from gibbsjax._checks import check_finite as _check_finite
+from gibbsjax._checks import check_positive as _check_positive
 from gibbsjax.kernel import Kernel, sweep
 
 __all__ = [
@@ -43,26 +45,6 @@ __all__ = [
     "sample_mu",
     "sample_sigma2",
 ]
-
-
-def _check_positive(name: str, value) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number, got {value!r}") from None
-    if not math.isfinite(v) or v <= 0:
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return v
-
-
-def _check_finite(name: str, value) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a finite number, got {value!r}") from None
-    if not math.isfinite(v):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    return v
 
 
 # ============================================================================ bivariate normal
