@@ -2,8 +2,8 @@
 
 Synthetic corpora from the LDA generative process (`gibbsjax.datasets.synthetic.lda_corpus`,
 K = 20, V = 2,000, documents of ~100 tokens) at 1x, 10x, 100x a base size (100k tokens:
-up to ~10 M tokens), and 1, 4, 16 chains on the base corpus.  Each configuration runs in
-a fresh subprocess so peak memory is its own: host peak RSS, and on a GPU the device's
+up to ~10 M tokens), and 1, 4, 16 chains on the base corpus.  Corpora are generated here
+and saved; each configuration loads one in a fresh subprocess so peak memory is its own: host peak RSS, and on a GPU the device's
 peak bytes in use.  Reported: seconds per sweep (steady state, compiled code reused),
 tokens sampled per second in all and per chain, peak memory, and memory per token per
 chain beyond the corpus-free baseline — expected to be dominated by one int32 per token
@@ -25,11 +25,12 @@ import json, os, resource, sys, time
 os.environ.setdefault("JAX_PLATFORMS", os.environ.get("JAX_PLATFORMS", ""))
 import jax, numpy as np
 import gibbsjax
-from gibbsjax.datasets.synthetic import lda_corpus
+from gibbsjax.corpus import Corpus
 from gibbsjax.models import lda
-scale, chains, sweeps, sampler = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-base_docs = 1000
-corpus, _, _ = lda_corpus(num_docs=base_docs * scale, num_topics=20, vocab_size=2000, doc_length=100, seed=scale)
+path, chains, sweeps, sampler = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+saved = np.load(path)
+corpus = Corpus(saved["tokens"], saved["offsets"], tuple(str(i) for i in range(int(saved["vocab_size"]))))
+del saved
 data = lda.data(corpus)
 kernel = lda.SAMPLERS[sampler](20)
 kw = dict(num_chains=chains, num_warmup=0, num_draws=sweeps, chunk_size=sweeps, progress=False)
@@ -47,8 +48,25 @@ print(json.dumps({
 """
 
 
-def run(scale: int, chains: int, sweeps: int, sampler: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHILD, str(scale), str(chains), str(sweeps), sampler],
+BASE_DOCS = 1000
+
+
+def corpus_file(scale: int, folder: str) -> str:
+    """Generate the corpus in this process and save it, so the child's peak memory is the sampler's."""
+    import numpy as np
+
+    from gibbsjax.datasets.synthetic import lda_corpus
+
+    path = os.path.join(folder, f"corpus_{scale}.npz")
+    if not os.path.exists(path):
+        corpus, _, _ = lda_corpus(num_docs=BASE_DOCS * scale, num_topics=20, vocab_size=2000,
+                                  doc_length=100, seed=scale)
+        np.savez(path, tokens=corpus.tokens, offsets=corpus.doc_offsets, vocab_size=corpus.vocab_size)
+    return path
+
+
+def run(path: str, chains: int, sweeps: int, sampler: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", CHILD, path, str(chains), str(sweeps), sampler],
                          capture_output=True, text=True, env=dict(os.environ), timeout=3600)
     if out.returncode != 0:
         raise RuntimeError(out.stderr[-2000:])
@@ -66,12 +84,15 @@ def main():
     header = f"{'tokens':>10s} {'grid S x R':>14s} {'chains':>6s} {'s/sweep':>9s} {'M tok/s':>9s} " \
              f"{'per chain':>9s} {'peak RSS MB':>11s} {'device MB':>9s}"
     print(header)
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="gibbsjax-scale-")
     rows = []
     for scale in args.scales:
-        rows.append(run(scale, 1, args.sweeps, args.sampler))
+        rows.append(run(corpus_file(scale, folder), 1, args.sweeps, args.sampler))
     for chains in args.chains:
         if chains != 1:
-            rows.append(run(args.scales[0], chains, args.sweeps, args.sampler))
+            rows.append(run(corpus_file(args.scales[0], folder), chains, args.sweeps, args.sampler))
     for r in rows:
         rate = r["tokens"] * r["chains"] / r["sweep_s"]
         grid = f"{r['grid'][0]} x {r['grid'][1]}"

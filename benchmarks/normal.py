@@ -40,12 +40,12 @@ def min_bulk_ess(samples: dict[str, np.ndarray]) -> float:
     return float(min(ess[k].item() for k in samples))
 
 
-def run_gibbsjax(y, seed, draws, warmup):
+def run_gibbsjax(y, seed, draws, warmup, chunk_size=None):
     data = normal.data(y)
     kernel = normal.semiconjugate(MU0, SIGMA0, A0, B0)
     t = time.perf_counter()
     idata = gibbsjax.sample(kernel, data, seed=seed, num_chains=CHAINS, num_warmup=warmup,
-                            num_draws=draws, progress=False)
+                            num_draws=draws, progress=False, chunk_size=chunk_size)
     elapsed = time.perf_counter() - t
     post = idata.posterior
     return elapsed, {"mu": post["mu"].values, "sigma2": post["sigma2"].values}
@@ -114,6 +114,10 @@ def main():
     rows.append(("gibbsjax Gibbs", "steady state", t, min_bulk_ess(s), s))
     t, s = run_numpyro(mcmc, y, 2)
     rows.append(("NumPyro NUTS", "steady state", t, min_bulk_ess(s), s))
+    # one chunk per phase instead of ~20 (no progress bar moves, Ctrl-C keeps less): what chunks cost
+    run_gibbsjax(y, 3, args.draws, args.warmup, chunk_size=args.draws)  # compile this chunk length
+    t, s = run_gibbsjax(y, 4, args.draws, args.warmup, chunk_size=args.draws)
+    rows.append(("gibbsjax Gibbs", "steady, one chunk", t, min_bulk_ess(s), s))
     t, s = run_numpy_loop(y, 3, args.numpy_draws, args.warmup)
     rows.append(("numpy loop Gibbs", "(no compile)", t, min_bulk_ess(s), s))
 
@@ -131,6 +135,8 @@ def main():
     first_t = {call: t for name, call, t, *_ in rows if call.startswith("first")}
     print()
     print(f"ratio ESS/s gibbsjax / NumPyro, steady state:       {g_steady / n_steady:8.1f}x")
+    print(f"ratio ESS/s gibbsjax / NumPyro, steady, one chunk:  "
+          f"{rate[('gibbsjax Gibbs', 'steady, one chunk')] / n_steady:8.1f}x")
     print(f"ratio ESS/s gibbsjax / NumPyro, first call:         {g_first / n_first:8.1f}x")
     g_t = rows[0][2]
     n_t = rows[1][2]

@@ -27,9 +27,10 @@ def lda_corpus(
 
     φ_k ~ Dir_V(η); θ_d ~ Dir_K(α); document lengths ~ Poisson(``doc_length``)
     (at least 1; exactly ``doc_length`` with ``fixed_length``); z_i ~ Cat(θ_d);
-    w_i ~ Cat(φ_{z_i}).  Returns ``(corpus, phi, theta)``: the corpus (words
-    named ``w0 .. w{V-1}``) and the true parameters.  Vectorised with numpy:
-    about 10 M tokens take a few seconds.
+    w_i ~ Cat(φ_{z_i}) (drawn as per-document topic counts, then words topic by
+    topic, then shuffled within documents: the same distribution, O(N) memory).
+    Returns ``(corpus, phi, theta)``: the corpus (words named ``w0 .. w{V-1}``)
+    and the true parameters.  About 10 M tokens take a few seconds.
     """
     from gibbsjax.corpus import Corpus
 
@@ -47,19 +48,18 @@ def lda_corpus(
         lengths = np.full(num_docs, doc_length, np.int64)
     else:
         lengths = np.maximum(rng.poisson(doc_length, size=num_docs), 1)
+    # topics: per-document counts n_dk ~ Multinomial(n_d, θ_d) (exchangeable tokens), O(N) memory
+    counts = rng.multinomial(lengths, theta)  # (D, K)
+    z = np.repeat(np.tile(np.arange(num_topics), num_docs), counts.ravel())
+    # words: w_i ~ Cat(φ_{z_i}), topic by topic (the loop is over topics, not tokens)
+    words = np.empty(z.size, np.int64)
+    for k in range(num_topics):
+        sel = np.flatnonzero(z == k)
+        words[sel] = rng.choice(vocab_size, size=sel.size, p=phi[k])
+    # shuffle tokens within each document (so a document's first half is a random half)
     doc_ids = np.repeat(np.arange(num_docs), lengths)
-    # z_i ~ Cat(θ_d): inverse CDF with one uniform per token
-    cdf_theta = np.cumsum(theta, axis=1)
-    u = rng.random(doc_ids.size) * cdf_theta[doc_ids, -1]
-    z = np.minimum((cdf_theta[doc_ids] <= u[:, None]).sum(axis=1), num_topics - 1)
-    # w_i ~ Cat(φ_{z_i}): per topic, searchsorted into that topic's CDF
-    cdf_phi = np.cumsum(phi, axis=1)
-    u = rng.random(doc_ids.size)
-    words = np.empty(doc_ids.size, np.int64)
-    for k in range(num_topics):  # topics, not tokens
-        sel = z == k
-        words[sel] = np.searchsorted(cdf_phi[k], u[sel] * cdf_phi[k, -1], side="right")
-    words = np.minimum(words, vocab_size - 1)
+    order = np.lexsort((rng.random(z.size), doc_ids))
+    words = words[order]
     corpus = Corpus(
         words.astype(np.int32),
         np.concatenate([[0], np.cumsum(lengths)]),
