@@ -108,7 +108,7 @@ def test_documents_layout():
         (lambda: cj.documents(Corpus.from_token_lists([])), "corpus is empty"),
         (lambda: cj.documents(Corpus(np.array([0], np.int32), np.array([0, 0, 1]), ("a",))),
          r"corpus: document 0 \('0'\) has no tokens"),
-        (lambda: _docs(observed=True, num_classes=1), "num_classes must be >= 2"),
+        (lambda: _docs(observed=True, num_classes=1), "num_classes must be an integer >= 2"),
         (lambda: _docs(observed=True, labels=[0, 3, 1]), "labels out of range"),
         (lambda: _docs(observed=True, labels=[[0, 1, 1]]), "labels must have shape"),
         (lambda: _docs(hide_labels=0.5), "hide_labels needs observed=True"),

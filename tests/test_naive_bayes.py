@@ -211,7 +211,7 @@ def test_gamma_pi_of_the_wrong_length_is_caught_before_sampling():
         ({"labels": [0, -1, -1, -2, -1]}, "labels must be >= -1"),
         ({"labels": [0, 1]}, r"labels must have shape \(5,\)"),
         ({"labels": [0.5, 0, 0, 0, 0]}, "labels must hold integers"),
-        ({"num_classes": 1}, "num_classes must be >= 2"),
+        ({"num_classes": 1}, "num_classes must be an integer >= 2"),
         ({"num_classes": 2}, "labels out of range"),
         ({"hide_labels": 1.0}, "hide_labels"),
         ({"hide_labels": -0.1}, "hide_labels"),

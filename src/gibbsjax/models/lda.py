@@ -357,25 +357,17 @@ def _words_given_phi(key, state: LDAState, d: LDAData):
 
 
 @functools.lru_cache(maxsize=64)
-def _partially_collapsed(k: int, alpha: float, eta: float) -> Kernel:
+def _phi_then_z(k: int, alpha: float, eta: float, sampler: str) -> Kernel:
+    """φ | z, w, then z | φ, w by ``sample_z_<sampler>`` (both samplers that draw φ)."""
+    sample_z = {"partially_collapsed": sample_z_partially_collapsed, "uncollapsed": sample_z_uncollapsed}[sampler]
+
     def step(key, state: LDAState, d: LDAData):
         k_phi, k_z = jax.random.split(key)
         log_phi = sample_log_phi(k_phi, state.z, d, k=k, eta=eta)
-        z = sample_z_partially_collapsed(k_z, state.z, log_phi, d, k=k, alpha=alpha)
+        z = sample_z(k_z, state.z, log_phi, d, k=k, alpha=alpha)
         return LDAState(z, log_phi)
 
-    return _common(k, alpha, eta, f"lda.partially_collapsed(K={k})", step, _words_given_phi)
-
-
-@functools.lru_cache(maxsize=64)
-def _uncollapsed(k: int, alpha: float, eta: float) -> Kernel:
-    def step(key, state: LDAState, d: LDAData):
-        k_phi, k_z = jax.random.split(key)
-        log_phi = sample_log_phi(k_phi, state.z, d, k=k, eta=eta)
-        z = sample_z_uncollapsed(k_z, state.z, log_phi, d, k=k, alpha=alpha)
-        return LDAState(z, log_phi)
-
-    return _common(k, alpha, eta, f"lda.uncollapsed(K={k})", step, _words_given_phi)
+    return _common(k, alpha, eta, f"lda.{sampler}(K={k})", step, _words_given_phi)
 
 
 @functools.lru_cache(maxsize=64)
@@ -407,7 +399,7 @@ def partially_collapsed(num_topics: int, alpha: float = 0.1, eta: float = 0.01) 
     >>> idata.posterior_mean["topic_word"].shape
     (4, 2, 3)
     """
-    return _partially_collapsed(*_check(num_topics, alpha, eta))
+    return _phi_then_z(*_check(num_topics, alpha, eta), "partially_collapsed")
 
 
 def uncollapsed(num_topics: int, alpha: float = 0.1, eta: float = 0.01) -> Kernel:
@@ -415,7 +407,7 @@ def uncollapsed(num_topics: int, alpha: float = 0.1, eta: float = 0.01) -> Kerne
 
     >>> kernel = uncollapsed(10, alpha=0.5)
     """
-    return _uncollapsed(*_check(num_topics, alpha, eta))
+    return _phi_then_z(*_check(num_topics, alpha, eta), "uncollapsed")
 
 
 def collapsed(num_topics: int, alpha: float = 0.1, eta: float = 0.01) -> Kernel:
