@@ -17,7 +17,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from scipy.special import gammaln
+
+from _exact import exact_unigram_posterior
+from _exact import log_polya as _log_polya
 
 from gibbsjax.corpus import Corpus
 from gibbsjax.models import bayes_net as bn
@@ -25,12 +27,6 @@ from gibbsjax.models import mixtures
 from gibbsjax.testing import chi_square_test, geweke_test
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _log_polya(counts, alpha):
-    n = np.asarray(counts, float)
-    a = np.broadcast_to(np.asarray(alpha, float), n.shape)
-    return gammaln(a.sum()) - gammaln(a.sum() + n.sum()) + np.sum(gammaln(a + n) - gammaln(a))
 
 
 # A -> B, A -> C, (B, C) -> D, all binary; asymmetric priors so values are not exchangeable.
@@ -162,18 +158,6 @@ def unigram_network(docs, k, v, alpha, lam):
     net = bn.network(variables, concentration={"Z": [list(alpha)], "W0": lam},
                      tied={w: "W0" for w in words[1:]})
     return net, bn.data(net, [[-1, *doc] for doc in docs])
-
-
-def exact_unigram_posterior(docs, v, k, alpha, lam):
-    wc = np.array([np.bincount(d, minlength=v) for d in docs], float)
-    states = np.array(list(itertools.product(range(k), repeat=len(docs))))
-    logp = np.array([
-        _log_polya(np.bincount(z, minlength=k), alpha)
-        + sum(_log_polya(wc[z == c].sum(0), np.full(v, lam)) for c in range(k))
-        for z in states
-    ])
-    p = np.exp(logp - logp.max())
-    return states, p / p.sum()
 
 
 def test_unigram_mixture_as_network_matches_dedicated_sampler():

@@ -12,7 +12,10 @@ from pathlib import Path
 import jax
 import numpy as np
 import pytest
-from scipy.special import betaln, gammaln
+from scipy.special import betaln
+
+from _exact import exact_unigram_posterior, final_states
+from _exact import log_polya as _log_polya
 
 from gibbsjax.corpus import Corpus
 from gibbsjax.models import mixtures
@@ -24,26 +27,6 @@ ROOT = Path(__file__).resolve().parents[1]
 # Written from the model definitions alone (float64 numpy), not with library code.
 TINY_DOCS = [[0, 0, 1], [2, 2], [0, 1, 2, 0], [1]]  # 4 documents over V = 3 words
 TINY_V = 3
-
-
-def _log_polya(counts, alpha):
-    """log ∫ Π θ_k^{n_k} Dir(θ; α) dθ for one count vector."""
-    n = np.asarray(counts, float)
-    a = np.broadcast_to(np.asarray(alpha, float), n.shape)
-    return gammaln(a.sum()) - gammaln(a.sum() + n.sum()) + np.sum(gammaln(a + n) - gammaln(a))
-
-
-def exact_unigram_posterior(docs, v, k, alpha, lam):
-    """p(z | W) for the mixture of unigrams, π and β integrated out, over all K^D assignments."""
-    wc = np.array([np.bincount(d, minlength=v) for d in docs], float)
-    states = np.array(list(itertools.product(range(k), repeat=len(docs))))
-    logp = np.array([
-        _log_polya(np.bincount(z, minlength=k), alpha)
-        + sum(_log_polya(wc[z == c].sum(0), np.full(v, lam)) for c in range(k))
-        for z in states
-    ])
-    p = np.exp(logp - logp.max())
-    return states, p / p.sum()
 
 
 def exact_bernoulli_posterior(x, k, alpha, a, b):
@@ -63,22 +46,9 @@ def exact_bernoulli_posterior(x, k, alpha, a, b):
     return states, p / p.sum()
 
 
-def final_labels(kernel, data, *, num_chains=20_000, sweeps=30, seed=0):
-    """Labels after ``sweeps`` sweeps of ``num_chains`` independent chains (vmapped), (chains, D)."""
-
-    @jax.jit
-    def run(key):
-        def chain(k):
-            k0, k1 = jax.random.split(k)
-            state = kernel.init(k0, data)
-            state = jax.lax.fori_loop(
-                0, sweeps, lambda t, s: kernel.step(jax.random.fold_in(k1, t), s, data), state
-            )
-            return state.z
-
-        return jax.vmap(chain)(jax.random.split(key, num_chains))
-
-    return np.asarray(run(jax.random.key(seed)))
+def final_labels(kernel, data, **kwargs):
+    """Labels of many independent chains after a few sweeps, (chains, D)."""
+    return final_states(kernel, data, **kwargs).z
 
 
 def state_counts(z, k):

@@ -10,7 +10,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from scipy.special import gammaln
+
+from _exact import final_states
+from _exact import log_polya as _log_polya
 
 from gibbsjax.corpus import Corpus
 from gibbsjax.models import naive_bayes as nb
@@ -28,12 +30,6 @@ GAMMA_PI, GAMMA_THETA = (2.0, 3.0, 1.5), 0.7
 def _corpus(labels=LABELS):
     return Corpus.from_token_lists([[str(w) for w in d] for d in DOCS], vocab=["0", "1", "2"],
                                    labels=labels, label_names=["x", "y", "z"])
-
-
-def _log_polya(counts, alpha):
-    n = np.asarray(counts, float)
-    a = np.broadcast_to(np.asarray(alpha, float), n.shape)
-    return gammaln(a.sum()) - gammaln(a.sum() + n.sum()) + np.sum(gammaln(a + n) - gammaln(a))
 
 
 def exact_latent_posterior(docs, labels, k, v, gamma_pi, gamma_theta):
@@ -57,20 +53,8 @@ def exact_latent_posterior(docs, labels, k, v, gamma_pi, gamma_theta):
     return states, p / p.sum()
 
 
-def final_labels(kernel, data, *, num_chains=20_000, sweeps=30, seed=0):
-    @jax.jit
-    def run(key):
-        def chain(k):
-            k0, k1 = jax.random.split(k)
-            state = kernel.init(k0, data)
-            state = jax.lax.fori_loop(
-                0, sweeps, lambda t, s: kernel.step(jax.random.fold_in(k1, t), s, data), state
-            )
-            return state.labels
-
-        return jax.vmap(chain)(jax.random.split(key, num_chains))
-
-    return np.asarray(run(jax.random.key(seed)))
+def final_labels(kernel, data, **kwargs):
+    return final_states(kernel, data, **kwargs).labels
 
 
 def _counts(labels, latent, k):
