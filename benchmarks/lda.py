@@ -10,7 +10,7 @@ optimisation off).  Reported:
   gibbsjax's φ is the posterior mean over the last half of the sweeps, and, like the
   peers', the estimate at the final state ("last state");
 * held-out perplexity by document completion, computed by gibbsjax's evaluator
-  (`gibbsjax.evaluate.heldout_perplexity`) from each system's topic–word matrix φ;
+  (`gibbsjax.models.lda.heldout_perplexity`) from each system's topic–word matrix φ;
 * gibbsjax throughput with 1, 4 and 16 vmapped chains.
 
 Run:   python benchmarks/lda.py [--topics 20 100] [--sweeps 200] [--samplers partially_collapsed uncollapsed]
@@ -34,7 +34,7 @@ import numpy as np  # noqa: E402
 
 import gibbsjax  # noqa: E402
 from gibbsjax.corpus import Corpus  # noqa: E402
-from gibbsjax.evaluate import heldout_perplexity  # noqa: E402
+from gibbsjax.models.lda import heldout_perplexity  # noqa: E402
 from gibbsjax.models import lda as glda  # noqa: E402
 
 ALPHA, ETA = 0.1, 0.01

@@ -101,7 +101,7 @@ def test_missing_entries_cpt_means_and_imputed_probs_match_enumeration():
     d = bn.data(net, ROWS)
     prior = {name: _prior_table(name, c, len(p)) for name, c, p in VARS}
     comps, p, cpt_mean = exact_network_posterior(VARS, ROWS, prior)
-    s, acc = final_states(bn.bayes_net(), d)
+    s, acc = final_states(bn.dirichlet_cpts(), d)
     miss = np.argwhere(ROWS < 0)
     # (1) joint distribution of the missing entries
     res = chi_square_test(completion_counts(s.x, miss, [2] * len(miss)), p)
@@ -126,7 +126,7 @@ def test_power_wrong_conditional_fails():
     """Dropping the children's backward messages (sampling X_v from its parents only) is detected."""
     net = bn.network(VARS, concentration=CONC)
     d = bn.data(net, ROWS)
-    good = bn.bayes_net()
+    good = bn.dirichlet_cpts()
 
     def forward_only(key, state, data):
         x = bn._merge(state.x, data)
@@ -164,7 +164,7 @@ def test_unigram_mixture_as_network_matches_dedicated_sampler():
     net, d = unigram_network(DOCS, 2, 3, ALPHA, LAM)
     assert net.num_rows == 1 + 2 and net.row_names[1] == "W0,W1,W2 | Z=0"  # tied: one word table
     _, p = exact_unigram_posterior(DOCS, 3, 2, ALPHA, LAM)
-    z_net = final_states(bn.bayes_net(), d)[0].x[:, :, 0]
+    z_net = final_states(bn.dirichlet_cpts(), d)[0].x[:, :, 0]
     corpus = Corpus.from_token_lists([[str(w) for w in doc] for doc in DOCS], vocab=["0", "1", "2"])
     ded = mixtures.unigrams(2, alpha=ALPHA, lam=LAM)
     ud = mixtures.unigram_data(corpus)
@@ -189,7 +189,7 @@ def test_geweke():
     net = bn.network([("A", 2, []), ("B", 3, ["A"]), ("C", 2, ["A", "B"])],
                      concentration={"A": 1.5, "B": [0.8, 2.0], "C": 1.3})
     d = bn.data(net, [[0, -1, 1], [-1, 2, -1], [1, -1, 0], [-1, -1, 1]])
-    kernel = bn.bayes_net()
+    kernel = bn.dirichlet_cpts()
     fns = {
         "cpt": lambda s, d: jnp.exp(s.log_cpt),
         "x": lambda s, d: bn._merge(s.x, d).astype(jnp.float32),
@@ -200,14 +200,14 @@ def test_geweke():
 
 # ----------------------------------------------------------------------------- examples and configs
 def test_sprinkler_config_runs_and_reports():
-    from gibbsjax.config import MODELS, load_config, run_config
+    from gibbsjax.config import get_spec, load_config, run_config
 
     config = load_config(ROOT / "configs" / "bayes-net-sprinkler.toml")
     idata = run_config(config, progress=False)
     imp = idata["imputed"]
     assert imp["probability"].shape[0] == int((np.asarray(config.data.values) < 0).sum())
     assert np.allclose(imp["probability"].sum("value"), 1.0, atol=1e-4)
-    report = MODELS["bayes_net"].report(idata)
+    report = get_spec("bayes_net.dirichlet_cpts").report(idata)
     assert "WetGrass | Sprinkler=1,Rain=1" in report and "imputed" in report
 
 

@@ -11,6 +11,8 @@ import pytest
 
 from gibbsjax import config as cfg
 from gibbsjax.config import ConfigError, load_config, parse_config, register_model, run_config
+from gibbsjax.run import Settings
+from gibbsjax.spec import ModelSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "configs"
@@ -83,7 +85,7 @@ def test_bivariate_config_loads():
 def test_defaults_and_output_name(tmp_path):
     text = BASE.replace("seed = 1\nnum_chains = 4\nnum_warmup = 10\nnum_draws = 20\n", "")
     c = load_config(write(tmp_path, text, "my-job.toml"))
-    assert c.sampler == cfg.SamplerSettings()
+    assert c.sampler == Settings()
     assert c.output_path() == Path("my-job.nc")
 
 
@@ -104,8 +106,8 @@ ERROR_CASES = {
     "sampler value of wrong type": (edit("num_draws = 20", 'num_draws = "20"'), r"num_draws must be an integer"),
     "sampler value bool": (edit("num_chains = 4", "num_chains = true"), r"num_chains must be an integer"),
     "sampler float": (edit("num_warmup = 10", "num_warmup = 10.5"), r"num_warmup must be an integer"),
-    "sampler value too small": (edit("num_draws = 20", "num_draws = 0"), r"num_draws must be >= 1"),
-    "negative seed": (edit("seed = 1", "seed = -3"), r"seed must be >= 0"),
+    "sampler value too small": (edit("num_draws = 20", "num_draws = 0"), r"num_draws must be an integer >= 1"),
+    "negative seed": (edit("seed = 1", "seed = -3"), r"seed must be an integer >= 0"),
     "missing [model]": (BASE[BASE.index("[data]") :], r"missing required section \[model\]"),
     "missing [sampler]": (BASE[: BASE.index("[sampler]")], r"missing required section \[sampler\]"),
     "missing [data]": (edit('[data]\ndataset = "body_temperature"\ncolumn = "temperature_f"\n', ""), r"missing required section \[data\]"),
@@ -194,7 +196,9 @@ def test_csv_errors(tmp_path, csv_text, column, pattern):
 
 
 def test_read_column_directly():
-    y = cfg.read_column({"dataset": "body_temperature", "column": "heart_rate"}, Path("."))
+    from gibbsjax.sources import read_column
+
+    y = read_column({"dataset": "body_temperature", "column": "heart_rate"}, Path("."))
     assert y.shape == (130,) and y.dtype == np.float64
 
 
@@ -206,8 +210,7 @@ def test_unknown_model_lists_known_names():
         assert name in str(info.value)
 
 
-def test_register_model(monkeypatch):
-    monkeypatch.setattr(cfg, "MODELS", dict(cfg.MODELS))
+def test_register_model():
     from gibbsjax.models import normal
 
     def shifted(rho, scale=1.0):  # rho has no default: required in the config
@@ -215,23 +218,47 @@ def test_register_model(monkeypatch):
             raise ValueError(f"scale must be positive, got {scale}")
         return normal.bivariate(rho)
 
-    register_model("toy.shifted", shifted, description="test model")
-    assert "toy.shifted" in cfg.known_models()
-    with pytest.raises(ValueError, match="already registered"):
-        register_model("toy.shifted", shifted)
-    with pytest.raises(ValueError, match="factory"):
-        register_model("toy.bad", "no_colon_here")
+    register_model(ModelSpec("toy.shifted", shifted, description="test model"))
+    try:
+        assert "toy.shifted" in cfg.known_models()
+        with pytest.raises(ValueError, match="already registered"):
+            register_model(ModelSpec("toy.shifted", shifted))
+        with pytest.raises(ValueError, match="factory"):
+            ModelSpec("toy.bad", "no_colon_here")
+        with pytest.raises(ValueError, match="ModelSpec"):
+            register_model("toy.bad")
 
-    doc = tomllib.loads(edit('"normal.bivariate"', '"toy.shifted"', BIVARIATE))
-    c = parse_config(doc)
-    assert c.model == "toy.shifted" and c.hyperparameters == {"rho": 0.8}
+        doc = tomllib.loads(edit('"normal.bivariate"', '"toy.shifted"', BIVARIATE))
+        c = parse_config(doc)
+        assert c.model == "toy.shifted" and c.hyperparameters == {"rho": 0.8, "scale": 1.0}
 
-    del doc["model"]["rho"]
-    with pytest.raises(ValueError, match="missing hyperparameter 'rho'"):
-        parse_config(doc)
-    doc["model"].update(rho=0.5, scale=-1.0)
-    with pytest.raises(ValueError, match=r"\[model\] scale must be positive"):
-        parse_config(doc)
+        del doc["model"]["rho"]
+        with pytest.raises(ValueError, match="missing hyperparameter 'rho'"):
+            parse_config(doc)
+        doc["model"].update(rho=0.5, scale=-1.0)
+        with pytest.raises(ValueError, match=r"\[model\] scale must be positive"):
+            parse_config(doc)
+    finally:
+        cfg.MODELS.remove("toy.shifted")
+    with pytest.raises(ValueError, match="built-in"):
+        cfg.MODELS.remove("normal.bivariate")
+
+
+def test_old_model_names_still_read():
+    """Results and configs of gibbsjax 0.1 named models differently; they still resolve."""
+    assert cfg.get_spec("lda").name == "lda.partially_collapsed"
+    assert cfg.get_spec("mixture.unigrams").name == "mixtures.unigrams"
+    assert "lda" not in cfg.known_models()
+
+
+def test_every_kernel_name_is_its_registry_name():
+    """One naming convention: registry name = "<module>.<factory>" = the kernel's name."""
+    for name in cfg.known_models():
+        spec = cfg.get_spec(name)
+        module = spec.factory.__module__.rsplit(".", 1)[-1]
+        assert name == f"{module}.{spec.factory.__name__}"
+        hyper = {"K": 2} if "K" in cfg.hyperparameters_of(spec.factory, {}) or name.startswith("lda") else {}
+        assert spec.factory(**hyper).name == name
 
 
 # ----------------------------------------------------------------------------- running
@@ -297,17 +324,17 @@ def test_postprocess_and_report_hooks(tmp_path, capsys):
     from gibbsjax import config as cfg
     from gibbsjax.cli import main
 
-    def postprocess(idata, kernel, data):
+    def postprocess(idata, kernel, data, extras):
         idata.attrs["post_mean_x1"] = float(idata.posterior["x1"].mean())
         return idata
 
     def report(idata):
         return f"REPORT mean x1 = {idata.attrs['post_mean_x1']:.3f}"
 
-    cfg.register_model(
-        "test.hooked", "gibbsjax.models.normal:bivariate", None,
-        postprocess=postprocess, report=report, summary_vars=("x1",), replace=True,
-    )
+    from gibbsjax.models import normal
+
+    cfg.register_model(ModelSpec("test.hooked", normal.bivariate, postprocess=postprocess, report=report,
+                                 summary_vars=("x1",)), replace=True)
     try:
         path = tmp_path / "hooked.toml"
         path.write_text('[model]\nname = "test.hooked"\nrho = 0.5\n[sampler]\nseed = 1\nnum_draws = 50\nnum_warmup = 10\n')
@@ -320,6 +347,6 @@ def test_postprocess_and_report_hooks(tmp_path, capsys):
         assert main(["summary", str(out)]) == 0
         assert "REPORT mean x1" in capsys.readouterr().out  # report from the saved file
         with pytest.raises(ValueError, match="postprocess"):
-            cfg.register_model("test.bad", "gibbsjax.models.normal:bivariate", postprocess=3)
+            ModelSpec("test.bad", normal.bivariate, postprocess=3)
     finally:
-        cfg.MODELS.pop("test.hooked", None)
+        cfg.MODELS.remove("test.hooked")

@@ -11,7 +11,8 @@ import pytest
 from scipy.special import gammaln
 
 from gibbsjax import conjugate as cj
-from gibbsjax import evaluate
+from gibbsjax import evaluate, labels
+from gibbsjax._checks import check_concentration
 from gibbsjax.corpus import Corpus
 
 DOCS = [["a", "b", "a"], ["c"], ["b", "c", "c", "a"]]
@@ -127,7 +128,7 @@ def test_documents_reject_bad_input(make, msg):
 )
 def test_check_concentration(name, value):
     with pytest.raises(ValueError, match=name):
-        cj.check_concentration(name, value, vector=True)
+        check_concentration(name, value, ((), (None,)))
 
 
 def test_concentration_vector_length():
@@ -161,7 +162,7 @@ def test_relabel_draws_undoes_within_chain_switching():
     draws = truth[None, None] + 0.03 * rng.normal(size=(3, 50, 3, 3))
     perms_true = np.array([rng.permutation(3) for _ in range(150)]).reshape(3, 50, 3)
     switched = np.take_along_axis(draws, perms_true[..., None], axis=2)
-    perms = evaluate.relabel_draws(switched)
+    perms = labels.relabel_draws(switched)
     fixed = np.take_along_axis(switched, perms[..., None], axis=2)
     assert np.abs(fixed - fixed.mean((0, 1))).max() < 0.2  # every draw in the same labelling (noise sd 0.03)
     assert sorted(map(tuple, np.round(fixed.mean((0, 1)), 1))) == sorted(map(tuple, truth))

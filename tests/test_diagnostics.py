@@ -1,16 +1,11 @@
-"""diagnostics: the ArviZ conversion, summary guard, all_sweeps, component alignment."""
+"""diagnostics: the ArviZ conversion, summary guard, all_sweeps."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from gibbsjax.diagnostics import (
-    align_chains,
-    component_permutations,
-    summary,
-    to_inference_data,
-)
+from gibbsjax.diagnostics import summary, to_inference_data
 
 
 def test_summary_needs_two_chains_and_adds_lp():
@@ -31,57 +26,3 @@ def test_attrs_are_netcdf_safe(tmp_path):
     back = az.from_netcdf(str(path))
     assert back.attrs["flag"] == 1
     assert back.attrs["none"] == ""
-
-
-def test_component_permutations_recover_a_known_shuffle():
-    rng = np.random.default_rng(1)
-    k, v, chains = 6, 40, 5
-    truth = rng.dirichlet(np.ones(v) * 0.3, size=k)
-    perms_true = np.array([rng.permutation(k) for _ in range(chains)])
-    est = np.stack([truth[p] + rng.normal(0, 0.002, size=(k, v)) for p in perms_true])
-    perms = component_permutations(est, distance="hellinger")
-    aligned = np.take_along_axis(est, perms[:, :, None], axis=1)
-    # every chain now lists the components in the same order as chain 0
-    for c in range(chains):
-        assert np.abs(aligned[c] - aligned[0]).max() < 0.05
-    # and the permutation maps each reference component back to the truth
-    for c in range(chains):
-        np.testing.assert_array_equal(perms_true[c][perms[c]], perms_true[0])
-
-
-def test_align_chains_permutes_every_variable_with_the_dim():
-    # two chains, two components, means swapped in chain 1; weights follow their component
-    means = np.array([[[-3.0, 3.0]] * 10, [[3.0, -3.0]] * 10])
-    weights = np.array([[[0.3, 0.7]] * 10, [[0.7, 0.3]] * 10])
-    idata = to_inference_data(
-        {"mean": means, "weight": weights, "other": np.zeros((2, 10))},
-        dims={"mean": ["component"], "weight": ["component"]},
-    )
-    aligned, perms = align_chains(idata, "mean", "component")
-    assert perms.tolist() == [[0, 1], [1, 0]]
-    np.testing.assert_array_equal(aligned.posterior["mean"].values[1], means[0])
-    np.testing.assert_array_equal(aligned.posterior["weight"].values[1], weights[0])
-    # the input is left alone
-    np.testing.assert_array_equal(idata.posterior["mean"].values, means)
-
-
-def test_align_chains_errors():
-    idata = to_inference_data({"m": np.zeros((2, 3, 2))}, dims={"m": ["component"]})
-    with pytest.raises(ValueError, match="no variable"):
-        align_chains(idata, "nope", "component")
-    with pytest.raises(ValueError, match="no dimension"):
-        align_chains(idata, "m", "topic")
-    with pytest.raises(ValueError, match="distance"):
-        component_permutations(np.zeros((2, 2, 2)), distance="cosine")
-
-
-def test_align_chains_uses_and_permutes_posterior_mean_group():
-    idata = to_inference_data(
-        {"size": np.array([[[10.0, 90.0]] * 4, [[90.0, 10.0]] * 4])},
-        dims={"size": ["topic"], "phi": ["topic", "word"]},
-        posterior_mean={"phi": np.array([[[0.9, 0.1], [0.1, 0.9]], [[0.1, 0.9], [0.9, 0.1]]])},
-    )
-    aligned, perms = align_chains(idata, "phi", "topic")
-    assert perms.tolist() == [[0, 1], [1, 0]]
-    np.testing.assert_array_equal(aligned.posterior_mean["phi"].values[1], [[0.9, 0.1], [0.1, 0.9]])
-    np.testing.assert_array_equal(aligned.posterior["size"].values[1, 0], [10.0, 90.0])

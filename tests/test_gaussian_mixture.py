@@ -80,7 +80,7 @@ def _faithful_run():
 
 def test_old_faithful_config():
     config = load_config(CONFIGS / "old-faithful.toml")
-    assert config.model == "gaussian_mixture" and config.hyperparameters["K"] == 2
+    assert config.model == "gaussian_mixture.normal_gamma" and config.hyperparameters["K"] == 2
     assert config.data.x.shape == (272,)
     assert abs(float(config.data.center[0]) - 3.4878) < 1e-3
     assert config.sampler.num_chains == 4

@@ -85,7 +85,7 @@ def _stale_count_kernel(k, alpha, eta) -> Kernel:
     base = lda.collapsed(k, alpha=alpha, eta=eta)
 
     def step(key, state, d):
-        ndk, nkw, nk = lda._counts(state.z, d, k)
+        ndk, nkw, nk = lda.topic_counts(state.z, d, k)
         v = d.word_counts.shape[0]
         onehot = (state.z[..., None] == jnp.arange(k)).astype(jnp.int32) * d.mask[..., None]
         n_d = ndk[d.docs] - onehot
@@ -109,7 +109,7 @@ def test_stale_count_variant_fails_the_enumeration_test():
 
 def _lp_test_functions(k, alpha, eta):
     def lp(state, d):
-        return lda.log_joint_collapsed(state.z, d, k=k, alpha=alpha, eta=eta)
+        return lda.log_joint_collapsed(state, d, K=k, alpha=alpha, eta=eta)
 
     def phi(state, d):
         return jnp.exp(state.log_phi)
@@ -139,7 +139,7 @@ def test_geweke_flags_the_stale_count_variant():
     def step(key, state, d):  # stale z-update, then φ | z so the data simulator has φ
         k1, k2 = jax.random.split(key)
         state = kernel.step(k1, state, d)
-        return state._replace(log_phi=lda.sample_log_phi(k2, state.z, d, k=K, eta=0.2))
+        return state._replace(log_phi=lda.sample_log_phi(k2, state, d, K=K, eta=0.2))
 
     result = geweke_test(kernel._replace(step=step), data, _lp_test_functions(K, 0.2, 0.2),
                          num_chains=1000, num_steps=60, seed=11)
@@ -166,11 +166,11 @@ def test_packing_covers_every_token_once():
 @pytest.mark.parametrize(
     "fn, kwargs, msg",
     [
-        (lda.partially_collapsed, {"num_topics": 0}, "num_topics"),
-        (lda.collapsed, {"num_topics": 2.5}, "num_topics"),
-        (lda.uncollapsed, {"num_topics": 3, "alpha": 0}, "alpha"),
-        (lda.partially_collapsed, {"num_topics": 3, "eta": -1}, "eta"),
-        (lda.partially_collapsed, {"num_topics": 3, "eta": float("nan")}, "eta"),
+        (lda.partially_collapsed, {"K": 0}, "K"),
+        (lda.collapsed, {"K": 2.5}, "K"),
+        (lda.uncollapsed, {"K": 3, "alpha": 0}, "alpha"),
+        (lda.partially_collapsed, {"K": 3, "eta": -1}, "eta"),
+        (lda.partially_collapsed, {"K": 3, "eta": float("nan")}, "eta"),
     ],
 )
 def test_bad_hyperparameters(fn, kwargs, msg):

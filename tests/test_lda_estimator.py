@@ -10,6 +10,7 @@ import pytest
 
 import gibbsjax
 from gibbsjax import evaluate
+from gibbsjax.models import lda
 from gibbsjax.datasets.synthetic import lda_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,8 +42,8 @@ def test_fit_shapes_and_alignment(fitted):
 def test_perplexity_beats_uniform_and_truth_is_better_than_noise(fitted):
     model, train, test, phi = fitted
     fitted_p = model.perplexity(test)
-    true_p = evaluate.heldout_perplexity(phi, test, alpha=0.1)
-    uniform_p = evaluate.heldout_perplexity(np.full((4, 60), 1 / 60), test, alpha=0.1)
+    true_p = lda.heldout_perplexity(phi, test, alpha=0.1)
+    uniform_p = lda.heldout_perplexity(np.full((4, 60), 1 / 60), test, alpha=0.1)
     assert uniform_p == pytest.approx(60, rel=1e-4)  # knowing nothing: V
     assert fitted_p < 0.8 * uniform_p
     assert fitted_p < 1.15 * true_p  # close to the truth's own perplexity
@@ -105,9 +106,9 @@ def test_lda_config_runs_and_reports(tmp_path, capsys):
     assert "topics" in idata.groups()
     assert float(idata.topics.attrs["heldout_perplexity"]) > 1
     assert idata.posterior_mean["topic_word"].sizes["word"] == config.extras["corpus"].vocab_size
-    from gibbsjax.config import model_entry_for
+    from gibbsjax.config import spec_for
 
-    text = model_entry_for(idata).report(idata)
+    text = spec_for(idata).report(idata)
     assert "top words per topic" in text and "held-out perplexity" in text and "R-hat" in text
     out = tmp_path / "lda.nc"
     idata.to_netcdf(str(out))

@@ -135,10 +135,10 @@ def test_bernoulli_geweke():
 
 # ----------------------------------------------------------------------------- seed 002: a/b/c
 def test_abc_config_recovers_an_a_topic_and_a_c_topic():
-    from gibbsjax.config import MODELS, load_config, run_config
+    from gibbsjax.config import get_spec, load_config, run_config
 
     config = load_config(ROOT / "configs" / "abc-topics.toml")
-    assert config.model == "mixture.unigrams" and config.data.num_docs == 12
+    assert config.model == "mixtures.unigrams" and config.data.num_docs == 12
     idata = run_config(config, progress=False)
     beta = idata.estimates["beta_mean"]
     a_topic = int(np.argmax(beta.sel(word="a").values))
@@ -151,12 +151,12 @@ def test_abc_config_recovers_an_a_topic_and_a_c_topic():
     # documents "c b c" (1, 4, 7, 10) go to the c topic, the others to the a topic
     pred = idata.estimates["predicted"].values
     assert np.all(pred[1::3] == c_topic) and np.all(pred[0::3] == a_topic) and np.all(pred[2::3] == a_topic)
-    report = MODELS["mixture.unigrams"].report(idata)
+    report = get_spec("mixtures.unigrams").report(idata)
     assert f"{a_topic} [" in report and "a (0.6" in report and "c (0.5" in report
 
 
 def test_keep_draws_false_accumulates_and_postprocess_aligns_chain_means():
-    from gibbsjax.config import MODELS
+    from gibbsjax.config import get_spec
     from gibbsjax.diagnostics import to_inference_data
 
     kernel = mixtures.unigrams_collapsed(2, keep_draws=False)
@@ -172,7 +172,7 @@ def test_keep_draws_false_accumulates_and_postprocess_aligns_chain_means():
         posterior_mean={"beta": np.stack([beta, beta[::-1]]), "doc_probs": np.stack([probs, probs[:, ::-1]])},
         dims=kernel.dims, coords=kernel.coords(data),
     )
-    out = MODELS["mixture.unigrams_collapsed"].postprocess(idata, kernel, data)
+    out = get_spec("mixtures.unigrams_collapsed").postprocess(idata, kernel, data, {})
     assert "across chains" in out.estimates.attrs["aligned"]
     assert np.allclose(out.posterior_mean["beta"].values, beta[None])
     assert out.estimates["predicted"].values.tolist() == [0, 0, 1, 1]
@@ -183,7 +183,7 @@ def test_config_reads_a_corpus_file_and_rejects_bad_data_keys(tmp_path):
     from gibbsjax.corpus import write_ldac
 
     write_ldac(_tiny_corpus(), tmp_path / "docs.ldac", tmp_path / "vocab.txt")
-    doc = {"model": {"name": "mixture.unigrams_collapsed", "num_clusters": 2},
+    doc = {"model": {"name": "mixtures.unigrams_collapsed", "K": 2},
            "data": {"file": "docs.ldac", "format": "ldac", "vocab": "vocab.txt"}, "sampler": {}}
     config = parse_config(doc, base_dir=tmp_path)
     assert config.data.num_docs == 4 and config.data.vocab == ("0", "1", "2")
@@ -199,10 +199,10 @@ def test_config_reads_a_corpus_file_and_rejects_bad_data_keys(tmp_path):
 @pytest.mark.parametrize(
     "call, name",
     [
-        (lambda: mixtures.unigrams(1), "num_clusters"),
-        (lambda: mixtures.unigrams(2.5), "num_clusters"),
-        (lambda: mixtures.unigrams_collapsed(0), "num_clusters"),
-        (lambda: mixtures.bernoulli(1), "num_clusters"),
+        (lambda: mixtures.unigrams(1), "K"),
+        (lambda: mixtures.unigrams(2.5), "K"),
+        (lambda: mixtures.unigrams_collapsed(0), "K"),
+        (lambda: mixtures.bernoulli(1), "K"),
         (lambda: mixtures.unigrams(2, alpha=0.0), "alpha"),
         (lambda: mixtures.unigrams(2, alpha=(1.0, -1.0)), "alpha"),
         (lambda: mixtures.unigrams(2, alpha=(1.0, 1.0, 1.0)), "alpha"),

@@ -146,7 +146,7 @@ def test_recorded_pi_and_accumulated_doc_probs():
 
 def test_postprocess_reports_accuracy_on_hidden_labels():
     import gibbsjax
-    from gibbsjax.config import MODELS
+    from gibbsjax.config import get_spec
 
     docs = [["a", "a", "b"], ["c", "c"], ["a", "b"], ["c", "b", "c"], ["a"], ["c"]] * 3
     corpus = Corpus.from_token_lists(docs, labels=[0, 1] * 9, label_names=["ab", "c"])
@@ -155,11 +155,11 @@ def test_postprocess_reports_accuracy_on_hidden_labels():
     idata = gibbsjax.sample(kernel, data, seed=0, num_chains=2, num_warmup=50, num_draws=100, progress=False)
     assert set(idata.posterior.data_vars) == {"pi"}  # big arrays are accumulated, not kept per draw
     assert idata.posterior_mean["theta"].dims == ("chain", "class", "word")
-    out = MODELS["naive_bayes"].postprocess(idata, kernel, data)
+    out = get_spec("naive_bayes.dirichlet_multinomial").postprocess(idata, kernel, data, {})
     est = out.estimates
     assert est.attrs["num_hidden"] == 9 and est.attrs["hidden_accuracy"] == 1.0
     assert est["predicted"].values.tolist() == [0, 1] * 9
-    report = MODELS["naive_bayes"].report(out)
+    report = get_spec("naive_bayes.dirichlet_multinomial").report(out)
     assert "accuracy on the 9 hidden labels: 1.000" in report and "ab [" in report
 
 

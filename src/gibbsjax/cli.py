@@ -82,9 +82,9 @@ def _print_summary(idata) -> None:
     if int(idata.posterior.sizes.get("draw", 0)) == 0:
         print("(no draws to summarise)")
         return
-    from gibbsjax.config import model_entry_for
+    from gibbsjax.config import spec_for
 
-    entry = model_entry_for(idata)
+    entry = spec_for(idata)
     table, note = _summary_table(idata, None if entry is None else entry.summary_vars)
     print(table.to_string())  # to_string: every row and column, no wrapping
     if note:

@@ -1,31 +1,35 @@
-"""Ready-to-run jobs as TOML files: load, validate, run.
+"""Ready-to-run jobs as TOML files: the model registry, parsing and running.
 
-A config names a model from the registry, its hyperparameters, where its data
-comes from, and the sampler settings.  ``gibbsjax run CONFIG.toml`` runs one;
-from Python::
+A config names a registered model, its hyperparameters, where its data comes
+from and the sampler settings.  ``gibbsjax run CONFIG.toml`` runs one; from
+Python::
 
     from gibbsjax.config import load_config, run_config
     idata = run_config(load_config("configs/body-temperature.toml"))
+
+This module holds no model-specific code: every model module exports its
+:class:`~gibbsjax.spec.ModelSpec` values in ``SPECS`` (how to build its data
+from ``[data]``, its postprocess and its report); the registry below maps
+names to those modules and imports a module only when its model is used.
 
 Format
 ------
 .. code-block:: toml
 
     [model]
-    name = "normal.semiconjugate"     # a registered model (see below)
+    name = "normal.semiconjugate"     # a registered model: see known_models()
     mu0 = 98.6                        # the other keys are the factory's hyperparameters;
     sigma0 = 0.5                      # any left out take the factory's defaults
     a0 = 0.001
     b0 = 0.001
 
-    [data]                            # one of dataset / file / values:
-    dataset = "body_temperature"      # a data set shipped in gibbsjax.datasets, with column
+    [data]                            # the model's own keys (its spec's make_data), e.g.
+    dataset = "body_temperature"      # a table shipped in gibbsjax.datasets,
     column = "temperature_f"
-    # file = "my.csv"                 # a CSV file with a header row, path relative to the
-    #                                 # config file; column may be left out if it has one column
-    # values = [98.1, 98.6, 97.9]     # inline values
+    # file = "my.csv"                 # or a CSV file (path relative to the config file),
+    # values = [98.1, 98.6, 97.9]     # or inline values
 
-    [sampler]                         # every key optional; defaults as in gibbsjax.run.sample
+    [sampler]                         # every key optional; the fields of gibbsjax.run.Settings
     seed = 2026                       # left out: a fresh seed, recorded in the result's attrs
     num_chains = 4
     num_warmup = 1000                 # sweeps discarded per chain (burn-in)
@@ -48,873 +52,171 @@ hyperparameter such as ``sigma0 = -1``, a missing column) raises
 :class:`ConfigError`, a ``ValueError`` whose message names the offending key,
 before anything is compiled.
 
-Models
-------
-* ``normal.bivariate``: :func:`gibbsjax.models.normal.bivariate` (``rho``); no ``[data]``.
-* ``normal.semiconjugate``: :func:`gibbsjax.models.normal.semiconjugate` (``mu0``,
-  ``sigma0``, ``a0``, ``b0``); ``[data]`` gives one numeric column.
+Adding a model
+--------------
+Write its module with a ``SPECS`` tuple and add one line to ``_BUILTIN`` below;
+or, for a model of your own, register its spec at run time::
 
-New models register themselves with :func:`register_model`::
-
-    register_model("lda.collapsed", "gibbsjax.models.lda:collapsed", make_lda_data)
-
-where ``make_data(section, base_dir)`` turns the ``[data]`` table (a dict) into
-the model's validated data, resolving relative paths against ``base_dir`` (the
-config file's folder); :func:`read_column` does this for a single numeric column.
-A factory given as ``"module:attribute"`` is imported only when used, so the
-registry stays cheap to import.
+    from gibbsjax.config import register_model
+    from gibbsjax.spec import ModelSpec
+    register_model(ModelSpec("my.model", my_factory, make_data=my_make_data))
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import json
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-import numpy as np
+from gibbsjax.run import Settings
+from gibbsjax.sources import all_numbers, is_number
+from gibbsjax.spec import ConfigError, DataWithExtras, ModelSpec
 
 __all__ = [
     "Config",
     "ConfigError",
-    "ModelEntry",
-    "SamplerSettings",
+    "DataWithExtras",
+    "ModelSpec",
     "MODELS",
     "register_model",
     "known_models",
-    "read_column",
+    "get_spec",
+    "spec_for",
     "load_config",
     "parse_config",
     "run_config",
-    "model_entry_for",
-    "read_corpus",
-    "DataWithExtras",
+    "hyperparameters_of",
 ]
 
-
-class ConfigError(ValueError):
-    """A config file or table that cannot be run; the message names the key."""
-
-
-class DataWithExtras(NamedTuple):
-    """What a ``make_data`` may return besides the bare data pytree: ``extras``
-    (host-side things the sampler does not need — a vocabulary, a held-out
-    corpus) handed to the model's ``postprocess`` as its ``extras`` argument."""
-
-    data: Any
-    extras: dict
-
-
 # ============================================================================ registry
-@dataclass(frozen=True)
-class ModelEntry:
-    """A registered model: its factory and how to build its data from ``[data]``."""
-
-    name: str
-    factory: Callable[..., Any] | str
-    make_data: Callable[[Mapping[str, Any], Path], Any] | None = None
-    description: str = ""
-    #: ``postprocess(idata, kernel, data) -> idata``: after sampling (e.g. align
-    #: components across chains, add per-document outputs, accuracy in attrs);
-    #: everything ``report`` needs must end up inside the returned InferenceData
-    postprocess: Callable[[Any, Any, Any], Any] | None = None
-    #: ``report(idata) -> str``: model-specific text printed after the summary
-    #: table by ``gibbsjax run`` and ``gibbsjax summary`` (top words, accuracy ...)
-    report: Callable[[Any], str] | None = None
-    #: variables for the summary table (default: all posterior variables + lp)
-    summary_vars: tuple[str, ...] | None = None
-
-    def resolve_factory(self) -> Callable[..., Any]:
-        """The factory callable (imports ``"module:attribute"`` factories)."""
-        if callable(self.factory):
-            return self.factory
-        module, _, attr = self.factory.partition(":")
-        return getattr(importlib.import_module(module), attr)
-
-
-#: the model registry, name -> :class:`ModelEntry`; add to it with :func:`register_model`
-MODELS: dict[str, ModelEntry] = {}
+#: built-in models: registry name -> the module whose ``SPECS`` holds its spec
+_BUILTIN = {
+    "normal.bivariate": "gibbsjax.models.normal",
+    "normal.semiconjugate": "gibbsjax.models.normal",
+    "naive_bayes.dirichlet_multinomial": "gibbsjax.models.naive_bayes",
+    "mixtures.unigrams": "gibbsjax.models.mixtures",
+    "mixtures.unigrams_collapsed": "gibbsjax.models.mixtures",
+    "mixtures.bernoulli": "gibbsjax.models.mixtures",
+    "gaussian_mixture.normal_gamma": "gibbsjax.models.gaussian_mixture",
+    "hmm.categorical": "gibbsjax.models.hmm",
+    "hmm.gaussian": "gibbsjax.models.hmm",
+    "bayes_net.dirichlet_cpts": "gibbsjax.models.bayes_net",
+    "lda.partially_collapsed": "gibbsjax.models.lda",
+    "lda.collapsed": "gibbsjax.models.lda",
+    "lda.uncollapsed": "gibbsjax.models.lda",
+}
+#: names results of gibbsjax 0.1 carry; read (``gibbsjax summary``), never listed
+_OLD_NAMES = {
+    "lda": "lda.partially_collapsed",
+    "naive_bayes": "naive_bayes.dirichlet_multinomial",
+    "mixture.unigrams": "mixtures.unigrams",
+    "mixture.unigrams_collapsed": "mixtures.unigrams_collapsed",
+    "mixture.bernoulli": "mixtures.bernoulli",
+    "gaussian_mixture": "gaussian_mixture.normal_gamma",
+    "bayes_net": "bayes_net.dirichlet_cpts",
+}
 
 
-def register_model(
-    name: str,
-    factory: Callable[..., Any] | str,
-    make_data: Callable[[Mapping[str, Any], Path], Any] | None = None,
-    *,
-    description: str = "",
-    replace: bool = False,
-    postprocess: Callable[[Any, Any, Any], Any] | None = None,
-    report: Callable[[Any], str] | None = None,
-    summary_vars: tuple[str, ...] | None = None,
-) -> ModelEntry:
-    """Make a model available to configs as ``[model] name = "<name>"``.
+class _Registry(Mapping):
+    """Model name -> :class:`ModelSpec`; built-in modules are imported on first use."""
 
-    ``factory(**hyperparameters)`` returns a :class:`gibbsjax.Kernel`; it may
-    be given as ``"package.module:function"`` to import it lazily.  Its keyword
-    arguments are the hyperparameters a config may set.  ``make_data(section,
-    base_dir)`` builds the model's data from the ``[data]`` table (``None`` for
-    models without data); it should raise ``ValueError`` naming the bad key.
-    ``postprocess``, ``report`` and ``summary_vars``: see :class:`ModelEntry`.
+    def __init__(self):
+        self._specs: dict[str, ModelSpec] = {}
+
+    def __getitem__(self, name: str) -> ModelSpec:
+        if name not in self._specs and name in _BUILTIN:
+            module = importlib.import_module(_BUILTIN[name])
+            for spec in module.SPECS:
+                self._specs.setdefault(spec.name, spec)
+        return self._specs[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(set(_BUILTIN) | set(self._specs)))
+
+    def __len__(self) -> int:
+        return len(set(_BUILTIN) | set(self._specs))
+
+    def __contains__(self, name: object) -> bool:
+        return name in _BUILTIN or name in self._specs
+
+    def add(self, spec: ModelSpec, replace: bool) -> None:
+        if spec.name in self and not replace:
+            raise ValueError(f"model {spec.name!r} is already registered (pass replace=True to override)")
+        self._specs[spec.name] = spec
+
+    def remove(self, name: str) -> None:
+        """Forget a model registered at run time (built-in models stay)."""
+        if name in _BUILTIN:
+            raise ValueError(f"{name!r} is a built-in model and cannot be removed")
+        self._specs.pop(name, None)
+
+
+#: the model registry, name -> :class:`ModelSpec`
+MODELS = _Registry()
+
+
+def register_model(spec: ModelSpec, *, replace: bool = False) -> ModelSpec:
+    """Make a model available to configs as ``[model] name = "<spec.name>"``.
+
+    >>> from gibbsjax.models import normal
+    >>> spec = register_model(ModelSpec("doc.bivariate", normal.bivariate), replace=True)
+    >>> "doc.bivariate" in known_models()
+    True
     """
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"model name must be a non-empty string, got {name!r}")
-    if not (callable(factory) or (isinstance(factory, str) and ":" in factory)):
-        raise ValueError(f"factory must be callable or 'module:attribute', got {factory!r}")
-    if make_data is not None and not callable(make_data):
-        raise ValueError(f"make_data must be callable or None, got {make_data!r}")
-    if name in MODELS and not replace:
-        raise ValueError(f"model {name!r} is already registered (pass replace=True to override)")
-    for hook_name, hook in (("postprocess", postprocess), ("report", report)):
-        if hook is not None and not callable(hook):
-            raise ValueError(f"{hook_name} must be callable or None, got {hook!r}")
-    entry = ModelEntry(
-        name, factory, make_data, description, postprocess, report,
-        None if summary_vars is None else tuple(summary_vars),
-    )
-    MODELS[name] = entry
-    return entry
+    if not isinstance(spec, ModelSpec):
+        raise ValueError(f"register_model takes a gibbsjax.spec.ModelSpec, got {type(spec).__name__}")
+    MODELS.add(spec, replace)
+    return spec
 
 
 def known_models() -> list[str]:
     """Names of the registered models."""
-    return sorted(MODELS)
+    return list(MODELS)
 
 
-# ============================================================================ data helpers
-_COLUMN_KEYS = ("dataset", "file", "values", "column")
+def get_spec(name: str) -> ModelSpec:
+    """The spec registered as ``name``; ``ValueError`` naming the known models otherwise.
 
-
-def read_column(section: Mapping[str, Any], base_dir: Path) -> np.ndarray:
-    """One numeric column from a ``[data]`` table with one of ``dataset``, ``file``, ``values``.
-
-    * ``dataset = "name"`` and ``column = "col"``: a data set shipped in
-      :mod:`gibbsjax.datasets`;
-    * ``file = "path.csv"`` (relative to ``base_dir``) and ``column``: a CSV file
-      with a header row (``column`` may be left out when the file has one column);
-    * ``values = [...]``: inline numbers.
-
-    >>> read_column({"values": [1, 2.5]}, Path("."))
-    array([1. , 2.5])
+    >>> get_spec("normal.semiconjugate").factory.__name__
+    'semiconjugate'
     """
-    unknown = [k for k in section if k not in _COLUMN_KEYS]
-    if unknown:
-        raise ConfigError(
-            f"[data] unknown key {unknown[0]!r}; expected one of dataset, file, values (and column)"
-        )
-    sources = [k for k in ("dataset", "file", "values") if k in section]
-    if len(sources) != 1:
-        found = f"found {', '.join(sources)}" if sources else "found none"
-        raise ConfigError(f"[data] needs exactly one of dataset, file, values ({found})")
-    source = sources[0]
-    column = section.get("column")
-    if column is not None and not isinstance(column, str):
-        raise ConfigError(f"[data] column must be a string, got {column!r}")
-
-    if source == "values":
-        if column is not None:
-            raise ConfigError("[data] column goes with dataset or file, not with values")
-        values = section["values"]
-        if not isinstance(values, list) or not all(_is_number(v) for v in values):
-            raise ConfigError("[data] values must be a list of numbers")
-        return np.asarray(values, dtype=np.float64)
-
-    if source == "dataset":
-        name = section["dataset"]
-        if not isinstance(name, str):
-            raise ConfigError(f"[data] dataset must be a string, got {name!r}")
-        from gibbsjax import datasets
-
-        if name not in datasets.available():
-            raise ConfigError(
-                f"[data] unknown dataset {name!r}; available: {', '.join(datasets.available())}"
-            )
-        table = datasets.load(name)
-        where = f"dataset {name!r}"
-    else:
-        name = section["file"]
-        if not isinstance(name, str):
-            raise ConfigError(f"[data] file must be a string (a path), got {name!r}")
-        path = Path(name).expanduser()
-        if not path.is_absolute():
-            path = base_dir / path
-        table = _read_csv(path)
-        where = f"file {str(path)!r}"
-
-    if column is None:
-        if len(table) != 1:
-            raise ConfigError(
-                f"[data] column is required: {where} has columns {', '.join(table)}"
-            )
-        column = next(iter(table))
-    if column not in table:
-        raise ConfigError(
-            f"[data] column {column!r} not in {where}; columns: {', '.join(table)}"
-        )
-    return np.asarray(table[column], dtype=np.float64)
+    name = _OLD_NAMES.get(name, name)
+    if name not in MODELS:
+        raise ConfigError(f"[model] unknown model name {name!r}; known models: {', '.join(known_models())}")
+    return MODELS[name]
 
 
-def _read_csv(path: Path) -> dict[str, np.ndarray]:
-    import csv
-
-    try:
-        with path.open("r", encoding="utf-8", newline="") as fh:
-            rows = [r for r in csv.reader(fh) if r and any(c.strip() for c in r)]
-    except FileNotFoundError:
-        raise ConfigError(f"[data] file not found: {path}") from None
-    except OSError as e:
-        raise ConfigError(f"[data] cannot read {path}: {e.strerror or e}") from None
-    if not rows:
-        raise ConfigError(f"[data] file {path} is empty")
-    header, body = [h.strip() for h in rows[0]], rows[1:]
-    columns: dict[str, np.ndarray] = {}
-    for j, name in enumerate(header):
-        try:
-            columns[name] = np.array([float(r[j]) for r in body], dtype=np.float64)
-        except (ValueError, IndexError):
-            raise ConfigError(
-                f"[data] file {path}: column {name!r} has a missing or non-numeric value"
-            ) from None
-    return columns
+def spec_for(idata) -> ModelSpec | None:
+    """The spec of the model a result was produced by (``attrs["model"]``), or None."""
+    name = str(getattr(idata, "attrs", {}).get("model", ""))
+    name = _OLD_NAMES.get(name, name)
+    return MODELS[name] if name in MODELS else None
 
 
-def _normal_data(section: Mapping[str, Any], base_dir: Path):
-    from gibbsjax.models import normal
+def hyperparameters_of(factory, given: Mapping[str, Any]) -> dict[str, Any]:
+    """Every hyperparameter of ``factory``: its defaults, updated by ``given``.
 
-    return normal.data(read_column(section, base_dir))
-
-
-register_model(
-    "normal.bivariate",
-    "gibbsjax.models.normal:bivariate",
-    None,
-    description="bivariate normal with correlation rho (seed 003, Example 1); no data",
-)
-register_model(
-    "normal.semiconjugate",
-    "gibbsjax.models.normal:semiconjugate",
-    _normal_data,
-    description="normal with unknown mean and variance, semi-conjugate priors (seed 003, Example 2)",
-)
-
-
-# ---------------------------------------------------------------------------- one-label text models
-# naive_bayes, mixture.unigrams, mixture.unigrams_collapsed, mixture.bernoulli.
-# [data] names a corpus shipped in gibbsjax.datasets.corpora (corpus = "abc" or
-# "stdlib_docs") or a file (file = "...", format = "ldac" | "uci" | "folder",
-# vocab = "..." for ldac/uci); naive_bayes also takes hide_labels / split_seed /
-# num_classes, mixture.bernoulli max_features.
-_CORPORA = {"abc": "abc_corpus", "stdlib_docs": "stdlib_docs"}
-_CORPUS_FORMATS = {"ldac": "read_ldac", "uci": "read_uci", "folder": "read_folder"}
-_CORPUS_KEYS = ("corpus", "file", "format", "vocab")
-
-
-def read_corpus(section: Mapping[str, Any], base_dir: Path, extra_keys: tuple[str, ...] = ()):
-    """The :class:`~gibbsjax.corpus.Corpus` a ``[data]`` table names.
-
-    * ``corpus = "abc"`` / ``"stdlib_docs"``: a corpus shipped in
-      :mod:`gibbsjax.datasets.corpora`;
-    * ``file = "path"`` with ``format = "ldac"`` / ``"uci"`` (and optionally
-      ``vocab = "vocab.txt"``) or ``"folder"`` (one text file per document,
-      labelled by sub-folder), paths relative to ``base_dir``.
-
-    Other keys than these and ``extra_keys`` raise :class:`ConfigError`.
+    >>> from gibbsjax.models import lda
+    >>> hyperparameters_of(lda.partially_collapsed, {"K": 8})
+    {'K': 8, 'alpha': 0.1, 'eta': 0.01}
     """
-    allowed = _CORPUS_KEYS + tuple(extra_keys)
-    for key in section:
-        if key not in allowed:
-            raise ConfigError(f"[data] unknown key {key!r}; known keys: {', '.join(allowed)}")
-    sources = [k for k in ("corpus", "file") if k in section]
-    if len(sources) != 1:
-        found = f"found {', '.join(sources)}" if sources else "found none"
-        raise ConfigError(f"[data] needs exactly one of corpus, file ({found})")
-    if "corpus" in section:
-        name = section["corpus"]
-        if not isinstance(name, str) or name not in _CORPORA:
-            raise ConfigError(f"[data] unknown corpus {name!r}; available: {', '.join(_CORPORA)}")
-        for key in ("format", "vocab"):
-            if key in section:
-                raise ConfigError(f"[data] {key} goes with file, not with corpus")
-        from gibbsjax.datasets import corpora
-
-        return getattr(corpora, _CORPORA[name])()
-    fmt = section.get("format")
-    if fmt not in _CORPUS_FORMATS:
-        raise ConfigError(f"[data] format must be one of {', '.join(_CORPUS_FORMATS)} with file, got {fmt!r}")
-    from gibbsjax import corpus as corpus_module
-
-    def resolve(key):
-        value = section[key]
-        if not isinstance(value, str) or not value:
-            raise ConfigError(f"[data] {key} must be a path (a string), got {value!r}")
-        path = Path(value).expanduser()
-        return path if path.is_absolute() else base_dir / path
-
-    path = resolve("file")
-    reader = getattr(corpus_module, _CORPUS_FORMATS[fmt], None)
-    if reader is None:
-        raise ConfigError(f"[data] format {fmt!r}: gibbsjax.corpus has no {_CORPUS_FORMATS[fmt]} yet")
     try:
-        if fmt == "folder":
-            if "vocab" in section:
-                raise ConfigError("[data] vocab goes with format ldac or uci, not folder")
-            return reader(path, labels_from="subfolder")
-        return reader(path, resolve("vocab") if "vocab" in section else None)
-    except FileNotFoundError as e:
-        raise ConfigError(f"[data] file not found: {e.filename or path}") from None
-
-
-def _naive_bayes_data(section: Mapping[str, Any], base_dir: Path):
-    from gibbsjax.models import naive_bayes
-
-    corpus = read_corpus(section, base_dir, ("hide_labels", "split_seed", "num_classes"))
-    kwargs = {k: section[k] for k in ("hide_labels", "split_seed", "num_classes") if k in section}
-    return naive_bayes.data(corpus, **kwargs)
-
-
-def _unigram_data(section: Mapping[str, Any], base_dir: Path):
-    from gibbsjax.models import mixtures
-
-    return mixtures.unigram_data(read_corpus(section, base_dir))
-
-
-def _bernoulli_data(section: Mapping[str, Any], base_dir: Path):
-    from gibbsjax.models import mixtures
-
-    corpus = read_corpus(section, base_dir, ("max_features",))
-    return mixtures.bernoulli_data(corpus, max_features=section.get("max_features"))
-
-
-_WORD_VARS = ("theta", "beta", "p")  # class/cluster x word (or feature) variables
-
-
-def _permute_per_draw(idata, perms: np.ndarray, dim: str):
-    """Permute the ``dim`` axis of every posterior variable draw by draw (perms: chain, draw, K)."""
-    ds = idata.posterior
-    for name in list(ds.data_vars):
-        da = ds[name]
-        if dim not in da.dims:
-            continue
-        da = da.transpose("chain", "draw", dim, ...)
-        index = perms.reshape(perms.shape + (1,) * (da.ndim - 3))
-        values = np.take_along_axis(da.values, np.broadcast_to(index, da.shape), axis=2)
-        ds[name] = da.copy(data=values).transpose(*ds[name].dims)
-    return idata
-
-
-def _draw_mean(idata, name: str):
-    """Posterior mean of ``name`` over chains and draws: from ``posterior``, or from
-    the per-chain means of ``posterior_mean`` (quantities the kernel accumulates)."""
-    if name in idata.posterior:
-        return idata.posterior[name].mean(("chain", "draw"))
-    return idata["posterior_mean"][name].mean("chain")
-
-
-def _one_label_postprocess(idata, kernel, data, *, align: bool):
-    """Align clusters (mixtures), then store per-document label probabilities, the
-    posterior-mean word (feature) distributions, top words and accuracies in an
-    ``estimates`` group, so that :func:`_one_label_report` works from a saved file."""
-    import json
-
-    import xarray as xr
-
-    from gibbsjax import evaluate
-
-    idata = idata.copy()
-    groups = [idata.posterior] + ([idata["posterior_mean"]] if "posterior_mean" in idata.groups() else [])
-    word_var = next(v for v in _WORD_VARS if any(v in g for g in groups))
-    dims = next(g[word_var].dims for g in groups if word_var in g)
-    class_dim, item_dim = dims[-2:]
-    attrs: dict[str, Any] = {"word_var": word_var, "class_dim": class_dim}
-    if align:
-        post = idata.posterior
-        if word_var in post:
-            # label switching within chains (overlapping clusters, small data): relabel
-            # every draw to a common reference first
-            draws = post[word_var].transpose("chain", "draw", class_dim, item_dim).values
-            if draws.shape[-1] > 200:  # match on the 200 most probable words: enough, and small
-                keep = np.argsort(-draws.mean(axis=(0, 1, 2)), kind="stable")[:200]
-                draws = draws[..., keep]
-            if int(post.sizes["draw"]) > 1 or int(post.sizes["chain"]) > 1:
-                perms = evaluate.relabel_draws(np.sqrt(np.clip(draws, 0, None)))  # Hellinger geometry
-                idata = _permute_per_draw(idata, perms, class_dim)
-            attrs["aligned"] = "per draw (evaluate.relabel_draws), then across chains (diagnostics.align_chains)"
-        else:
-            attrs["aligned"] = "across chains (diagnostics.align_chains on per-chain means)"
-        from gibbsjax.diagnostics import align_chains
-
-        idata, _ = align_chains(idata, word_var, class_dim, distance="hellinger")
-
-    doc_probs = _draw_mean(idata, "doc_probs")
-    word_mean = _draw_mean(idata, word_var)
-    predicted = doc_probs.values.argmax(axis=1).astype(np.int32)
-    truth = np.asarray(data.true_labels)
-    labels = np.asarray(getattr(data, "labels", np.full(truth.shape, -1)))
-    hidden = (labels < 0) & (truth >= 0)
-    classes = [str(c) for c in doc_probs[class_dim].values]
-    top = evaluate.top_words(word_mean.values, [str(w) for w in word_mean[item_dim].values], n=10)
-    top_p = np.sort(word_mean.values, axis=1)[:, ::-1][:, :10]
-    attrs["top_words"] = json.dumps(dict(zip(classes, top)))
-    attrs["top_word_probs"] = json.dumps(dict(zip(classes, np.round(top_p, 4).tolist())))
-    attrs["num_docs"] = int(truth.size)
-    if np.any(labels >= 0):  # naive Bayes: accuracy on the labels hidden from the sampler
-        attrs["num_hidden"] = int(hidden.sum())
-        attrs["hidden_accuracy"] = evaluate.accuracy(predicted, truth, mask=hidden) if hidden.any() else float("nan")
-    elif np.any(truth >= 0):  # mixtures: clusters against known labels, best one-to-one match
-        acc, mapping = evaluate.matched_accuracy(predicted, truth)
-        names = data.info.label_names or tuple(str(i) for i in range(int(truth.max()) + 1))
-        attrs["matched_accuracy"] = acc
-        attrs["cluster_labels"] = json.dumps(
-            {c: (names[m] if 0 <= m < len(names) else "") for c, m in zip(classes, mapping.tolist())}
-        )
-    estimates = xr.Dataset(
-        {
-            "doc_probs": doc_probs,
-            f"{word_var}_mean": word_mean,
-            "predicted": (("doc",), predicted),
-            "true_label": (("doc",), truth.astype(np.int32)),
-            "label_hidden": (("doc",), hidden.astype(np.int8)),
-        },
-        attrs=attrs,
-    )
-    if "estimates" in idata.groups():
-        del idata["estimates"]
-    idata.add_groups({"estimates": estimates})
-    return idata
-
-
-def _one_label_report(idata) -> str:
-    """Top words per class/cluster and accuracy, from the ``estimates`` group."""
-    import json
-
-    if "estimates" not in idata.groups():
-        return "(no estimates group: run postprocessing to get top words and accuracy)"
-    est = idata.estimates
-    a = est.attrs
-    class_dim = str(a.get("class_dim", "class"))
-    lines = [f"top words per {class_dim} (posterior mean of {a.get('word_var', '?')}):"]
-    top = json.loads(str(a.get("top_words", "{}")))
-    names = json.loads(str(a["cluster_labels"])) if "cluster_labels" in a else {}
-    probs = json.loads(str(a.get("top_word_probs", "{}")))
-    share = est["doc_probs"].mean("doc").values
-    lines[0] += " word (probability); [share of documents]"
-    for (c, words), s in zip(top.items(), share):
-        tag = f" (~{names[c]})" if names.get(c) else ""
-        shown = " ".join(f"{w} ({p:.3f})" for w, p in zip(words, probs.get(c, [])))
-        lines.append(f"  {c}{tag} [{s:.2f}]: {shown or ' '.join(words)}")
-    if "hidden_accuracy" in a:
-        lines.append(f"accuracy on the {int(a['num_hidden'])} hidden labels: {float(a['hidden_accuracy']):.3f}")
-    if "matched_accuracy" in a:
-        lines.append(f"accuracy of clusters against the known labels (best one-to-one match): "
-                     f"{float(a['matched_accuracy']):.3f}")
-    return "\n".join(lines)
-
-
-def _aligned(align: bool):
-    def postprocess(idata, kernel, data):
-        return _one_label_postprocess(idata, kernel, data, align=align)
-
-    return postprocess
-
-
-register_model(
-    "naive_bayes",
-    "gibbsjax.models.naive_bayes:dirichlet_multinomial",
-    _naive_bayes_data,
-    description="Dirichlet-multinomial naive Bayes, pi collapsed, some labels observed (seed 000)",
-    postprocess=_aligned(False),
-    report=_one_label_report,
-    summary_vars=("pi",),
-)
-register_model(
-    "mixture.unigrams",
-    "gibbsjax.models.mixtures:unigrams",
-    _unigram_data,
-    description="mixture of unigrams, uncollapsed (seed 001; seed 002 section 23.3)",
-    postprocess=_aligned(True),
-    report=_one_label_report,
-    summary_vars=("pi",),
-)
-register_model(
-    "mixture.unigrams_collapsed",
-    "gibbsjax.models.mixtures:unigrams_collapsed",
-    _unigram_data,
-    description="mixture of unigrams with pi collapsed (seed 001, section 21.2.2)",
-    postprocess=_aligned(True),
-    report=_one_label_report,
-    summary_vars=("pi",),
-)
-register_model(
-    "mixture.bernoulli",
-    "gibbsjax.models.mixtures:bernoulli",
-    _bernoulli_data,
-    description="mixture of binary feature vectors, Beta priors as pseudo-counts (seed 004)",
-    postprocess=_aligned(True),
-    report=_one_label_report,
-    summary_vars=("pi",),
-)
-
-
-# ---------------------------------------------------------------------------- Gaussian mixture, HMMs
-# gaussian_mixture, hmm.categorical, hmm.gaussian.
-# gaussian_mixture [data]: one column as for normal.semiconjugate (dataset / file / values,
-#   with column), or columns = ["a", "b"] (with dataset or file) for the diagonal model (dim = 2);
-#   dataset = "faithful" is gibbsjax.datasets.tabular.faithful.
-# hmm.categorical [data]: dataset = "casino" (gibbsjax.datasets.tabular.casino, with its
-#   num_sequences / min_length / max_length / seed), or sequences = [[0, 3, ...], ...] inline;
-#   num_symbols and pad_to optional.
-# hmm.gaussian [data]: sequences = [[...], ...] inline, or one sequence from a column
-#   (dataset / file / values, with column); pad_to optional.
-def _tabular_column(section: Mapping[str, Any], base_dir: Path) -> np.ndarray:
-    """:func:`read_column`, also for the tables of :mod:`gibbsjax.datasets.tabular` (faithful)."""
-    from gibbsjax import datasets
-    from gibbsjax.datasets import tabular
-
-    name = section.get("dataset")
-    if isinstance(name, str) and name in tabular.TABLES and name not in datasets.available():
-        for key in section:
-            if key not in ("dataset", "column"):
-                raise ConfigError(f"[data] unknown key {key!r} with dataset {name!r}; expected column")
-        table = tabular.TABLES[name]()
-        column = section.get("column")
-        if not isinstance(column, str) or column not in table:
-            raise ConfigError(f"[data] column must name a column of dataset {name!r}: {', '.join(table)}")
-        return np.asarray(table[column], dtype=np.float64)
-    return read_column(section, base_dir)
-
-
-def _gaussian_mixture_data(section: Mapping[str, Any], base_dir: Path):
-    from gibbsjax.models import gaussian_mixture
-
-    section = dict(section)
-    columns = section.pop("columns", None)
-    if columns is None:
-        return gaussian_mixture.data(_tabular_column(section, base_dir))
-    if not isinstance(columns, list) or not columns or not all(isinstance(c, str) for c in columns):
-        raise ConfigError(f"[data] columns must be a non-empty list of column names, got {columns!r}")
-    if "column" in section:
-        raise ConfigError("[data] give column (univariate) or columns (diagonal), not both")
-    x = np.stack([_tabular_column({**section, "column": c}, base_dir) for c in columns], axis=1)
-    return gaussian_mixture.data(x)
-
-
-def _inline_sequences(section: Mapping[str, Any]) -> list:
-    seqs = section["sequences"]
-    if not isinstance(seqs, list) or not all(isinstance(s, list) and _all_numbers(s) for s in seqs):
-        raise ConfigError("[data] sequences must be a list of lists of numbers, one list per sequence")
-    for key in section:
-        if key != "sequences":
-            raise ConfigError(f"[data] unknown key {key!r} with sequences; expected pad_to, num_symbols")
-    return seqs
-
-
-def _hmm_categorical_data(section: Mapping[str, Any], base_dir: Path):
-    import inspect
-
-    from gibbsjax.datasets import tabular
-    from gibbsjax.models import hmm
-
-    section = dict(section)
-    pad_to = section.pop("pad_to", None)
-    num_symbols = section.pop("num_symbols", None)
-    if "sequences" in section:
-        seqs = _inline_sequences(section)
-    elif "dataset" in section:
-        name = section.pop("dataset")
-        if not isinstance(name, str) or name not in tabular.GENERATORS:
-            raise ConfigError(f"[data] unknown dataset {name!r}; available: {', '.join(tabular.GENERATORS)}")
-        generator = tabular.GENERATORS[name]
-        known = list(inspect.signature(generator).parameters)
-        for key in section:
-            if key not in known:
-                raise ConfigError(f"[data] unknown key {key!r} for dataset {name!r}; it takes: {', '.join(known)}")
-        generated = generator(**section)
-        seqs = generated["sequences"]
-        num_symbols = generated["num_symbols"] if num_symbols is None else num_symbols
-    else:
-        raise ConfigError("[data] needs sequences (inline lists) or dataset (e.g. \"casino\")")
-    return hmm.categorical_data(seqs, num_symbols, pad_to=pad_to)
-
-
-def _hmm_gaussian_data(section: Mapping[str, Any], base_dir: Path):
-    from gibbsjax.models import hmm
-
-    section = dict(section)
-    pad_to = section.pop("pad_to", None)
-    seqs = _inline_sequences(section) if "sequences" in section else [_tabular_column(section, base_dir)]
-    return hmm.gaussian_data(seqs, pad_to=pad_to)
-
-
-def _fmt(values) -> str:
-    arr = np.atleast_1d(np.asarray(values, dtype=np.float64))
-    return " ".join(f"{v:7.3f}" for v in arr)
-
-
-def _mixture_report(idata) -> str:
-    """Aligned components: posterior mean weight, mean(s) and sd(s) per component."""
-    post = idata.posterior
-    means = {v: post[v].mean(("chain", "draw")).values for v in ("weights", "mu", "sigma")}
-    aligned = "aligned across chains" if "aligned_on" in post.attrs else "NOT aligned across chains"
-    lines = [f"components ({aligned}; posterior means):", "  component  weight    mean(s)   sd(s)"]
-    for k in range(means["weights"].shape[0]):
-        lines.append(f"  {k:>9}  {means['weights'][k]:6.3f}  {_fmt(means['mu'][k])}  {_fmt(means['sigma'][k])}")
-    return "\n".join(lines)
-
-
-def _hmm_report(idata) -> str:
-    """Aligned states: transition matrix and emission parameters (posterior means)."""
-    post = idata.posterior
-    aligned = "aligned across chains" if "aligned_on" in post.attrs else "NOT aligned across chains"
-    trans = post["transition"].mean(("chain", "draw")).values
-    lines = [f"states ({aligned}; posterior means):", "  transition matrix (row: from, column: to):"]
-    lines += [f"    {k:>3}: {_fmt(row)}" for k, row in enumerate(trans)]
-    if "emission" in post:
-        lines.append("  emission probabilities (row: state, column: symbol):")
-        lines += [f"    {k:>3}: {_fmt(row)}" for k, row in enumerate(post["emission"].mean(("chain", "draw")).values)]
-    else:
-        mu, sigma = (post[v].mean(("chain", "draw")).values for v in ("mu", "sigma"))
-        lines.append("  state   mean      sd")
-        lines += [f"    {k:>3}: {mu[k]:7.3f} {sigma[k]:7.3f}" for k in range(mu.shape[0])]
-    return "\n".join(lines)
-
-
-def _mixture_postprocess(idata, kernel, data):
-    from gibbsjax.models import gaussian_mixture
-
-    return gaussian_mixture.align(idata)
-
-
-def _hmm_postprocess(idata, kernel, data):
-    from gibbsjax.models import hmm
-
-    return hmm.align(idata)
-
-
-register_model(
-    "gaussian_mixture",
-    "gibbsjax.models.gaussian_mixture:normal_gamma",
-    _gaussian_mixture_data,
-    description="Gaussian mixture, Normal-Gamma priors, univariate or diagonal (seed 002, section 23.4)",
-    postprocess=_mixture_postprocess,
-    report=_mixture_report,
-    summary_vars=("log_lik", "mu_sorted", "sigma_sorted", "weights_sorted", "mu"),
-)
-register_model(
-    "hmm.categorical",
-    "gibbsjax.models.hmm:categorical",
-    _hmm_categorical_data,
-    description="hidden Markov model, categorical emissions, paths by FFBS (Carter & Kohn 1996)",
-    postprocess=_hmm_postprocess,
-    report=_hmm_report,
-    summary_vars=("log_lik", "transition_sorted", "emission_sorted"),
-)
-register_model(
-    "hmm.gaussian",
-    "gibbsjax.models.hmm:gaussian",
-    _hmm_gaussian_data,
-    description="hidden Markov model, Gaussian emissions with Normal-Gamma priors, paths by FFBS",
-    postprocess=_hmm_postprocess,
-    report=_hmm_report,
-    summary_vars=("log_lik", "mu_sorted", "sigma_sorted", "transition_sorted"),
-)
-
-
-# ---------------------------------------------------------------------------- LDA
-def _lda_data(section: Mapping[str, Any], base_dir: Path):
-    """``[data]`` for LDA: a corpus (``corpus = "stdlib_docs"`` | ``"abc"``, or a file), with
-    ``heldout`` (a fraction of documents kept out for perplexity) and ``split_seed``."""
-    from gibbsjax.models import lda
-
-    corpus = read_corpus(section, base_dir, ("heldout", "split_seed", "num_lanes"))
-    heldout = section.get("heldout", 0.0)
-    if not _is_number(heldout) or not 0.0 <= float(heldout) < 1.0:
-        raise ConfigError(f"[data] heldout must be a fraction in [0, 1), got {heldout!r}")
-    seed = section.get("split_seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ConfigError(f"[data] split_seed must be a non-negative integer, got {seed!r}")
-    test = None
-    if float(heldout) > 0:
-        corpus, test = corpus.split(float(heldout), seed=seed)
-    lanes = section.get("num_lanes")
-    return DataWithExtras(lda.data(corpus, num_lanes=lanes), {"corpus": corpus, "heldout": test})
-
-
-def _lda_postprocess(idata, kernel, data, extras=None):
-    """Name words and documents, align topics across chains, and store top words,
-    coherence and held-out perplexity in a ``topics`` group for the report."""
-    import json
-
-    import xarray as xr
-
-    from gibbsjax import evaluate
-    from gibbsjax.diagnostics import align_chains
-
-    extras = extras or {}
-    corpus = extras.get("corpus")
-    alpha = float(idata.attrs.get("model_alpha", 0.1))
-    if corpus is not None:
-        idata.posterior_mean = idata.posterior_mean.assign_coords(
-            word=list(corpus.vocab), document=list(corpus.doc_names)
-        )
-    if idata.posterior.sizes["chain"] > 1:
-        idata, _ = align_chains(idata, "topic_word", "topic", distance="hellinger")
-    phi = idata.posterior_mean["topic_word"].mean("chain").values
-    attrs: dict[str, Any] = {}
-    if corpus is not None:
-        attrs["top_words"] = json.dumps(evaluate.top_words(phi, corpus.vocab, 10))
-        n = min(10, phi.shape[1])
-        if n >= 2:
-            attrs["umass"] = json.dumps([round(float(x), 3) for x in evaluate.coherence(phi, corpus, kind="umass", n=n)])
-            attrs["npmi"] = json.dumps([round(float(x), 3) for x in evaluate.coherence(phi, corpus, kind="npmi", n=n)])
-    test = extras.get("heldout")
-    if test is not None and test.num_docs:
-        attrs["heldout_perplexity"] = evaluate.heldout_perplexity(phi, test, alpha=alpha)
-        attrs["heldout_docs"] = int(test.num_docs)
-    topics = xr.Dataset({"topic_word": (("topic", "word"), phi)}, attrs=attrs)
-    if "topics" in idata.groups():
-        del idata["topics"]
-    idata.add_groups({"topics": topics})
-    return idata
-
-
-def _lda_report(idata) -> str:
-    import json
-
-    from gibbsjax.diagnostics import summary
-
-    lines = []
-    if "topics" in idata.groups():
-        attrs = idata.topics.attrs
-        words = json.loads(attrs["top_words"]) if "top_words" in attrs else None
-        umass = json.loads(attrs["umass"]) if "umass" in attrs else None
-        if words:
-            lines.append("top words per topic (aligned across chains; UMass coherence):")
-            for k, ws in enumerate(words):
-                c = f"{umass[k]:8.2f}" if umass else ""
-                lines.append(f"  topic {k:2d} {c}  {' '.join(ws)}")
-        if "heldout_perplexity" in attrs:
-            lines.append(f"held-out perplexity (document completion, {int(attrs['heldout_docs'])} documents): "
-                         f"{float(attrs['heldout_perplexity']):.1f}")
-    if int(idata.posterior.sizes["chain"]) >= 2:
-        table = summary(idata)
-        worst = table["r_hat"].max()
-        lines.append(f"R-hat: log joint lp {table.loc['lp', 'r_hat']:.3f}; aligned topic shares max {worst:.3f}"
-                     + ("  -> chains agree" if worst < 1.01 else "  -> chains disagree: run longer or check modes"))
-    return "\n".join(lines)
-
-
-for _name, _factory in (("lda", "partially_collapsed"), ("lda.partially_collapsed", "partially_collapsed"),
-                        ("lda.collapsed", "collapsed"), ("lda.uncollapsed", "uncollapsed")):
-    register_model(
-        _name,
-        f"gibbsjax.models.lda:{_factory}",
-        _lda_data,
-        description=f"latent Dirichlet allocation, {_factory.replace('_', ' ')} Gibbs sampler (seed 003 §4)",
-        postprocess=_lda_postprocess,
-        report=_lda_report,
-    )
-
-
-# ---------------------------------------------------------------------------- discrete Bayesian networks
-def _bayes_net_data(section: Mapping[str, Any], base_dir: Path):
-    """``[data]`` for ``bayes_net``: ``example = "sprinkler" | "abc"`` (gibbsjax.datasets.networks), the
-    example's own keys (sprinkler: ``num_rows``, ``hide``, ``seed``) and ``concentration`` (a number)."""
-    from gibbsjax.datasets import networks
-    from gibbsjax.models import bayes_net
-
-    section = dict(section)
-    name = section.pop("example", None)
-    if name not in networks.EXAMPLES:
-        raise ConfigError(f"[data] example must be one of {sorted(networks.EXAMPLES)}, got {name!r}")
-    conc = section.pop("concentration", None)
-    allowed = {"sprinkler": ("num_rows", "hide", "seed"), "abc": ()}[name]
-    for key in section:
-        if key not in allowed:
-            raise ConfigError(f"[data] unknown key {key!r} for example {name!r}; known keys: "
-                              f"example, concentration{''.join(', ' + k for k in allowed)}")
-    ex = networks.EXAMPLES[name](**section)
-    net = bayes_net.network(ex.variables, ex.concentration if conc is None else conc, ex.tied)
-    return DataWithExtras(bayes_net.data(net, ex.rows), {"example": ex})
-
-
-def _bayes_net_postprocess(idata, kernel, data, extras=None):
-    """Store the imputed entries' posterior value probabilities (``imputed`` group) and the CPT rows'
-    posterior means (``cpt_means`` group; padding columns dropped per row by the report)."""
-    import xarray as xr
-
-    net = data.network
-    values = np.asarray(data.values)
-    probs = idata.posterior_mean["imputed_probs"].mean("chain").values  # (row, variable, value)
-    miss = np.argwhere(values < 0)
-    labels = [f"row {n}: {net.names[v]}" for n, v in miss]
-    p = probs[miss[:, 0], miss[:, 1]] if len(miss) else np.zeros((0, net.max_card))
-    attrs: dict[str, Any] = {}
-    truth = getattr((extras or {}).get("example"), "truth", None)
-    if truth is not None and len(miss):
-        attrs["accuracy_vs_truth"] = float(np.mean(p.argmax(-1) == truth[miss[:, 0], miss[:, 1]]))
-    imputed = xr.Dataset(
-        {"probability": (("entry", "value"), p), "row": ("entry", miss[:, 0]), "variable": ("entry", miss[:, 1]),
-         "cardinality": ("entry", np.asarray(net.cards, int)[miss[:, 1]])},
-        coords={"entry": labels, "value": list(range(net.max_card))}, attrs=attrs)
-    cpt = (idata.posterior["cpt"].mean(("chain", "draw")) if "cpt" in idata.posterior
-           else idata.posterior_mean["cpt"].mean("chain"))
-    cards = np.asarray(net.valid()).sum(1)
-    means = xr.Dataset({"cpt": cpt, "cardinality": ("cpt_row", cards)})
-    for group, ds in (("imputed", imputed), ("cpt_means", means)):
-        if group in idata.groups():
-            del idata[group]
-        idata.add_groups({group: ds})
-    return idata
-
-
-def _bayes_net_report(idata) -> str:
-    lines = ["CPT rows (posterior means; chains may label a never-observed variable's values differently):"]
-    means = idata["cpt_means"]
-    for r, name in enumerate(means["cpt_row"].values):
-        c = int(means["cardinality"].values[r])
-        lines.append(f"  {name:<40} {_fmt(means['cpt'].values[r, :c])}")
-    imp = idata["imputed"]
-    n = int(imp.sizes["entry"])
-    shown = min(n, 20)
-    lines.append(f"imputed entries ({n}; posterior probability of each value, first {shown}):")
-    for i in range(shown):
-        c = int(imp["cardinality"].values[i])
-        lines.append(f"  {imp['entry'].values[i]:<24} {_fmt(imp['probability'].values[i, :c])}")
-    if "accuracy_vs_truth" in imp.attrs:
-        lines.append(f"most probable value = hidden true value for {imp.attrs['accuracy_vs_truth']:.1%} of entries")
-    return "\n".join(lines)
-
-
-register_model(
-    "bayes_net",
-    "gibbsjax.models.bayes_net:bayes_net",
-    _bayes_net_data,
-    description="discrete Bayesian network, Dirichlet CPTs, missing entries imputed (seed 002 §23.2-23.3)",
-    postprocess=_bayes_net_postprocess,
-    report=_bayes_net_report,
-)
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return dict(given)
+    out = {n: p.default for n, p in params.items()
+           if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.default is not p.empty}
+    out.update(given)
+    return out
 
 
 # ============================================================================ the config structure
-@dataclass(frozen=True)
-class SamplerSettings:
-    """The ``[sampler]`` table; keyword arguments of :func:`gibbsjax.run.sample`."""
-
-    seed: int | None = None
-    num_chains: int = 4
-    num_warmup: int = 1000
-    num_draws: int = 1000
-    thin: int = 1
-    chunk_size: int | None = None
-    save_warmup: bool = False
-    init: dict[str, list] | None = None
-
-
-_SAMPLER_INTS = {"seed": 0, "num_chains": 1, "num_warmup": 0, "num_draws": 1, "thin": 1, "chunk_size": 1}
-_SAMPLER_KEYS = (*_SAMPLER_INTS, "save_warmup", "init")
 _SECTIONS = ("model", "data", "sampler", "output")
 
 
@@ -927,7 +229,7 @@ class Config:
 
     model: str
     hyperparameters: dict[str, Any]
-    sampler: SamplerSettings
+    sampler: Settings
     data_section: dict[str, Any] | None = None
     output: str | None = None
     path: Path | None = None
@@ -951,7 +253,7 @@ class Config:
         out: dict[str, str | int | float] = {"model": self.model}
         for k, v in self.hyperparameters.items():
             out[f"model_{k}"] = _attr_value(v)
-        out["hyperparameters"] = json.dumps(self.hyperparameters, sort_keys=True)
+        out["hyperparameters"] = json.dumps(self.hyperparameters, sort_keys=True, default=str)
         if self.data_section is not None:
             out["data"] = json.dumps(_describe_data(self.data_section), sort_keys=True)
         if self.path is not None:
@@ -966,7 +268,7 @@ def _attr_value(v: Any) -> str | int | float:
         return int(v)
     if isinstance(v, (int, float, str)):
         return v
-    return json.dumps(v)
+    return json.dumps(v, default=str)
 
 
 def _describe_data(section: Mapping[str, Any]) -> dict[str, Any]:
@@ -975,10 +277,6 @@ def _describe_data(section: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(out.get("values"), list) and len(out["values"]) > 20:
         out["values"] = f"<{len(out['values'])} inline values>"
     return out
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 def _table(doc: Mapping[str, Any], name: str, *, required: bool) -> dict[str, Any] | None:
@@ -992,74 +290,51 @@ def _table(doc: Mapping[str, Any], name: str, *, required: bool) -> dict[str, An
     return dict(value)
 
 
-def _parse_sampler(section: dict[str, Any]) -> SamplerSettings:
+def _parse_sampler(section: dict[str, Any]) -> Settings:
+    known = [f.name for f in dataclasses.fields(Settings) if f.name != "progress"]
     for key in section:
-        if key not in _SAMPLER_KEYS:
-            raise ConfigError(f"[sampler] unknown key {key!r}; known keys: {', '.join(_SAMPLER_KEYS)}")
-    kwargs: dict[str, Any] = {}
-    for key, minimum in _SAMPLER_INTS.items():
-        if key in section:
-            v = section[key]
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise ConfigError(f"[sampler] {key} must be an integer, got {v!r}")
-            if v < minimum:
-                raise ConfigError(f"[sampler] {key} must be >= {minimum}, got {v}")
-            kwargs[key] = v
-    if "save_warmup" in section:
-        v = section["save_warmup"]
-        if not isinstance(v, bool):
-            raise ConfigError(f"[sampler] save_warmup must be true or false, got {v!r}")
-        kwargs["save_warmup"] = v
-    settings = SamplerSettings(**kwargs)
-    if "init" in section:
-        init = section["init"]
+        if key not in known:
+            raise ConfigError(f"[sampler] unknown key {key!r}; known keys: {', '.join(known)}")
+    init = section.get("init")
+    if init is not None:
         if not isinstance(init, dict):
             raise ConfigError("[sampler] init must be a table ([sampler.init]) of field = [one value per chain]")
         for name, values in init.items():
             if not isinstance(values, list):
-                raise ConfigError(
-                    f"[sampler.init] {name} must be a list with one value per chain, got {values!r}"
-                )
-            if len(values) != settings.num_chains:
-                raise ConfigError(
-                    f"[sampler.init] {name} has {len(values)} values, but num_chains = "
-                    f"{settings.num_chains} (one starting value per chain)"
-                )
-            if not _all_numbers(values):
+                raise ConfigError(f"[sampler.init] {name} must be a list with one value per chain, got {values!r}")
+            if not all_numbers(values):
                 raise ConfigError(f"[sampler.init] {name} must hold numbers only")
-        settings = SamplerSettings(**{**settings.__dict__, "init": init})
+    try:
+        settings = Settings(**section)
+    except ValueError as e:
+        raise ConfigError(f"[sampler] {e}") from None
+    for name, values in (init or {}).items():
+        if len(values) != settings.num_chains:
+            raise ConfigError(
+                f"[sampler.init] {name} has {len(values)} values, but num_chains = "
+                f"{settings.num_chains} (one starting value per chain)"
+            )
     return settings
 
 
-def _all_numbers(values: Any) -> bool:
-    if isinstance(values, list):
-        return all(_all_numbers(v) for v in values)
-    return _is_number(values)
-
-
-def _check_hyperparameters(entry: ModelEntry, factory: Callable, hyper: dict[str, Any]) -> None:
+def _check_hyperparameters(name: str, factory, hyper: dict[str, Any]) -> None:
     try:
         sig = inspect.signature(factory)
     except (TypeError, ValueError):  # builtins etc.: let the factory complain
         return
-    params = {
-        n: p
-        for n, p in sig.parameters.items()
-        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-    }
+    params = {n: p for n, p in sig.parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
     takes_any = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
     for key, value in hyper.items():
         if key not in params:
             if takes_any:
                 continue
             known = ", ".join(params) or "no hyperparameters"
-            raise ConfigError(f"[model] unknown key {key!r} for {entry.name}; it takes: {known}")
-        default = params[key].default
-        if _is_number(default) and not _is_number(value):
+            raise ConfigError(f"[model] unknown key {key!r} for {name}; it takes: {known}")
+        if is_number(params[key].default) and not is_number(value):
             raise ConfigError(f"[model] {key} must be a number, got {value!r}")
-    for name, p in params.items():
-        if p.default is p.empty and name not in hyper:
-            raise ConfigError(f"[model] missing hyperparameter {name!r} for {entry.name}")
+    for key, p in params.items():
+        if p.default is p.empty and key not in hyper:
+            raise ConfigError(f"[model] missing hyperparameter {key!r} for {name}")
 
 
 def parse_config(
@@ -1073,6 +348,10 @@ def parse_config(
 
     Builds the kernel and the data, so bad hyperparameters or data fail here,
     with a :class:`ConfigError` / ``ValueError`` naming the key.
+
+    >>> c = parse_config({"model": {"name": "normal.bivariate", "rho": 0.5}, "sampler": {"seed": 1}})
+    >>> c.kernel.name, c.sampler.num_chains
+    ('normal.bivariate', 4)
     """
     if not isinstance(doc, Mapping):
         raise ConfigError(f"a config must be a table, got {type(doc).__name__}")
@@ -1080,7 +359,7 @@ def parse_config(
         if key not in _SECTIONS:
             raise ConfigError(f"unknown section [{key}]; sections: {', '.join(_SECTIONS)}")
     model = _table(doc, "model", required=True)
-    sampler_table = _table(doc, "sampler", required=True)
+    sampler = _parse_sampler(_table(doc, "sampler", required=True))
     data_section = _table(doc, "data", required=False)
     output_table = _table(doc, "output", required=False)
 
@@ -1089,12 +368,8 @@ def parse_config(
         raise ConfigError(f"[model] name is required; known models: {', '.join(known_models())}")
     if not isinstance(name, str):
         raise ConfigError(f"[model] name must be a string, got {name!r}")
-    if name not in MODELS:
-        raise ConfigError(f"[model] unknown model name {name!r}; known models: {', '.join(known_models())}")
-    entry = MODELS[name]
-    hyper = model
-
-    sampler = _parse_sampler(sampler_table)
+    spec = get_spec(name)
+    name = spec.name
 
     output = None
     if output_table is not None:
@@ -1105,43 +380,30 @@ def parse_config(
         if output is not None and (not isinstance(output, str) or not output):
             raise ConfigError(f"[output] path must be a non-empty string, got {output!r}")
 
-    base = Path(base_dir)
-    if entry.make_data is None:
-        if data_section is not None:
-            raise ConfigError(f"[data] model {name} takes no data: remove the [data] section")
-    elif data_section is None:
+    if spec.make_data is None and data_section is not None:
+        raise ConfigError(f"[data] model {name} takes no data: remove the [data] section")
+    if spec.make_data is not None and data_section is None:
         raise ConfigError(f"missing required section [data] (model {name} needs data)")
 
-    factory = entry.resolve_factory()
-    _check_hyperparameters(entry, factory, hyper)
+    _check_hyperparameters(name, spec.factory, model)
     try:
-        kernel = factory(**hyper)
+        kernel = spec.factory(**model)
     except ValueError as e:
         raise ConfigError(f"[model] {e}") from e
-    data = None
-    extras: dict = {}
-    if entry.make_data is not None:
+    data, extras = None, {}
+    if spec.make_data is not None:
         try:
-            data = entry.make_data(data_section, base)
+            data = spec.make_data(data_section, Path(base_dir))
         except ConfigError:
             raise
         except ValueError as e:
             raise ConfigError(f"[data] {e}") from e
         if isinstance(data, DataWithExtras):
             data, extras = data.data, dict(data.extras)
-
-    return Config(
-        model=name,
-        hyperparameters=hyper,
-        sampler=sampler,
-        data_section=data_section,
-        output=output,
-        path=Path(path) if path is not None else None,
-        text=text,
-        kernel=kernel,
-        data=data,
-        extras=extras,
-    )
+    hyper = hyperparameters_of(spec.factory, model)
+    extras["hyperparameters"] = hyper
+    return Config(name, hyper, sampler, data_section, output, Path(path) if path is not None else None,
+                  text, kernel, data, extras)
 
 
 def load_config(path: str | Path) -> Config:
@@ -1169,53 +431,20 @@ def load_config(path: str | Path) -> Config:
 
 
 # ============================================================================ running
-def run_config(
-    config: Config,
-    *,
-    seed: int | None = None,
-    chunk_size: int | None = None,
-    progress: bool = True,
-):
-    """Run a loaded config with :func:`gibbsjax.run.sample`; returns InferenceData.
+def run_config(config: Config, *, progress: bool = True, **overrides):
+    """Run a loaded config with :func:`gibbsjax.run.sample`, then the model's postprocess.
 
-    ``seed`` and ``chunk_size`` override the config's.  The result's ``attrs``
-    record the model name, its hyperparameters (``model_<name>``) and the config
-    file, besides what the runner records (seed, settings, ``interrupted``).
+    ``overrides`` replace fields of the config's :class:`~gibbsjax.run.Settings`
+    (e.g. ``seed=3``, ``chunk_size=50``); ``None`` values are ignored, so a
+    command line can pass its options through unset.  The result's ``attrs`` record the
+    model name, its hyperparameters (``model_<name>``) and the config file,
+    besides what the runner records (seed, settings, ``interrupted``).
     """
     from gibbsjax.run import sample
 
-    s = config.sampler
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    if chunk_size is not None and (
-        isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1
-    ):
-        raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
-    idata = sample(
-        config.kernel,
-        config.data,
-        seed=s.seed if seed is None else seed,
-        num_chains=s.num_chains,
-        num_warmup=s.num_warmup,
-        num_draws=s.num_draws,
-        thin=s.thin,
-        init=s.init,
-        progress=progress,
-        chunk_size=s.chunk_size if chunk_size is None else chunk_size,
-        save_warmup=s.save_warmup,
-        attrs=config.attrs(),
-    )
-    entry = MODELS[config.model]
-    if entry.postprocess is not None and int(idata.posterior.sizes.get("draw", 0)) > 0:
-        if "extras" in inspect.signature(entry.postprocess).parameters:
-            idata = entry.postprocess(idata, config.kernel, config.data, extras=config.extras)
-        else:
-            idata = entry.postprocess(idata, config.kernel, config.data)
+    settings = config.sampler.replace(progress=progress, **{k: v for k, v in overrides.items() if v is not None})
+    idata = sample(config.kernel, config.data, settings=settings, attrs=config.attrs())
+    spec = get_spec(config.model)
+    if spec.postprocess is not None and int(idata.posterior.sizes.get("draw", 0)) > 0:
+        idata = spec.postprocess(idata, config.kernel, config.data, config.extras)
     return idata
-
-
-def model_entry_for(idata) -> ModelEntry | None:
-    """The registry entry of the model a result was produced by (``attrs["model"]``)."""
-    name = str(getattr(idata, "attrs", {}).get("model", ""))
-    return MODELS.get(name)
-

@@ -1,8 +1,8 @@
 """Conjugate building blocks shared by the one-label-per-document models.
 
-The Dirichlet-multinomial naive Bayes model (seed 000), the mixture of unigrams
-(seed 001, uncollapsed and with π collapsed) and the Bernoulli mixture
-(seed 004) are the same model family: every document d carries one label
+The Dirichlet-multinomial naive Bayes model (source document 000), the mixture of unigrams
+(source document 001, uncollapsed and with π collapsed) and the Bernoulli mixture
+(source document 004) are the same model family: every document d carries one label
 z_d ∈ {0..K-1}, the labels share class proportions π ~ Dir(α), and each class
 has its own conjugate distribution over the document's observations.  The
 models in :mod:`gibbsjax.models.naive_bayes` and :mod:`gibbsjax.models.mixtures`
@@ -54,9 +54,9 @@ __all__ = [
     "BinaryData",
     "documents",
     "binary_data",
-    "check_concentration",
     "concentration_vector",
     "merge_labels",
+    "counts",
     "class_counts",
     "word_counts",
     "feature_counts",
@@ -428,32 +428,6 @@ def binary_data(
 
 
 # ============================================================================ hyperparameters
-def check_concentration(name: str, value: Any, *, vector: bool = False) -> float | tuple[float, ...]:
-    """A positive finite concentration (or, with ``vector``, a tuple of them), hashable.
-
-    >>> check_concentration("alpha", 2), check_concentration("alpha", [1, 2], vector=True)
-    (2.0, (1.0, 2.0))
-    """
-    if vector and isinstance(value, (Sequence, np.ndarray)) and not isinstance(value, str):
-        vals = tuple(_positive(name, v) for v in np.asarray(value, dtype=object).ravel())
-        if len(vals) == 0:
-            raise ValueError(f"{name} must not be empty")
-        return vals
-    return _positive(name, value)
-
-
-def _positive(name: str, value: Any) -> float:
-    if isinstance(value, bool):
-        raise ValueError(f"{name} must be a positive number, got {value!r}")
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number, got {value!r}") from None
-    if not math.isfinite(v) or v <= 0:
-        raise ValueError(f"{name} must be a positive finite concentration, got {value!r}")
-    return v
-
-
 def concentration_vector(name: str, value: float | tuple[float, ...], k: int, dtype=None) -> jax.Array:
     """The concentration as a length-``k`` array; a tuple must have ``k`` entries.
 
@@ -472,18 +446,36 @@ def merge_labels(labels: jax.Array, observed_labels: jax.Array) -> jax.Array:
     return jnp.where(observed_labels >= 0, observed_labels, labels)
 
 
+def counts(index, shape, weights: jax.Array | None = None) -> jax.Array:
+    """The one counting helper: an int32 table of how often each index occurs (a scatter-add).
+
+    ``index`` is an integer array (a table of ``shape = (n,)``) or a tuple of
+    equal-shaped integer arrays, one per axis of ``shape``; ``weights`` (0/1 or
+    small integers, same shape as the index arrays) counts some entries zero
+    times (padding) or several.  Counts are int32, exact beyond 2^24; convert
+    them to a float dtype only where they become Dirichlet concentrations.
+
+    >>> counts(jnp.array([0, 2, 2]), (3,)).tolist()
+    [1, 0, 2]
+    >>> counts((jnp.array([0, 1, 1]), jnp.array([1, 0, 0])), (2, 2)).tolist()
+    [[0, 1], [2, 0]]
+    """
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    idx = tuple(index) if isinstance(index, tuple) else (index,)
+    if len(idx) != len(shape):
+        raise ValueError(f"counts: {len(idx)} index arrays for a table of {len(shape)} axes")
+    w = 1 if weights is None else weights.astype(jnp.int32)
+    return jnp.zeros(shape, jnp.int32).at[idx].add(w)
+
+
 def class_counts(labels: jax.Array, num_classes: int) -> jax.Array:
-    """C_k = #{d : z_d = k}, int32 (K,), by scatter-add."""
-    return jnp.zeros((num_classes,), jnp.int32).at[labels].add(1)
+    """C_k = #{d : z_d = k}, int32 (K,)."""
+    return counts(labels, (num_classes,))
 
 
 def word_counts(labels: jax.Array, docs: Documents, num_classes: int) -> jax.Array:
     """n_kv = #{tokens i : z_{d(i)} = k, w_i = v}, int32 (K, V), by scatter-add over the tokens."""
-    return (
-        jnp.zeros((num_classes, docs.vocab_size), jnp.int32)
-        .at[labels[docs.doc_ids], docs.tokens]
-        .add(1)
-    )
+    return counts((labels[docs.doc_ids], docs.tokens), (num_classes, docs.vocab_size))
 
 
 def feature_counts(labels: jax.Array, x: jax.Array, num_classes: int) -> tuple[jax.Array, jax.Array]:
@@ -500,7 +492,7 @@ def table_counts(rows: jax.Array, values: jax.Array, num_rows: int, num_values: 
     document, values = word ids): counts of child values per CPT row for a
     discrete Bayesian network, with any index arrays of one shape.
     """
-    return jnp.zeros((num_rows, num_values), jnp.int32).at[rows, values].add(1)
+    return counts((rows, values), (num_rows, num_values))
 
 
 def doc_log_likelihood(log_beta: jax.Array, docs: Documents) -> jax.Array:

@@ -37,7 +37,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gibbsjax._checks import check_int as check_count
+from gibbsjax._checks import hashable as _hashable
 from jax.scipy.special import gammaln
 
 from gibbsjax import random as gr
@@ -46,8 +46,6 @@ __all__ = [
     "NormalGamma",
     "DEFAULT_LAM",
     "DEFAULT_A",
-    "check_count",
-    "check_concentration",
     "check_normal_gamma",
     "is_proper",
     "data_scaled_prior",
@@ -57,8 +55,6 @@ __all__ = [
     "sample",
     "log_density",
     "log_normal",
-    "counts",
-    "log_dirichlet_density",
     "sample_conjugate",
 ]
 
@@ -93,34 +89,10 @@ def _as_float_array(name: str, value: Any) -> np.ndarray:
     return arr
 
 
-def _hashable(arr: np.ndarray) -> float | tuple:
-    """A float for a scalar, nested tuples for an array (so factories can be memoised)."""
-    if arr.ndim == 0:
-        return float(arr)
-    return tuple(_hashable(a) for a in arr)
-
-
 def _check_shape(name: str, arr: np.ndarray, shapes: tuple[tuple[int, ...], ...]) -> None:
     if arr.shape not in shapes:
         want = " or ".join("a scalar" if s == () else f"shape {s}" for s in shapes)
         raise ValueError(f"{name} must be {want}, got shape {arr.shape}")
-
-
-def check_concentration(name: str, value: Any, shapes: tuple[tuple[int, ...], ...]) -> float | tuple:
-    """Dirichlet concentrations: positive finite numbers of one of ``shapes`` (() = scalar).
-
-    Returns a float or nested tuples (hashable), else raises ``ValueError``.
-
-    >>> check_concentration("alpha", 0.5, ((), (3,)))
-    0.5
-    >>> check_concentration("alpha", [1, 2], ((), (2,)))
-    (1.0, 2.0)
-    """
-    arr = _as_float_array(name, value)
-    _check_shape(name, arr, shapes)
-    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(f"{name} (Dirichlet concentration) must be positive and finite, got {value!r}")
-    return _hashable(arr)
 
 
 def check_normal_gamma(
@@ -132,7 +104,7 @@ def check_normal_gamma(
     :func:`data_scaled_prior`), a number, or ``dim`` numbers (one per data
     dimension); ``lam`` and ``a`` are numbers.  A proper prior needs λ > 0,
     a > 0 and b > 0.  Zeros (the improper "uninformative" limit λ = a = b = 0
-    of the seed notes) are accepted only with ``allow_improper=True``;
+    of the source document notes) are accepted only with ``allow_improper=True``;
     negative or non-finite values never.
     """
     if not isinstance(allow_improper, bool):
@@ -152,7 +124,7 @@ def check_normal_gamma(
                 raise ValueError(f"{name} must be positive, got {value!r}")
             if np.any(arr == 0) and not allow_improper:
                 raise ValueError(
-                    f"{name} = 0 makes the Normal-Gamma prior improper (the seed's 'uninformative' "
+                    f"{name} = 0 makes the Normal-Gamma prior improper (the source document's 'uninformative' "
                     f"mu0 = lam = a = b = 0); give {name} > 0, or pass allow_improper=True "
                     "if you accept an improper posterior (see the model's docs)"
                 )
@@ -283,27 +255,7 @@ def log_normal(x: jax.Array, mu: jax.Array, tau: jax.Array) -> jax.Array:
     return 0.5 * (jnp.log(tau) - math.log(2.0 * math.pi)) - 0.5 * tau * (x - mu) ** 2
 
 
-# ============================================================================ Dirichlet helpers
-def counts(index: jax.Array, size: int, weights: jax.Array | None = None, dtype=jnp.float32) -> jax.Array:
-    """How often each value in [0, size) occurs in ``index`` (weighted; a scatter-add).
-
-    Counts are accumulated in int32 (exact beyond 2^24) and returned as ``dtype``
-    for use as Dirichlet posterior concentrations.
-    """
-    index = index.reshape(-1)
-    w = jnp.ones(index.shape, jnp.int32) if weights is None else weights.reshape(-1).astype(jnp.int32)
-    return jax.ops.segment_sum(w, index, num_segments=size).astype(dtype)
-
-
-def log_dirichlet_density(log_p: jax.Array, alpha: jax.Array) -> jax.Array:
-    """log Dir(p; α) along the last axis, from log p (finite even where p underflows)."""
-    alpha = jnp.broadcast_to(alpha, log_p.shape)
-    return (
-        gammaln(jnp.sum(alpha, axis=-1)) - jnp.sum(gammaln(alpha), axis=-1)
-        + jnp.sum((alpha - 1.0) * log_p, axis=-1)
-    )
-
-
+# ============================================================================ joint conjugate draws
 def sample_conjugate(key, dirichlet=(), normal_gamma: NormalGamma | None = None, dtype=jnp.float32):
     """Independent draws from several Dirichlets and one Normal-Gamma, with a single Gamma call.
 

@@ -1,5 +1,8 @@
 """Convergence summaries and the one place where draws become ArviZ objects.
 
+(Label switching, i.e. aligning components across chains, lives in
+:mod:`gibbsjax.labels`.)
+
 ArviZ 0.x returns :class:`arviz.InferenceData`; ArviZ 1.x replaces it with an
 xarray ``DataTree``.  Everything that builds ArviZ objects goes through
 :func:`to_inference_data`, so a move to ArviZ 1.x changes one function.
@@ -18,8 +21,6 @@ __all__ = [
     "summary",
     "check_chains_for_rhat",
     "all_sweeps",
-    "component_permutations",
-    "align_chains",
 ]
 
 
@@ -166,120 +167,3 @@ def all_sweeps(idata):
     parts.append(with_lp(idata.posterior, "sample_stats"))
     combined = xr.concat(parts, dim="draw", data_vars="all", coords="minimal", compat="override")
     return combined.assign_coords(draw=np.arange(combined.sizes["draw"]))
-
-
-# ----------------------------------------------------------------------------- label switching
-def _distance_matrix(a: np.ndarray, b: np.ndarray, kind: str) -> np.ndarray:
-    """Pairwise distances between rows of a (K, F) and b (K, F)."""
-    if kind == "euclidean":
-        return np.sqrt(np.maximum(((a[:, None, :] - b[None, :, :]) ** 2).sum(-1), 0.0))
-    if kind == "hellinger":
-        ra, rb = np.sqrt(np.clip(a, 0, None)), np.sqrt(np.clip(b, 0, None))
-        return np.sqrt(np.maximum(0.5 * ((ra[:, None, :] - rb[None, :, :]) ** 2).sum(-1), 0.0))
-    if kind == "l1":
-        return np.abs(a[:, None, :] - b[None, :, :]).sum(-1)
-    raise ValueError(f"distance must be 'hellinger', 'euclidean' or 'l1', got {kind!r}")
-
-
-def component_permutations(
-    chain_estimates, *, distance: str = "euclidean", reference_chain: int = 0, max_iter: int = 20
-) -> np.ndarray:
-    """Permutations that align the components of every chain (Hungarian matching).
-
-    ``chain_estimates`` has shape ``(chain, K, ...)``: one estimate per chain of
-    each component's parameters (e.g. the chain's posterior mean of a topic's
-    word distribution).  Returns ``perm`` of shape ``(chain, K)`` such that
-    component ``perm[c, k]`` of chain ``c`` matches component ``k`` of the
-    reference.  The reference starts as ``reference_chain`` and becomes the mean
-    of the aligned chains, re-matching until no permutation changes (Kuhn 1955's
-    assignment, via ``scipy.optimize.linear_sum_assignment``).
-
-    >>> import numpy as np
-    >>> est = np.array([[[0.9, 0.1], [0.2, 0.8]], [[0.25, 0.75], [0.85, 0.15]]])
-    >>> component_permutations(est).tolist()
-    [[0, 1], [1, 0]]
-    """
-    from scipy.optimize import linear_sum_assignment
-
-    est = np.asarray(chain_estimates, dtype=np.float64)
-    if est.ndim < 2:
-        raise ValueError(f"chain_estimates must have shape (chain, K, ...), got {est.shape}")
-    n_chains, k = est.shape[:2]
-    if not 0 <= reference_chain < n_chains:
-        raise ValueError(f"reference_chain must be in [0, {n_chains}), got {reference_chain}")
-    flat = est.reshape(n_chains, k, -1)
-    if not np.all(np.isfinite(flat)):
-        raise ValueError("chain_estimates contain NaN or infinite values")
-    perms = np.tile(np.arange(k), (n_chains, 1))
-    reference = flat[reference_chain]
-    for _ in range(max_iter):
-        new = np.empty_like(perms)
-        for c in range(n_chains):  # chains, not draws: a handful of small assignment problems
-            cost = _distance_matrix(reference, flat[c], distance)
-            rows, cols = linear_sum_assignment(cost)
-            new[c, rows] = cols
-        aligned = np.take_along_axis(flat, new[:, :, None], axis=1)
-        reference = aligned.mean(axis=0)
-        if np.array_equal(new, perms):
-            break
-        perms = new
-    return perms
-
-
-def align_chains(idata, var_name: str, component_dim: str, *, distance: str = "euclidean",
-                 reference_chain: int = 0):
-    """Relabel components so they mean the same thing in every chain.
-
-    Mixture components and topics are exchangeable: chain 1's component 0 may
-    be chain 2's component 3.  This matches each chain's posterior mean of
-    ``var_name`` (from ``posterior``, or from ``posterior_mean`` for quantities
-    accumulated by the runner) to a common reference (:func:`component_permutations`) and
-    permutes every posterior, warm-up and posterior-mean variable that has the dimension
-    ``component_dim`` accordingly, so per-component R-hat and ESS compare like
-    with like.  Returns ``(aligned_idata, perms)``; the permutations are also
-    stored in ``posterior.attrs["component_permutations"]``.
-
-    Within-chain label switching is not undone (Gibbs chains of well-separated
-    components rarely switch; the log joint, which is label-invariant, shows it).
-
-    >>> import numpy as np
-    >>> idata = to_inference_data({"m": np.array([[[0., 5.]] * 3, [[5., 0.]] * 3])},
-    ...                           dims={"m": ["component"]})
-    >>> aligned, perms = align_chains(idata, "m", "component")
-    >>> aligned.posterior["m"].values[1, 0].tolist()
-    [0.0, 5.0]
-    """
-    post = idata.posterior
-    means = idata["posterior_mean"] if "posterior_mean" in idata.groups() else None
-    if var_name in post:
-        var = post[var_name].mean("draw")
-    elif means is not None and var_name in means:
-        var = means[var_name]
-    else:
-        known = sorted(post.data_vars) + (sorted(means.data_vars) if means is not None else [])
-        raise ValueError(f"no variable {var_name!r} in the posterior; variables: {known}")
-    if component_dim not in var.dims:
-        raise ValueError(f"{var_name!r} has no dimension {component_dim!r}; dims: {var.dims}")
-    order = ("chain", component_dim) + tuple(d for d in var.dims if d not in ("chain", component_dim))
-    estimates = var.transpose(*order).values
-    perms = component_permutations(estimates, distance=distance, reference_chain=reference_chain)
-
-    aligned = idata.copy()
-    for group in ("posterior", "warmup_posterior", "posterior_mean"):
-        if group not in aligned.groups():
-            continue
-        ds = aligned[group]
-        for name in list(ds.data_vars):
-            da = ds[name]
-            if component_dim not in da.dims:
-                continue
-            axis = da.dims.index(component_dim)
-            chain_axis = da.dims.index("chain")
-            shape = [1] * da.ndim
-            shape[chain_axis] = perms.shape[0]
-            shape[axis] = perms.shape[1]
-            index = perms if chain_axis < axis else perms.T
-            index = np.broadcast_to(index.reshape(shape), da.shape)
-            ds[name] = da.copy(data=np.take_along_axis(da.values, index, axis=axis))
-        ds.attrs["component_permutations"] = perms.ravel().tolist()
-    return aligned, perms

@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from gibbsjax._checks import check_int
+
 __all__ = ["LDA"]
 
 
@@ -73,7 +75,9 @@ class LDA:
         num_lanes: int | None = None,
     ):
         from gibbsjax.models import lda
+        from gibbsjax.run import Settings
 
+        check_int("num_topics", num_topics, 1)
         if sampler not in lda.SAMPLERS:
             raise ValueError(f"sampler must be one of {sorted(lda.SAMPLERS)}, got {sampler!r}")
         self.kernel = lda.SAMPLERS[sampler](num_topics, alpha=alpha, eta=eta)  # validates K, α, η
@@ -81,10 +85,8 @@ class LDA:
         self.alpha = float(alpha)
         self.eta = float(eta)
         self.sampler = sampler
-        self.run_kwargs = dict(
-            num_chains=num_chains, num_warmup=num_warmup, num_draws=num_draws, thin=thin,
-            seed=seed, progress=progress, chunk_size=chunk_size,
-        )
+        self.settings = Settings(num_chains=num_chains, num_warmup=num_warmup, num_draws=num_draws, thin=thin,
+                                 seed=seed, progress=progress, chunk_size=chunk_size)
         self.num_lanes = num_lanes
 
     # ------------------------------------------------------------------ fitting
@@ -100,28 +102,24 @@ class LDA:
 
     def fit(self, X, vocab=None) -> LDA:
         """Fit to ``X``: a :class:`~gibbsjax.corpus.Corpus` or a document-term
-        count matrix (D × V, scipy.sparse or dense), with an optional ``vocab``."""
-        from gibbsjax.diagnostics import align_chains
+        count matrix (D × V, scipy.sparse or dense), with an optional ``vocab``.
+
+        Post-processing is :func:`gibbsjax.models.lda.postprocess`, the same as
+        ``gibbsjax run`` applies to an LDA config."""
         from gibbsjax.models import lda
         from gibbsjax.run import sample
 
         corpus = self._corpus(X, "X", vocab)
         data = lda.data(corpus, num_lanes=self.num_lanes)
-        idata = sample(self.kernel, data, **self.run_kwargs,
-                       attrs={"model": f"lda.{self.sampler}", "num_topics": self.num_topics,
-                              "alpha": self.alpha, "eta": self.eta})
-        idata.posterior_mean = idata.posterior_mean.assign_coords(
-            word=list(corpus.vocab), document=list(corpus.doc_names)
-        )
-        if idata.posterior.sizes["chain"] > 1:
-            idata, perms = align_chains(idata, "topic_word", "topic", distance="hellinger")
-        else:
-            perms = np.arange(self.num_topics)[None]
+        hyper = {"K": self.num_topics, "alpha": self.alpha, "eta": self.eta}
+        idata = sample(self.kernel, data, self.settings,
+                       attrs={"model": self.kernel.name, **{f"model_{k}": v for k, v in hyper.items()}})
+        idata = lda.postprocess(idata, self.kernel, data, {"corpus": corpus, "hyperparameters": hyper})
         self.idata_ = idata
-        self.permutations_ = perms
+        self.permutations_ = idata.topics["permutation"].values
         self.corpus_ = corpus
         self.vocab_ = corpus.vocab
-        self.topic_word_ = idata.posterior_mean["topic_word"].mean("chain").values
+        self.topic_word_ = idata.topics["topic_word"].values
         self.doc_topic_ = idata.posterior_mean["doc_topic"].mean("chain").values
         return self
 
@@ -151,8 +149,8 @@ class LDA:
         return top_words(self.topic_word_, self.vocab_, n)
 
     def perplexity(self, X_heldout, **kwargs) -> float:
-        """Held-out perplexity by document completion (:func:`gibbsjax.evaluate.heldout_perplexity`)."""
-        from gibbsjax.evaluate import heldout_perplexity
+        """Held-out perplexity by document completion (:func:`gibbsjax.models.lda.heldout_perplexity`)."""
+        from gibbsjax.models.lda import heldout_perplexity
 
         self._check_fitted()
         return heldout_perplexity(self.topic_word_, X_heldout, alpha=self.alpha, **kwargs)
@@ -178,8 +176,10 @@ class LDA:
 
     def __repr__(self) -> str:
         return (f"LDA(num_topics={self.num_topics}, alpha={self.alpha}, eta={self.eta}, "
-                f"sampler={self.sampler!r}, num_chains={self.run_kwargs['num_chains']})")
+                f"sampler={self.sampler!r}, num_chains={self.settings.num_chains})")
 
     def get_params(self) -> dict[str, Any]:
-        return {"num_topics": self.num_topics, "alpha": self.alpha, "eta": self.eta,
-                "sampler": self.sampler, **self.run_kwargs, "num_lanes": self.num_lanes}
+        s = self.settings
+        return {"num_topics": self.num_topics, "alpha": self.alpha, "eta": self.eta, "sampler": self.sampler,
+                "num_chains": s.num_chains, "num_warmup": s.num_warmup, "num_draws": s.num_draws, "thin": s.thin,
+                "seed": s.seed, "progress": s.progress, "chunk_size": s.chunk_size, "num_lanes": self.num_lanes}

@@ -8,11 +8,11 @@ Plain numpy on posterior summaries (not JAX): these run once after sampling.
   one-to-one matching of clusters to labels (Hungarian algorithm).
 * :func:`top_words` -- the highest-probability words of each row of a
   class/topic-by-word matrix.
-* :func:`relabel_draws` -- undo label switching draw by draw (every draw's
-  components matched to a common reference), for mixtures whose chains switch
-  labels *within* a chain.
+* :func:`coherence` -- UMass or NPMI coherence of each topic's top words.
 
-Perplexity and coherence are to come.
+Held-out perplexity needs a model's inference for new documents, so it lives
+with the model (:func:`gibbsjax.models.lda.heldout_perplexity`); label
+switching lives in :mod:`gibbsjax.labels`.
 """
 
 from __future__ import annotations
@@ -27,9 +27,8 @@ __all__ = [
     "confusion_matrix",
     "matched_accuracy",
     "top_words",
-    "relabel_draws",
-    "heldout_perplexity",
     "coherence",
+    "as_corpus",
 ]
 
 
@@ -137,56 +136,14 @@ def top_words(matrix: Any, vocab: Sequence[str], n: int = 10) -> list[list[str]]
     return [[str(vocab[j]) for j in row] for row in order]
 
 
-def relabel_draws(draws: Any, *, max_iter: int = 20) -> np.ndarray:
-    """Per-draw permutations that undo label switching, (chain, draw, K).
-
-    ``draws`` has shape ``(chain, draw, K, ...)``: one estimate of every
-    component per draw (e.g. each draw's cluster-word distributions).  Every
-    draw's components are matched to a common reference by the Hungarian
-    algorithm on squared Euclidean distances; the reference starts as the
-    last draw of chain 0 and becomes the mean of the relabelled draws, until
-    no permutation changes (the iterative relabelling of Stephens 2000 with a
-    quadratic loss).  ``perm[c, t, k]`` is the component of draw ``(c, t)`` that
-    plays the role of reference component ``k``.
-
-    Unlike :func:`gibbsjax.diagnostics.align_chains`, which permutes whole
-    chains, this also undoes switches *within* a chain, which happen when
-    components overlap (small data, e.g. the a/b/c corpus).
-
-    >>> d = np.array([[[[1., 0.], [0., 1.]], [[0., 1.], [1., 0.]]]])   # (1 chain, 2 draws, K=2, 2)
-    >>> relabel_draws(d)[0].tolist()   # the reference is the last draw: draw 0 is swapped
-    [[1, 0], [0, 1]]
-    """
-    from scipy.optimize import linear_sum_assignment
-
-    x = np.asarray(draws, dtype=np.float64)
-    if x.ndim < 3:
-        raise ValueError(f"draws must have shape (chain, draw, K, ...), got {x.shape}")
-    n_chain, n_draw, k = x.shape[:3]
-    flat = x.reshape(n_chain * n_draw, k, -1)
-    if not np.all(np.isfinite(flat)):
-        raise ValueError("draws contain NaN or infinite values")
-    sq = np.einsum("nkf,nkf->nk", flat, flat)
-    reference = flat[(n_draw - 1)]  # last draw of chain 0
-    perms = np.tile(np.arange(k), (flat.shape[0], 1))
-    for it in range(max_iter):
-        # cost[n, i, j] = |reference_i - draw_n,j|^2
-        cost = (reference * reference).sum(-1)[None, :, None] + sq[:, None, :] - 2 * np.einsum(
-            "if,njf->nij", reference, flat
-        )
-        new = np.empty_like(perms)
-        for n in range(flat.shape[0]):
-            rows, cols = linear_sum_assignment(cost[n])
-            new[n, rows] = cols
-        reference = np.take_along_axis(flat, new[:, :, None], axis=1).mean(axis=0)
-        if it > 0 and np.array_equal(new, perms):
-            break
-        perms = new
-    return perms.reshape(n_chain, n_draw, k)
-
-
 # ============================================================================ topic models
-def _as_corpus(X, name: str, vocab_size: int | None = None):
+def as_corpus(X, name: str, vocab_size: int | None = None):
+    """``X`` as a :class:`~gibbsjax.corpus.Corpus` (a Corpus, or a document-term
+    matrix), checked against ``vocab_size``; errors name ``name``.
+
+    >>> as_corpus([[1, 0], [0, 2]], "X").num_tokens
+    3
+    """
     from gibbsjax.corpus import Corpus
 
     if isinstance(X, Corpus):
@@ -201,49 +158,6 @@ def _as_corpus(X, name: str, vocab_size: int | None = None):
             f"{name} has a vocabulary of {corpus.vocab_size} words but the topics have {vocab_size}"
         )
     return corpus
-
-
-def heldout_perplexity(topic_word, X_heldout, *, alpha: float = 0.1, fraction: float = 0.5,
-                       num_sweeps: int = 100, num_burn: int = 50, seed: int = 0,
-                       shuffle_seed: int | None = 0) -> float:
-    """Held-out perplexity by document completion (Wallach, Murray, Salakhutdinov & Mimno, ICML 2009).
-
-    For every held-out document, θ_d is estimated from its first ``fraction`` of
-    tokens with the topics φ (``topic_word``, K × V) held fixed (the exact
-    partially collapsed z-sampler, :func:`gibbsjax.models.lda.infer_doc_topics`),
-    and the remaining tokens are scored:
-    perplexity = exp(−Σ_d Σ_{i ∈ second part} log Σ_k θ_dk φ_{k,w_i} / #scored tokens).
-    Lower is better; a model that knows nothing (uniform over V words) scores V.
-    Tokens are shuffled within each document first (``shuffle_seed``; ``None``
-    keeps their order), since documents read from a count matrix are sorted by
-    word id.  Documents with fewer than two tokens are skipped.
-
-    >>> import numpy as np
-    >>> phi = np.array([[0.7, 0.2, 0.1], [0.1, 0.2, 0.7]])
-    >>> X = np.array([[6, 2, 0], [0, 2, 6]])
-    >>> round(heldout_perplexity(phi, X, num_sweeps=40, num_burn=10), 1) < 3.0
-    True
-    """
-    from gibbsjax.models.lda import infer_doc_topics
-
-    phi = np.asarray(topic_word, dtype=np.float64)
-    if phi.ndim != 2:
-        raise ValueError(f"topic_word must be a K × V matrix, got shape {phi.shape}")
-    corpus = _as_corpus(X_heldout, "X_heldout", phi.shape[1])
-    if not 0.0 < fraction < 1.0:
-        raise ValueError(f"fraction must lie in (0, 1), got {fraction}")
-    keep = corpus.doc_lengths >= 2
-    if not np.any(keep):
-        raise ValueError("X_heldout has no document with at least two tokens")
-    corpus = corpus.subset(keep)
-    observed, scored = corpus.split_tokens(fraction, seed=shuffle_seed)
-    ok = (observed.doc_lengths > 0) & (scored.doc_lengths > 0)
-    observed, scored = observed.subset(ok), scored.subset(ok)
-    theta = infer_doc_topics(phi, observed, alpha=alpha, num_sweeps=num_sweeps, num_burn=num_burn, seed=seed)
-    phi = phi / phi.sum(axis=1, keepdims=True)
-    # p(w_i | θ_d, φ) for every scored token, without a loop over documents
-    probs = np.einsum("nk,kn->n", theta[scored.doc_ids], phi[:, scored.tokens])
-    return float(np.exp(-np.mean(np.log(np.maximum(probs, 1e-300)))))
 
 
 def _top_indices(topic_word, n: int) -> np.ndarray:
@@ -278,7 +192,7 @@ def coherence(topic_word, X, *, kind: str = "umass", n: int = 10, eps: float = 1
         raise ValueError(f"topic_word must be a K × V matrix, got shape {tw.shape}")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 2 <= n <= tw.shape[1]:
         raise ValueError(f"n must be an integer in [2, V={tw.shape[1]}], got {n!r}")
-    corpus = _as_corpus(X, "X", tw.shape[1])
+    corpus = as_corpus(X, "X", tw.shape[1])
     binary = (corpus.to_dtm() > 0).astype(np.float64).tocsc()
     num_docs = corpus.num_docs
     top = _top_indices(tw, n)

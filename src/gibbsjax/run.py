@@ -14,6 +14,7 @@ draws do not depend on how many chains run beside it, nor on the chunk size.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import time
@@ -30,10 +31,65 @@ from gibbsjax._checks import check_int as _check_int
 from gibbsjax.diagnostics import to_inference_data
 from gibbsjax.kernel import Kernel
 
-__all__ = ["sample", "enable_compilation_cache", "DEFAULT_NUM_CHUNKS"]
+__all__ = ["sample", "Settings", "enable_compilation_cache", "DEFAULT_NUM_CHUNKS"]
 
 #: a run is cut into about this many chunks per phase (warm-up, sampling)
 DEFAULT_NUM_CHUNKS = 20
+
+
+# ----------------------------------------------------------------------------- settings
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """How to run a sampler: the one settings object of :func:`sample`, of a
+    config's ``[sampler]`` table and of the estimators' defaults.
+
+    * ``seed``: an integer; ``None`` draws a fresh one (recorded in ``attrs``).
+    * ``num_chains``: independent chains, run side by side with ``vmap``.
+    * ``num_warmup``: sweeps discarded at the start of every chain (burn-in).
+    * ``num_draws``: draws kept per chain; ``thin`` sweeps between kept draws.
+    * ``init``: starting values overriding the kernel's random start: a mapping
+      from state field names to arrays whose first axis has length
+      ``num_chains`` (fields not given keep their random start).
+    * ``progress``: a tqdm progress bar, updated between chunks.
+    * ``chunk_size``: draws per compiled chunk; default about
+      ``DEFAULT_NUM_CHUNKS`` chunks per phase.  Draws do not depend on it.
+    * ``save_warmup``: keep warm-up sweeps in a ``warmup_posterior`` group;
+      its draw 0 is the starting state, draw ``t`` the state after sweep ``t``.
+
+    Values are checked on construction (``ValueError`` naming the field).
+
+    >>> Settings(num_chains=8).replace(num_draws=50).num_draws
+    50
+    """
+
+    seed: int | None = None
+    num_chains: int = 4
+    num_warmup: int = 1000
+    num_draws: int = 1000
+    thin: int = 1
+    init: Mapping[str, Any] | None = None
+    progress: bool = True
+    chunk_size: int | None = None
+    save_warmup: bool = False
+
+    def __post_init__(self):
+        for name, minimum in (("num_chains", 1), ("num_warmup", 0), ("num_draws", 1), ("thin", 1)):
+            object.__setattr__(self, name, _check_int(name, getattr(self, name), minimum))
+        if self.chunk_size is not None:
+            object.__setattr__(self, "chunk_size", _check_int("chunk_size", self.chunk_size, 1))
+        if self.seed is not None:
+            object.__setattr__(self, "seed", _check_int("seed", self.seed, 0))
+        for name in ("progress", "save_warmup"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
+
+    def replace(self, **changes) -> "Settings":
+        """A copy with some fields changed (unknown names raise ``ValueError``)."""
+        known = {f.name for f in dataclasses.fields(self)}
+        unknown = sorted(set(changes) - known)
+        if unknown:
+            raise ValueError(f"unknown setting {unknown[0]!r}; settings are: {', '.join(sorted(known))}")
+        return dataclasses.replace(self, **changes)
 
 
 # ----------------------------------------------------------------------------- compilation cache
@@ -285,22 +341,8 @@ def _progress_bar(total: int, enabled: bool, desc: str):
 
 
 # ----------------------------------------------------------------------------- main entry
-def sample(
-    kernel: Kernel,
-    data: Any = None,
-    *,
-    seed: int | None = None,
-    key: jax.Array | None = None,
-    num_chains: int = 4,
-    num_warmup: int = 1000,
-    num_draws: int = 1000,
-    thin: int = 1,
-    init: Mapping[str, Any] | None = None,
-    progress: bool = True,
-    chunk_size: int | None = None,
-    save_warmup: bool = False,
-    attrs: Mapping[str, Any] | None = None,
-):
+def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *,
+           key: jax.Array | None = None, attrs: Mapping[str, Any] | None = None, **options):
     """Run ``num_chains`` chains of ``kernel`` on ``data`` and return ArviZ InferenceData.
 
     Parameters
@@ -310,28 +352,16 @@ def sample(
     data:
         The model's validated data pytree (e.g. ``normal.data(y)``); ``None``
         for models without data.
-    seed, key:
-        An integer seed or a typed key ``jax.random.key(...)``; with neither a
-        fresh seed is drawn and stored in ``attrs["seed"]`` so the run can be
-        repeated.
-    num_chains:
-        Independent chains, run side by side with ``vmap``.
-    num_warmup:
-        Sweeps discarded at the start of every chain (burn-in).
-    num_draws:
-        Draws kept per chain; ``thin`` sweeps are run between kept draws.
-    init:
-        Starting values overriding the kernel's random start: a mapping from
-        state field names to arrays whose first axis has length ``num_chains``
-        (fields not given keep their random start).
-    progress:
-        Show a tqdm progress bar, updated between chunks.
-    chunk_size:
-        Draws (iterations) per compiled chunk; default: about
-        ``DEFAULT_NUM_CHUNKS`` chunks per phase.  Draws do not depend on it.
-    save_warmup:
-        Keep warm-up sweeps too, in the ``warmup_posterior`` group; its draw 0 is
-        the starting state, draw ``t`` the state after sweep ``t``.
+    settings, **options:
+        A :class:`Settings`, and/or its fields as keywords (``seed``,
+        ``num_chains``, ``num_warmup``, ``num_draws``, ``thin``, ``init``,
+        ``progress``, ``chunk_size``, ``save_warmup``), which override it.
+        Without a seed (nor ``key``) a fresh one is drawn and stored in
+        ``attrs["seed"]`` so the run can be repeated.
+    key:
+        A typed key ``jax.random.key(...)`` instead of a seed.
+    attrs:
+        Extra attributes stored in the result.
 
     Returns
     -------
@@ -354,118 +384,105 @@ def sample(
     """
     if not isinstance(kernel, Kernel):
         raise ValueError(f"kernel must be a gibbsjax.Kernel, got {type(kernel).__name__}")
-    num_chains = _check_int("num_chains", num_chains, 1)
-    num_draws = _check_int("num_draws", num_draws, 1)
-    num_warmup = _check_int("num_warmup", num_warmup, 0)
-    thin = _check_int("thin", thin, 1)
-    if chunk_size is not None:
-        chunk_size = _check_int("chunk_size", chunk_size, 1)
-    key, seed_used = _resolve_key(seed, key)
+    if settings is not None and not isinstance(settings, Settings):
+        raise ValueError(f"settings must be a gibbsjax.run.Settings, got {type(settings).__name__}")
+    s = (settings or Settings()).replace(**options)
+    key, seed_used = _resolve_key(s.seed, key)
 
-    run_keys, state = _start_fn(kernel.init)(key, jnp.arange(num_chains, dtype=jnp.int32), data)
-    if init is not None:
-        state = _apply_init(state, init, num_chains)
+    run_keys, state = _start_fn(kernel.init)(key, jnp.arange(s.num_chains, dtype=jnp.int32), data)
+    if s.init is not None:
+        state = _apply_init(state, s.init, s.num_chains)
 
-    dims = dict(kernel.dims or {})
-    coords = dict(kernel.coords(data)) if kernel.coords is not None else {}
-
-    length = _chunk_length(max(num_warmup, num_draws), chunk_size)
-    draw_fn = _chunk_fn(kernel.step, kernel.record, kernel.log_joint, thin, length, kernel.accumulate)
-    warm_fn = draw_fn if thin == 1 else _chunk_fn(
-        kernel.step, kernel.record, kernel.log_joint, 1, length, kernel.accumulate
-    )
+    length = _chunk_length(max(s.num_warmup, s.num_draws), s.chunk_size)
+    phases = [("warm-up", s.num_warmup, 1, s.save_warmup, False), ("sampling", s.num_draws, s.thin, True, True)]
     acc = _zero_accumulators(kernel.accumulate, state, data)
-    acc_kept = 0  # draws whose accumulators are in `acc`
-
-    warm_out: list[dict] = []
-    draw_out: list[dict] = []
+    outputs: dict[str, list[dict]] = {"warm-up": [], "sampling": []}
+    if s.save_warmup:
+        # draw 0 of warmup_posterior is the starting state
+        first = jax.device_get(_records_fn(kernel.record, kernel.log_joint)(state, data))
+        outputs["warm-up"].append(_to_host(jax.tree_util.tree_map(lambda a: np.asarray(a)[None], first), 1))
     interrupted = False
     start = time.perf_counter()
-    bar = _progress_bar(num_warmup + num_draws * thin, progress, kernel.name)
-    stop = _Interrupts()
+    bar = _progress_bar(s.num_warmup + s.num_draws * s.thin, s.progress, kernel.name)
+    t0 = 0
     try:
-        stop.__enter__()
-        if save_warmup:
-            # draw 0 of warmup_posterior is the starting state
-            first = jax.device_get(_records_fn(kernel.record, kernel.log_joint)(state, data))
-            warm_out.append(_to_host(jax.tree_util.tree_map(lambda a: np.asarray(a)[None], first), 1))
-        done = 0
-        keep_warm = np.bool_(save_warmup)
-        while done < num_warmup:
-            if stop.requested:
-                raise KeyboardInterrupt
-            n = min(length, num_warmup - done)
-            state, acc, out = warm_fn(
-                run_keys, state, acc, data, np.int32(done), np.int32(n), keep_warm, np.bool_(False)
-            )
-            if save_warmup:
-                warm_out.append(_to_host(out, n))
-            else:
-                jax.block_until_ready(state)
-            done += n
-            if bar is not None:
-                bar.set_description(f"{kernel.name} warm-up")
-                bar.update(n)
-        kept = 0
-        while kept < num_draws:
-            if stop.requested:
-                raise KeyboardInterrupt
-            n = min(length, num_draws - kept)
-            t0 = num_warmup + kept * thin
-            state, new_acc, out = draw_fn(
-                run_keys, state, acc, data, np.int32(t0), np.int32(n), np.bool_(True), np.bool_(True)
-            )
-            draw_out.append(_to_host(out, n))
-            acc, acc_kept = new_acc, acc_kept + n
-            kept += n
-            if bar is not None:
-                bar.set_description(f"{kernel.name} sampling")
-                bar.update(n * thin)
+        with _Interrupts() as stop:
+            for phase, n_iters, thin, keep, accum in phases:
+                fn = _chunk_fn(kernel.step, kernel.record, kernel.log_joint, thin, length, kernel.accumulate)
+                state, acc, t0 = _run_phase(fn, run_keys, state, acc, data, t0, n_iters, thin, length,
+                                            keep, accum, outputs[phase], stop, bar, f"{kernel.name} {phase}")
     except KeyboardInterrupt:
         interrupted = True
-        if not draw_out and not warm_out:
+        if not outputs["sampling"] and not outputs["warm-up"]:
             raise
         warnings.warn(
-            f"run interrupted: keeping the {sum(o['n'] for o in draw_out)} draws per chain "
+            f"run interrupted: keeping the {sum(o['n'] for o in outputs['sampling'])} draws per chain "
             "finished so far (attrs['interrupted'] = 1)",
             RuntimeWarning,
             stacklevel=2,
         )
     finally:
-        stop.__exit__(None, None, None)
         if bar is not None:
             bar.close()
     elapsed = time.perf_counter() - start
 
-    posterior, stats = _stack(draw_out)
-    warm_posterior, warm_stats = _stack(warm_out)
+    posterior, stats = _stack(outputs["sampling"])
+    warm_posterior, warm_stats = _stack(outputs["warm-up"])
     if not posterior:
         # interrupted during warm-up with save_warmup: no posterior draws yet
         posterior = {k: v[:, :0] for k, v in warm_posterior.items()}
     run_attrs = {
         "gibbsjax_kernel": kernel.name,
         "seed": "" if seed_used is None else seed_used,
-        "num_chains": num_chains,
-        "num_warmup": num_warmup,
-        "num_draws_requested": num_draws,
-        "thin": thin,
+        "num_chains": s.num_chains,
+        "num_warmup": s.num_warmup,
+        "num_draws_requested": s.num_draws,
+        "thin": s.thin,
         "interrupted": interrupted,
         "sampling_time_s": round(elapsed, 4),
     }
     run_attrs.update(attrs or {})
+    kept = sum(o["n"] for o in outputs["sampling"])
     means = None
-    if acc and acc_kept > 0:
-        means = {k: np.asarray(v) / acc_kept for k, v in jax.device_get(acc).items()}
+    if acc and kept > 0:
+        means = {k: np.asarray(v) / kept for k, v in jax.device_get(acc).items()}
     return to_inference_data(
         posterior,
         sample_stats=stats,
-        warmup_posterior=warm_posterior if save_warmup else None,
-        warmup_sample_stats=warm_stats if save_warmup else None,
-        dims=dims,
-        coords=coords,
+        warmup_posterior=warm_posterior if s.save_warmup else None,
+        warmup_sample_stats=warm_stats if s.save_warmup else None,
+        dims=dict(kernel.dims or {}),
+        coords=dict(kernel.coords(data)) if kernel.coords is not None else {},
         attrs=run_attrs,
         posterior_mean=means,
     )
+
+
+def _run_phase(fn, run_keys, state, acc, data, t0: int, n_iters: int, thin: int, length: int,
+               keep: bool, accum: bool, out: list, stop: _Interrupts, bar, desc: str):
+    """Run ``n_iters`` iterations of ``thin`` sweeps from sweep ``t0`` in chunks of ``length``.
+
+    Records go to ``out`` (host copies) when ``keep``; accumulators are summed
+    when ``accum``.  Between chunks the interrupt flag is checked and the bar
+    moves.  The accumulators are only replaced once a chunk has finished, so
+    an interrupt never leaves a half-counted sum.  Returns ``(state, acc, t)``
+    with ``t`` the next sweep's index."""
+    done = 0
+    while done < n_iters:
+        if stop.requested:
+            raise KeyboardInterrupt
+        n = min(length, n_iters - done)
+        state, acc, records = fn(run_keys, state, acc, data, np.int32(t0 + done * thin), np.int32(n),
+                                 np.bool_(keep), np.bool_(accum))
+        if keep:
+            out.append(_to_host(records, n))
+        else:
+            jax.block_until_ready(state)
+        done += n
+        if bar is not None:
+            bar.set_description(desc)
+            bar.update(n * thin)
+    return state, acc, t0 + n_iters * thin
 
 
 def _to_host(out: dict, n: int) -> dict:

@@ -1,5 +1,14 @@
 """Small real data sets shipped with gibbsjax (provenance in ``datasets/data/README.md``).
 
+One registry, :data:`REGISTRY`, names every data set by kind: ``"table"`` (a
+dict of numpy columns), ``"corpus"`` (a :class:`~gibbsjax.corpus.Corpus`),
+``"sequences"`` (a generator of HMM sequences) and ``"network"`` (a Bayesian
+network example).  :func:`available` lists them and :func:`load` loads one;
+configs name them in their ``[data]`` table.
+
+>>> available("corpus")
+['abc', 'stdlib_docs']
+
 >>> from gibbsjax.datasets import body_temperature
 >>> d = body_temperature()
 >>> d["temperature_f"].shape
@@ -13,6 +22,7 @@ from importlib import resources
 
 import numpy as np
 
+from gibbsjax.datasets import networks
 from gibbsjax.datasets.corpora import STDLIB_GROUPS, abc_corpus, stdlib_docs
 from gibbsjax.datasets.tabular import casino, faithful
 
@@ -23,17 +33,27 @@ __all__ = [
     "load_csv",
     "available",
     "load",
+    "REGISTRY",
+    "KINDS",
     "abc_corpus",
     "stdlib_docs",
     "STDLIB_GROUPS",
 ]
 
 _FILES = {"body_temperature": "normtemp.csv", "faithful": "faithful.csv"}
+KINDS = ("table", "corpus", "sequences", "network")
 
 
-def available() -> list[str]:
-    """Names of the shipped data sets, as accepted by :func:`load`."""
-    return sorted(_FILES)
+def available(kind: str = "table") -> list[str]:
+    """Names of the shipped data sets of one kind (``"table"``, ``"corpus"``,
+    ``"sequences"``, ``"network"``), as accepted by :func:`load`.
+
+    >>> available()
+    ['body_temperature', 'faithful']
+    """
+    if kind not in REGISTRY:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    return sorted(REGISTRY[kind])
 
 
 def load_csv(filename: str) -> dict[str, np.ndarray]:
@@ -59,8 +79,23 @@ def body_temperature() -> dict[str, np.ndarray]:
     return load_csv(_FILES["body_temperature"])
 
 
-def load(name: str) -> dict[str, np.ndarray]:
-    """Load a shipped data set by name (see :func:`available`)."""
-    if name not in _FILES:
-        raise ValueError(f"unknown data set {name!r}; available: {', '.join(available())}")
-    return globals()[name]()
+def load(name: str, kind: str = "table", **kwargs):
+    """Load a shipped data set of ``kind`` by name (see :func:`available`);
+    ``kwargs`` go to its loader (e.g. a generator's ``seed``).
+
+    >>> load("body_temperature")["temperature_f"].shape
+    (130,)
+    """
+    names = available(kind)
+    if name not in REGISTRY[kind]:
+        raise ValueError(f"unknown {kind} data set {name!r}; available: {', '.join(names)}")
+    return REGISTRY[kind][name](**kwargs)
+
+
+#: every shipped data set, by kind, then name -> loader
+REGISTRY = {
+    "table": {"body_temperature": body_temperature, "faithful": faithful},
+    "corpus": {"abc": abc_corpus, "stdlib_docs": stdlib_docs},
+    "sequences": {"casino": casino},
+    "network": dict(networks.EXAMPLES),
+}

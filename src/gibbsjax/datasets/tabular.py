@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["faithful", "casino", "CASINO_INITIAL", "CASINO_TRANSITION", "CASINO_EMISSION", "TABLES", "GENERATORS"]
+__all__ = ["faithful", "casino", "CASINO_INITIAL", "CASINO_TRANSITION", "CASINO_EMISSION"]
 
 
 def faithful() -> dict[str, np.ndarray]:
@@ -100,8 +100,3 @@ def casino(
         "emission": CASINO_EMISSION.copy(),
     }
 
-
-#: shipped tables by name (``[data] dataset = "faithful"`` in configs)
-TABLES = {"faithful": faithful}
-#: sequence generators by name, for configs (``[data] dataset = "casino"``)
-GENERATORS = {"casino": casino}

@@ -1,4 +1,4 @@
-"""Discrete Bayesian networks with Dirichlet CPTs and missing entries (seed 002 §23.2–23.3).
+"""Discrete Bayesian networks with Dirichlet CPTs and missing entries (source document 002 §23.2–23.3).
 
 The model: a directed acyclic graph of discrete variables X_1..X_V with
 cardinalities c_v and parents C_v; every variable's conditional probability
@@ -15,11 +15,11 @@ of a document all drawn from its topic's word distribution.
 One sweep (:func:`bayes_net`):
 
 1. :func:`sample_missing` -- every missing X_{n,v} from its full conditional
-   given its Markov blanket (seed 001 §21.1: parents, children, co-parents)
+   given its Markov blanket (source document 001 §21.1: parents, children, co-parents)
 
        p(X_{n,v} = k | rest) ∝ M_v[x_{n,C_v}, k] · Π_{w child of v} M_w[x_{n,C_w} with x_v = k, x_{n,w}],
 
-   the seed's forward factor times the backward messages b_{n,w,v}.  Rows are
+   the source document's forward factor times the backward messages b_{n,w,v}.  Rows are
    independent given the CPTs, so all rows are updated at once (vectorised);
    within a row the variables are visited one at a time in topological order
    (single-site, exact Gibbs: each draw uses the newest values of the others).
@@ -88,7 +88,7 @@ __all__ = [
     "NetState",
     "network",
     "data",
-    "bayes_net",
+    "dirichlet_cpts",
     "sample_missing",
     "sample_cpts",
     "cpt_posterior",
@@ -447,8 +447,8 @@ def _check_data(d) -> NetworkData:
     return d
 
 
-def bayes_net(keep_draws: bool = True) -> Kernel:
-    """Gibbs sampler for a discrete Bayesian network with Dirichlet CPTs (seed 002 §23.2).
+def dirichlet_cpts(keep_draws: bool = True) -> Kernel:
+    """Gibbs sampler for a discrete Bayesian network with Dirichlet CPTs (source document 002 §23.2).
 
     The network, priors and ties travel with the data (:func:`network`,
     :func:`data`).  Each sweep: missing entries by single-site exact Gibbs in
@@ -460,7 +460,7 @@ def bayes_net(keep_draws: bool = True) -> Kernel:
     >>> import gibbsjax
     >>> net = network([("A", 2, []), ("B", 2, ["A"])])
     >>> d = data(net, [[0, 1], [-1, 1], [1, -1]])
-    >>> idata = gibbsjax.sample(bayes_net(), d, seed=0, num_warmup=10, num_draws=20, progress=False)
+    >>> idata = gibbsjax.sample(dirichlet_cpts(), d, seed=0, num_warmup=10, num_draws=20, progress=False)
     >>> idata.posterior["cpt"].shape, idata.posterior_mean["imputed_probs"].shape
     ((4, 20, 3, 2), (4, 3, 2, 2))
     """
@@ -536,6 +536,90 @@ def _bayes_net(keep_draws: bool) -> Kernel:
         coords=coords,
         sample_prior=_sample_prior,
         simulate_data=simulate_data,
-        name="bayes_net",
+        name="bayes_net.dirichlet_cpts",
         accumulate=accumulate,
     )
+
+
+# ============================================================================ spec
+def _config_data(section, base_dir):
+    """``[data]``: ``example = "sprinkler" | "abc"`` (a ``"network"`` data set of
+    :mod:`gibbsjax.datasets`), the example's own keys (sprinkler: ``num_rows``,
+    ``hide``, ``seed``) and ``concentration`` (a number)."""
+    import inspect
+
+    from gibbsjax import datasets
+    from gibbsjax.sources import check_keys
+    from gibbsjax.spec import ConfigError, DataWithExtras
+
+    section = dict(section)
+    name = section.pop("example", None)
+    if name not in datasets.REGISTRY["network"]:
+        raise ConfigError(f"[data] example must be one of {datasets.available('network')}, got {name!r}")
+    conc = section.pop("concentration", None)
+    loader = datasets.REGISTRY["network"][name]
+    own = tuple(inspect.signature(loader).parameters)
+    check_keys(section, ("example", "concentration", *own), f"for example {name!r}")
+    ex = loader(**section)
+    net = network(ex.variables, ex.concentration if conc is None else conc, ex.tied)
+    return DataWithExtras(data(net, ex.rows), {"example": ex})
+
+
+def postprocess(idata, kernel, d, extras):
+    """Store the imputed entries' posterior value probabilities (``imputed`` group) and the CPT rows'
+    posterior means (``cpt_means`` group; padding columns dropped per row by the report)."""
+    import xarray as xr
+
+    from gibbsjax.reports import draw_mean
+    from gibbsjax.spec import replace_group
+
+    net = d.network
+    values = np.asarray(d.values)
+    probs = idata.posterior_mean["imputed_probs"].mean("chain").values  # (row, variable, value)
+    miss = np.argwhere(values < 0)
+    labels = [f"row {n}: {net.names[v]}" for n, v in miss]
+    p = probs[miss[:, 0], miss[:, 1]] if len(miss) else np.zeros((0, net.max_card))
+    attrs: dict[str, Any] = {}
+    truth = getattr(extras.get("example"), "truth", None)
+    if truth is not None and len(miss):
+        attrs["accuracy_vs_truth"] = float(np.mean(p.argmax(-1) == truth[miss[:, 0], miss[:, 1]]))
+    imputed = xr.Dataset(
+        {"probability": (("entry", "value"), p), "row": ("entry", miss[:, 0]), "variable": ("entry", miss[:, 1]),
+         "cardinality": ("entry", np.asarray(net.cards, int)[miss[:, 1]])},
+        coords={"entry": labels, "value": list(range(net.max_card))}, attrs=attrs)
+    cards = np.asarray(net.valid()).sum(1)
+    means = xr.Dataset({"cpt": draw_mean(idata, "cpt"), "cardinality": ("cpt_row", cards)})
+    return replace_group(replace_group(idata, "imputed", imputed), "cpt_means", means)
+
+
+def report(idata) -> str:
+    """CPT rows' posterior means and the imputed entries' value probabilities."""
+    from gibbsjax.reports import fmt
+
+    lines = ["CPT rows (posterior means; chains may label a never-observed variable's values differently):"]
+    means = idata["cpt_means"]
+    for r, name in enumerate(means["cpt_row"].values):
+        c = int(means["cardinality"].values[r])
+        lines.append(f"  {name:<40} {fmt(means['cpt'].values[r, :c])}")
+    imp = idata["imputed"]
+    n = int(imp.sizes["entry"])
+    shown = min(n, 20)
+    lines.append(f"imputed entries ({n}; posterior probability of each value, first {shown}):")
+    for i in range(shown):
+        c = int(imp["cardinality"].values[i])
+        lines.append(f"  {imp['entry'].values[i]:<24} {fmt(imp['probability'].values[i, :c])}")
+    if "accuracy_vs_truth" in imp.attrs:
+        lines.append(f"most probable value = hidden true value for {imp.attrs['accuracy_vs_truth']:.1%} of entries")
+    return "\n".join(lines)
+
+
+def _specs():
+    from gibbsjax.spec import ModelSpec
+
+    return (ModelSpec("bayes_net.dirichlet_cpts", dirichlet_cpts, _config_data, postprocess, report,
+                      description="discrete Bayesian network, Dirichlet CPTs, missing entries imputed "
+                                  "(source document 002 §23.2-23.3)"),)
+
+
+#: this module's models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`)
+SPECS = _specs()

@@ -1,4 +1,4 @@
-"""Gaussian mixture with Normal-Gamma priors (seed 002, §23.4).
+"""Gaussian mixture with Normal-Gamma priors (source document 002, §23.4).
 
 Model (K components; D = 1, or D > 1 dimensions with a diagonal precision)::
 
@@ -20,7 +20,7 @@ The Gibbs sweep (:func:`normal_gamma`) draws, in order,
 
 Priors: improper by default in the seed, proper here
 -----------------------------------------------------
-The seed's "uninformative" μ0 = λ = α = β = 0 is an improper prior, and with
+The source document's "uninformative" μ0 = λ = α = β = 0 is an improper prior, and with
 it the mixture posterior is improper too: every configuration with an empty
 component has infinite mass (Diebolt & Robert 1994, JRSS B 56:363–375), and a
 component holding one point has an unbounded likelihood as σ_k → 0.  So λ, a
@@ -40,7 +40,7 @@ move with simulated data (the Geweke test stays valid).
 
 Typos in the seed, corrected here
 ---------------------------------
-The seed's posterior NormalGamma(Σ[Z_n=k] x_n, N, N/2, Σ[Z_n=k](x_n − x̄)²)
+The source document's posterior NormalGamma(Σ[Z_n=k] x_n, N, N/2, Σ[Z_n=k](x_n − x̄)²)
 (with μ0 = λ = α = β = 0) means: the component mean x̄_k = Σ[Z_n=k] x_n / N_k
 (not the sum), λ_n = N_k and a_n = N_k/2 with N_k the component's count (not
 the data size N), and b_n = SS_k/2 (half the sum of squares, not all of it).
@@ -51,7 +51,7 @@ With exchangeable priors (a scalar ``alpha``, the default) components are
 interchangeable, so raw per-component draws (``weights``, ``mu``,
 ``sigma``; dim ``component``) are comparable across chains only after
 :func:`align` (Hungarian matching of chain means,
-:func:`gibbsjax.diagnostics.align_chains`).  Label-invariant records, with
+:func:`gibbsjax.labels.align_chains`).  Label-invariant records, with
 meaningful R-hat as they are: ``lp`` (the log joint, in ``sample_stats``),
 ``log_lik`` (log p(x | w, μ, τ), z summed out), and the components
 sorted by their (first-dimension) mean: ``mu_sorted``, ``sigma_sorted``,
@@ -71,7 +71,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from gibbsjax import conjugate as cj
 from gibbsjax import conjugate_normal as cn
+from gibbsjax._checks import check_concentration, check_int
 from gibbsjax import random as gr
 from gibbsjax.kernel import Kernel, sweep
 
@@ -88,6 +90,8 @@ __all__ = [
     "components_posterior",
     "sample_parameters",
     "align",
+    "report",
+    "SPECS",
 ]
 
 
@@ -171,7 +175,7 @@ def prior(d: MixtureData, num_components: int, *, mu0=None, lam=cn.DEFAULT_LAM, 
 
 
 def backward_messages(state: MixtureState, d: MixtureData) -> jax.Array:
-    """log (b_n)_k = Σ_d log N(x_nd; μ_kd, σ_kd): the seed's backward message, (N, K)."""
+    """log (b_n)_k = Σ_d log N(x_nd; μ_kd, σ_kd): the source document's backward message, (N, K)."""
     x = _x2(d)
     return jnp.sum(cn.log_normal(x[:, None, :], _p2(state.mu)[None], _p2(state.tau)[None]), axis=-1)
 
@@ -193,7 +197,7 @@ def weights_posterior(state: MixtureState, d: MixtureData, *, alpha) -> jax.Arra
     """w | z ~ Dirichlet(α + n), n_k = #{n : z_n = k}: returns the concentrations α + n, (K,)."""
     k = state.log_weights.shape[0]
     dtype = d.x.dtype
-    return jnp.asarray(alpha, dtype) + cn.counts(state.z, k, dtype=dtype)
+    return jnp.asarray(alpha, dtype) + cj.counts(state.z, k).astype(dtype)
 
 
 def components_posterior(state: MixtureState, d: MixtureData, *, mu0=None, lam=cn.DEFAULT_LAM,
@@ -202,7 +206,7 @@ def components_posterior(state: MixtureState, d: MixtureData, *, mu0=None, lam=c
 
     With N_k, x̄_k and SS_k the count, mean and sum of squares of the points
     assigned to k: λ_n = λ + N_k, μ_n = (λ μ0 + N_k x̄_k)/λ_n, a_n = a + N_k/2,
-    b_n = b + SS_k/2 + λ N_k (x̄_k − μ0)²/(2 λ_n)  (seed 002 §23.4 with a proper
+    b_n = b + SS_k/2 + λ N_k (x̄_k − μ0)²/(2 λ_n)  (source document 002 §23.4 with a proper
     prior).  Returns the posterior parameters, (K, D) arrays.
     """
     k = state.log_weights.shape[0]
@@ -268,10 +272,10 @@ def normal_gamma(
     >>> [round(float(m), 1) for m in idata.posterior["mu_sorted"].mean(("chain", "draw"))]
     [2.0, 4.3]
     """
-    K = cn.check_count("K", K, 1)
+    K = check_int("K", K, 1)
     if dim is not None:
-        dim = cn.check_count("dim", dim, 1)
-    alpha = cn.check_concentration("alpha", alpha, ((), (K,)))
+        dim = check_int("dim", dim, 1)
+    alpha = check_concentration("alpha", alpha, ((), (K,)))
     mu0, lam, a, b = cn.check_normal_gamma(
         mu0, lam, a, b, dim=1 if dim is None else dim, allow_improper=allow_improper
     )
@@ -338,7 +342,7 @@ def _normal_gamma(K, alpha, mu0, lam, a, b, dim, allow_improper) -> Kernel:
         check(d)
         ng = prior(d, K, **hyper)
         alpha_ = jnp.broadcast_to(jnp.asarray(alpha, d.x.dtype), (K,))
-        lp = cn.log_dirichlet_density(state.log_weights, alpha_)
+        lp = cj.log_dirichlet_density(state.log_weights, alpha_)
         lp += jnp.sum(cn.log_density(_p2(state.mu), _p2(state.tau), ng, proper=proper))
         msgs = backward_messages(state, d)
         lp += jnp.sum(jnp.take_along_axis(state.log_weights[None, :] + msgs, state.z[:, None], axis=1))
@@ -381,7 +385,7 @@ def _normal_gamma(K, alpha, mu0, lam, a, b, dim, allow_improper) -> Kernel:
         sample_prior=sample_prior if proper else None,
         simulate_data=simulate_data,
         accumulate=accumulate,
-        name=f"gaussian_mixture(K={K})" if dim is None else f"gaussian_mixture(K={K}, dim={dim})",
+        name="gaussian_mixture.normal_gamma",
     )
 
 
@@ -389,15 +393,50 @@ def _normal_gamma(K, alpha, mu0, lam, a, b, dim, allow_improper) -> Kernel:
 def align(idata, *, var_name: str = "mu"):
     """Align components across chains by their posterior means of ``var_name``.
 
-    Uses :func:`gibbsjax.diagnostics.align_chains` on dim ``component``, so the
+    Uses :func:`gibbsjax.labels.align_chains` on dim ``component``, so the
     raw per-component variables (``weights``, ``mu``, ``sigma``) mean the same
     component in every chain and their R-hat means something.  Label-invariant
     variables (``*_sorted``, ``log_lik``, ``lp``) are unchanged.  The
     permutations are stored in ``posterior.attrs["component_permutations"]``.
     Returns the aligned InferenceData.
     """
-    from gibbsjax.diagnostics import align_chains
+    from gibbsjax.labels import align_chains
 
     aligned, _ = align_chains(idata, var_name, "component")
     aligned.posterior.attrs["aligned_on"] = var_name
     return aligned
+
+
+# ============================================================================ spec
+def _config_data(section, base_dir):
+    """``[data]``: one column as for ``normal.semiconjugate`` (``dataset`` / ``file`` /
+    ``values``, with ``column``), or ``columns = ["a", "b"]`` for the diagonal model."""
+    from gibbsjax.sources import read_columns
+
+    return data(read_columns(section, base_dir))
+
+
+def report(idata) -> str:
+    """Aligned components: posterior mean weight, mean(s) and sd(s) per component."""
+    from gibbsjax.reports import fmt
+
+    post = idata.posterior
+    means = {v: post[v].mean(("chain", "draw")).values for v in ("weights", "mu", "sigma")}
+    aligned = "aligned across chains" if "aligned_on" in post.attrs else "NOT aligned across chains"
+    lines = [f"components ({aligned}; posterior means):", "  component  weight    mean(s)   sd(s)"]
+    for k in range(means["weights"].shape[0]):
+        lines.append(f"  {k:>9}  {means['weights'][k]:6.3f}  {fmt(means['mu'][k])}  {fmt(means['sigma'][k])}")
+    return "\n".join(lines)
+
+
+def _specs():
+    from gibbsjax.spec import ModelSpec
+
+    return (ModelSpec("gaussian_mixture.normal_gamma", normal_gamma, _config_data,
+                      lambda idata, kernel, d, extras: align(idata), report,
+                      ("log_lik", "mu_sorted", "sigma_sorted", "weights_sorted", "mu"),
+                      "Gaussian mixture, Normal-Gamma priors, univariate or diagonal (source document 002, section 23.4)"),)
+
+
+#: this module's models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`)
+SPECS = _specs()

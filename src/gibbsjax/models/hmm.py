@@ -13,7 +13,7 @@ Model (K hidden states; S sequences y_s of lengths T_s)::
 The Gibbs sweep draws
 
 1. :func:`sample_paths`: every hidden path z_s | θ, y_s jointly by FFBS
-   (Carter & Kohn 1996, cited in seed 002 §23.2; Frühwirth-Schnatter 1994):
+   (Carter & Kohn 1996, cited in source document 002 §23.2; Frühwirth-Schnatter 1994):
    :func:`forward_filter` computes the filtered distributions
    p(z_t | y_1..t) in log space, normalised by a logsumexp at every step (so
    it is stable for any length), then :func:`ffbs` samples backwards
@@ -71,7 +71,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from gibbsjax import conjugate as cj
 from gibbsjax import conjugate_normal as cn
+from gibbsjax._checks import check_concentration, check_int
 from gibbsjax import random as gr
 from gibbsjax.kernel import Kernel, sweep
 
@@ -96,6 +98,8 @@ __all__ = [
     "gaussian_emission_posterior",
     "sample_parameters",
     "align",
+    "report",
+    "SPECS",
 ]
 
 
@@ -267,7 +271,7 @@ def _pad(seqs: list[np.ndarray], pad_to, dtype) -> tuple[np.ndarray, np.ndarray]
     if pad_to is None:
         num_steps = longest
     else:
-        num_steps = cn.check_count("pad_to", pad_to, 1)
+        num_steps = check_int("pad_to", pad_to, 1)
         if num_steps < longest:
             raise ValueError(f"pad_to ({num_steps}) is shorter than the longest sequence ({longest})")
     y = np.zeros((len(seqs), num_steps), dtype=dtype)
@@ -292,7 +296,7 @@ def categorical_data(sequences, num_symbols: int | None = None, *, pad_to: int |
     """
     seqs = _as_sequences(sequences)
     if num_symbols is not None:
-        num_symbols = cn.check_count("num_symbols", num_symbols, 1)
+        num_symbols = check_int("num_symbols", num_symbols, 1)
     for i, s in enumerate(seqs):
         frac = np.flatnonzero(s != np.round(s))
         if frac.size:
@@ -385,7 +389,7 @@ def initial_posterior(state, d, *, alpha_init) -> jax.Array:
     """π | z ~ Dirichlet(α_init + n), n_k = #{s : z_s1 = k}: returns α_init + n, (K,)."""
     k = state.log_initial.shape[0]
     dtype = state.log_initial.dtype
-    return jnp.asarray(alpha_init, dtype) + cn.counts(state.z[:, 0], k, dtype=dtype)
+    return jnp.asarray(alpha_init, dtype) + cj.counts(state.z[:, 0], k).astype(dtype)
 
 
 def transition_posterior(state, d, *, alpha_trans) -> jax.Array:
@@ -396,7 +400,7 @@ def transition_posterior(state, d, *, alpha_trans) -> jax.Array:
     k = state.log_initial.shape[0]
     dtype = state.log_initial.dtype
     mask = _mask(d.lengths, state.z.shape[1])[:, 1:]
-    n = cn.counts(state.z[:, :-1] * k + state.z[:, 1:], k * k, mask, dtype).reshape(k, k)
+    n = cj.counts(state.z[:, :-1] * k + state.z[:, 1:], k * k, mask).astype(dtype).reshape(k, k)
     return jnp.asarray(alpha_trans, dtype) + n
 
 
@@ -405,7 +409,7 @@ def emission_posterior(state: CategoricalHMMState, d: CategoricalHMMData, *, bet
     k, v = state.log_emission.shape
     dtype = state.log_emission.dtype
     mask = _mask(d.lengths, state.z.shape[1])
-    m = cn.counts(state.z * v + d.y, k * v, mask, dtype).reshape(k, v)
+    m = cj.counts(state.z * v + d.y, k * v, mask).astype(dtype).reshape(k, v)
     return jnp.asarray(beta, dtype) + m
 
 
@@ -506,8 +510,8 @@ def _build(K: int, alpha_init, alpha_trans, em: _Emission, name: str) -> Kernel:
         check(d)
         a0, at = dirichlet_prior(d)
         mask = _mask(d.lengths, d.y.shape[1])
-        lp = cn.log_dirichlet_density(state.log_initial, a0)
-        lp += jnp.sum(cn.log_dirichlet_density(state.log_transition, at))
+        lp = cj.log_dirichlet_density(state.log_initial, a0)
+        lp += jnp.sum(cj.log_dirichlet_density(state.log_transition, at))
         lp += em.log_prior(state, d)
         lp += jnp.sum(state.log_initial[state.z[:, 0]])
         trans = state.log_transition[state.z[:, :-1], state.z[:, 1:]]
@@ -574,9 +578,9 @@ _DATA_BUILDER = {CategoricalHMMData: "categorical_data", GaussianHMMData: "gauss
 
 
 def _check_hmm_common(K, alpha_init, alpha_trans):
-    K = cn.check_count("K", K, 1)
-    alpha_init = cn.check_concentration("alpha_init", alpha_init, ((), (K,)))
-    alpha_trans = cn.check_concentration("alpha_trans", alpha_trans, ((), (K,), (K, K)))
+    K = check_int("K", K, 1)
+    alpha_init = check_concentration("alpha_init", alpha_init, ((), (K,)))
+    alpha_trans = check_concentration("alpha_trans", alpha_trans, ((), (K,), (K, K)))
     return K, alpha_init, alpha_trans
 
 
@@ -607,7 +611,7 @@ def categorical(K: int = 2, alpha_init: Any = 1.0, alpha_trans: Any = 1.0, beta:
         raise ValueError(f"beta must be a number, V numbers or a K x V matrix, got {beta!r}") from None
     if len(shape) > 2 or (len(shape) == 2 and shape[0] != K):
         raise ValueError(f"beta must be a number, V numbers or a K x V matrix (K = {K}), got shape {shape}")
-    beta = cn.check_concentration("beta", beta, (shape,))
+    beta = check_concentration("beta", beta, (shape,))
     return _categorical(K, alpha_init, alpha_trans, beta)
 
 
@@ -631,7 +635,7 @@ def _categorical(K, alpha_init, alpha_trans, beta) -> Kernel:
     def simulate(key, state, d):
         mask = _mask(d.lengths, d.y.shape[1])
         y = jnp.where(mask, gr.categorical(key, state.log_emission[state.z]), 0)
-        return CategoricalHMMData(y, d.lengths, cn.counts(y, d.symbol_counts.shape[0], mask, jnp.int32))
+        return CategoricalHMMData(y, d.lengths, cj.counts(y, d.symbol_counts.shape[0], mask))
 
     def sort_key(state):
         v = state.log_emission.shape[1]
@@ -649,14 +653,14 @@ def _categorical(K, alpha_init, alpha_trans, beta) -> Kernel:
         posterior=lambda state, d: ([emission_posterior(state, d, beta=beta)], None),
         prior=lambda d: ([beta_array(d)], None),
         fields=lambda log_probs, mu_tau: {"log_emission": log_probs[0]},
-        log_prior=lambda state, d: jnp.sum(cn.log_dirichlet_density(state.log_emission, beta_array(d))),
+        log_prior=lambda state, d: jnp.sum(cj.log_dirichlet_density(state.log_emission, beta_array(d))),
         proper=True,
         simulate=simulate,
         sort_key=sort_key,
         record=record,
         dims={"emission": ("state", "symbol"), "emission_sorted": ("rank", "symbol")},
     )
-    return _build(K, alpha_init, alpha_trans, em, f"hmm_categorical(K={K})")
+    return _build(K, alpha_init, alpha_trans, em, "hmm.categorical")
 
 
 def gaussian(
@@ -733,7 +737,7 @@ def _gaussian(K, alpha_init, alpha_trans, mu0, lam, a, b) -> Kernel:
         record=record,
         dims={"mu": ("state",), "sigma": ("state",), "mu_sorted": ("rank",), "sigma_sorted": ("rank",)},
     )
-    return _build(K, alpha_init, alpha_trans, em, f"hmm_gaussian(K={K})")
+    return _build(K, alpha_init, alpha_trans, em, "hmm.gaussian")
 
 
 # ============================================================================ label switching
@@ -742,24 +746,83 @@ def align(idata, *, var_name: str | None = None):
 
     Matches chains on ``var_name`` (default: ``emission`` rows with the
     Hellinger distance for categorical emissions, ``mu`` for Gaussian ones)
-    with :func:`gibbsjax.diagnostics.align_chains` on dim ``state``, and
+    with :func:`gibbsjax.labels.align_chains` on dim ``state``, and
     applies the same permutation to the ``state_to`` axis of ``transition``,
     so every per-state variable means the same state in every chain.
     Label-invariant variables (``*_sorted``, ``log_lik``, ``lp``) are
     unchanged.  Returns the aligned InferenceData.
     """
-    from gibbsjax.diagnostics import align_chains
+    from gibbsjax.labels import align_chains
 
     post = idata.posterior
     if var_name is None:
         var_name = "emission" if "emission" in post else "mu"
     distance = "hellinger" if var_name == "emission" else "euclidean"
-    aligned, perms = align_chains(idata, var_name, "state", distance=distance)
-    for group in ("posterior", "warmup_posterior"):
-        if group not in aligned.groups() or "transition" not in aligned[group]:
-            continue
-        da = aligned[group]["transition"].transpose("chain", "draw", "state", "state_to")
-        values = np.stack([da.values[c][:, :, perms[c]] for c in range(perms.shape[0])])
-        aligned[group]["transition"] = da.copy(data=values)
+    aligned, _ = align_chains(idata, var_name, "state", distance=distance, also_dims=("state_to",))
     aligned.posterior.attrs["aligned_on"] = var_name
     return aligned
+
+
+# ============================================================================ spec
+def _categorical_config_data(section, base_dir):
+    """``[data]``: ``dataset = "casino"`` (a sequences data set, with its own keys) or
+    ``sequences = [[0, 3, ...], ...]`` inline; ``num_symbols`` and ``pad_to`` optional."""
+    from gibbsjax.sources import read_sequences
+
+    section = dict(section)
+    pad_to = section.pop("pad_to", None)
+    num_symbols = section.pop("num_symbols", None)
+    seqs, generated = read_sequences(section, base_dir)
+    if generated is not None and num_symbols is None:
+        num_symbols = generated["num_symbols"]
+    return categorical_data(seqs, num_symbols, pad_to=pad_to)
+
+
+def _gaussian_config_data(section, base_dir):
+    """``[data]``: ``sequences = [[...], ...]`` inline, or one sequence from a column
+    (``dataset`` / ``file`` / ``values``, with ``column``); ``pad_to`` optional."""
+    from gibbsjax.sources import read_column, read_sequences
+
+    section = dict(section)
+    pad_to = section.pop("pad_to", None)
+    seqs = read_sequences(section, base_dir)[0] if "sequences" in section else [read_column(section, base_dir)]
+    return gaussian_data(seqs, pad_to=pad_to)
+
+
+def report(idata) -> str:
+    """Aligned states: transition matrix and emission parameters (posterior means)."""
+    from gibbsjax.reports import fmt
+
+    post = idata.posterior
+    aligned = "aligned across chains" if "aligned_on" in post.attrs else "NOT aligned across chains"
+    trans = post["transition"].mean(("chain", "draw")).values
+    lines = [f"states ({aligned}; posterior means):", "  transition matrix (row: from, column: to):"]
+    lines += [f"    {k:>3}: {fmt(row)}" for k, row in enumerate(trans)]
+    if "emission" in post:
+        lines.append("  emission probabilities (row: state, column: symbol):")
+        lines += [f"    {k:>3}: {fmt(row)}" for k, row in enumerate(post["emission"].mean(("chain", "draw")).values)]
+    else:
+        mu, sigma = (post[v].mean(("chain", "draw")).values for v in ("mu", "sigma"))
+        lines.append("  state   mean      sd")
+        lines += [f"    {k:>3}: {mu[k]:7.3f} {sigma[k]:7.3f}" for k in range(mu.shape[0])]
+    return "\n".join(lines)
+
+
+def _specs():
+    from gibbsjax.spec import ModelSpec
+
+    def postprocess(idata, kernel, d, extras):
+        return align(idata)
+
+    return (
+        ModelSpec("hmm.categorical", categorical, _categorical_config_data, postprocess, report,
+                  ("log_lik", "transition_sorted", "emission_sorted"),
+                  "hidden Markov model, categorical emissions, paths by FFBS (Carter & Kohn 1996)"),
+        ModelSpec("hmm.gaussian", gaussian, _gaussian_config_data, postprocess, report,
+                  ("log_lik", "mu_sorted", "sigma_sorted", "transition_sorted"),
+                  "hidden Markov model, Gaussian emissions with Normal-Gamma priors, paths by FFBS"),
+    )
+
+
+#: this module's models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`)
+SPECS = _specs()

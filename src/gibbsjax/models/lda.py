@@ -1,12 +1,12 @@
-"""Latent Dirichlet allocation by exact Gibbs sampling (seed 003 §4).
+"""Latent Dirichlet allocation by exact Gibbs sampling (source document 003 §4).
 
-Model (Blei, Ng & Jordan 2003, in the seed's notation): topics
+Model (Blei, Ng & Jordan 2003, in the source document's notation): topics
 φ_k ~ Dir_V(η), document proportions θ_d ~ Dir_K(α), and for every token i of
 document d a topic z_i | θ_d ~ Cat(θ_d) and a word w_i | z_i, φ ~ Cat(φ_{z_i}).
 
 Three exact samplers, all with state ``LDAState(z, log_phi)``:
 
-* :func:`collapsed` — the seed's sampler, θ and φ integrated out, token by token:
+* :func:`collapsed` — the source document's sampler, θ and φ integrated out, token by token:
   p(z_i = k | z_−i, w) ∝ (n_kw,−i + η) / (n_k,−i + Vη) · (n_dk,−i + α)
   (seed eq. 20; its factor 1/(n_d,−i + Kα) does not depend on k).  Every token
   sees every earlier update: the reference, vectorised over chains only.
@@ -45,10 +45,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax.scipy.special import gammaln
 
+from gibbsjax import conjugate as cj
 from gibbsjax import random as gr
 from gibbsjax._checks import check_int, check_positive
 from gibbsjax.corpus import Corpus
-from gibbsjax.kernel import Kernel
+from gibbsjax.kernel import Kernel, sweep
 
 __all__ = [
     "LDAData",
@@ -59,11 +60,16 @@ __all__ = [
     "uncollapsed",
     "SAMPLERS",
     "log_joint_collapsed",
+    "topic_counts",
     "sample_z_collapsed",
     "sample_z_partially_collapsed",
     "sample_z_uncollapsed",
     "sample_log_phi",
     "infer_doc_topics",
+    "heldout_perplexity",
+    "postprocess",
+    "report",
+    "SPECS",
 ]
 
 
@@ -179,11 +185,10 @@ def _vocab_size(d: LDAData) -> int:
     return d.word_counts.shape[0]
 
 
-def _counts(z, d: LDAData, k: int):
-    """n_dk (D + 1, K; row D is padding), n_kw (K, V), n_k (K) as int32."""
-    m = d.mask.astype(jnp.int32)
-    ndk = jnp.zeros((_num_docs(d) + 1, k), jnp.int32).at[d.docs, z].add(m)
-    nkw = jnp.zeros((k, _vocab_size(d)), jnp.int32).at[z, d.words].add(m)
+def topic_counts(z, d: LDAData, K: int):
+    """n_dk (D + 1, K; row D is padding), n_kw (K, V), n_k (K), int32, from the topics ``z`` (S, R)."""
+    ndk = cj.counts((d.docs, z), (_num_docs(d) + 1, K), d.mask)
+    nkw = cj.counts((z, d.words), (K, _vocab_size(d)), d.mask)
     return ndk, nkw, nkw.sum(axis=1)
 
 
@@ -200,33 +205,37 @@ def _inverse_cdf(weights, u):
     return jnp.minimum(k, last).astype(jnp.int32)
 
 
-def log_joint_collapsed(z, d: LDAData, *, k: int, alpha: float, eta: float):
+def log_joint_collapsed(state: LDAState, d: LDAData, *, K: int, alpha: float, eta: float):
     """log p(w, z) with θ and φ integrated out (Griffiths & Steyvers 2004, eq. 2–3)."""
-    ndk, nkw, nk = _counts(z, d, k)
+    ndk, nkw, nk = topic_counts(state.z, d, K)
     v = _vocab_size(d)
     nd = d.doc_lengths.astype(jnp.float32)
-    doc_part = jnp.sum(gammaln(ndk[:-1] + alpha)) - jnp.sum(gammaln(nd + k * alpha))
-    doc_part += _num_docs(d) * (gammaln(k * alpha) - k * gammaln(alpha))
+    doc_part = jnp.sum(gammaln(ndk[:-1] + alpha)) - jnp.sum(gammaln(nd + K * alpha))
+    doc_part += _num_docs(d) * (gammaln(K * alpha) - K * gammaln(alpha))
     topic_part = jnp.sum(gammaln(nkw + eta)) - jnp.sum(gammaln(nk + v * eta))
-    topic_part += k * (gammaln(v * eta) - v * gammaln(eta))
+    topic_part += K * (gammaln(v * eta) - v * gammaln(eta))
     return doc_part + topic_part
 
 
 # ============================================================================ conditionals
-def sample_log_phi(key, z, d: LDAData, *, k: int, eta: float):
+# Every conditional has the house shape ``(key, state, data, *, hyperparameters)``
+# and returns the new value of one state field; the kernels compose them with
+# :func:`gibbsjax.kernel.sweep`.
+def sample_log_phi(key, state: LDAState, d: LDAData, *, K: int, eta: float):
     """log φ_k ~ log Dir(n_k· + η), all topics at once (log space: no underflow)."""
-    _, nkw, _ = _counts(z, d, k)
+    _, nkw, _ = topic_counts(state.z, d, K)
     return gr.log_dirichlet(key, nkw.astype(jnp.float32) + eta)
 
 
-def sample_z_collapsed(key, z, d: LDAData, *, k: int, alpha: float, eta: float):
+def sample_z_collapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: float, eta: float):
     """Token by token: p(z_i = k | z_−i, w) ∝ (n_kw,−i + η)/(n_k,−i + Vη) · (n_dk,−i + α)."""
-    ndk, nkw, nk = _counts(z, d, k)
+    z = state.z
+    ndk, nkw, nk = topic_counts(z, d, K)
     v = _vocab_size(d)
     shape = z.shape
     u = jax.random.uniform(key, shape).reshape(-1)
     words, docs, mask = d.words.reshape(-1), d.docs.reshape(-1), d.mask.reshape(-1)
-    onehot = jnp.arange(k)
+    onehot = jnp.arange(K)
 
     def token(carry, x):
         ndk, nkw, nk = carry
@@ -261,7 +270,7 @@ def _positive_weights_draw(weights, u):
     return jnp.minimum(k, weights.shape[-1] - 1).astype(jnp.int32)
 
 
-def sample_z_partially_collapsed(key, z, log_phi, d: LDAData, *, k: int, alpha: float):
+def sample_z_partially_collapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
     """Given φ, documents in parallel, tokens in sequence:
     p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α).
 
@@ -269,12 +278,14 @@ def sample_z_partially_collapsed(key, z, log_phi, d: LDAData, *, k: int, alpha: 
     inside the loop (they only ever touch that row; real documents each sit in
     one lane, so no two real slots of a step share a row); their topics are
     reset to 0 after the scan."""
-    ndk, _, _ = _counts(z, d, k)
+    z = state.z
+    ndk, _, _ = topic_counts(z, d, K)
     # per-word scale is irrelevant to z's conditional; the floor keeps weights > 0
+    log_phi = state.log_phi
     scaled = jnp.maximum(log_phi - jnp.max(log_phi, axis=0, keepdims=True), LOG_PHI_FLOOR)
     phi_t = jnp.exp(scaled).T  # (V, K)
     u = jax.random.uniform(key, z.shape)
-    onehot = jnp.arange(k)
+    onehot = jnp.arange(K)
 
     def step(ndk, x):
         w, doc, z_old, ui = x  # (R,) each
@@ -288,67 +299,21 @@ def sample_z_partially_collapsed(key, z, log_phi, d: LDAData, *, k: int, alpha: 
     return jnp.where(d.mask, z_new, 0)
 
 
-def sample_z_uncollapsed(key, z, log_phi, d: LDAData, *, k: int, alpha: float):
+def sample_z_uncollapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
     """θ_d ~ Dir(n_d· + α), then all tokens at once: p(z_i = k | θ, φ, w) ∝ θ_{d,k} φ_{k,w_i}."""
     k_theta, k_z = jax.random.split(key)
-    ndk, _, _ = _counts(z, d, k)
+    ndk, _, _ = topic_counts(state.z, d, K)
     log_theta = gr.log_dirichlet(k_theta, ndk.astype(jnp.float32) + alpha)  # (D + 1, K)
-    log_phi_t = log_phi.T
+    log_phi_t = state.log_phi.T
     logits = log_theta[d.docs] + log_phi_t[d.words]  # (S, R, K)
     p = jnp.exp(logits - jnp.max(logits, axis=-1, keepdims=True))
-    u = jax.random.uniform(k_z, z.shape)
-    return jnp.where(d.mask, _inverse_cdf(p, u), z)
+    u = jax.random.uniform(k_z, state.z.shape)
+    return jnp.where(d.mask, _inverse_cdf(p, u), state.z)
 
 
 # ============================================================================ kernels
-def _check(num_topics, alpha, eta) -> tuple[int, float, float]:
-    return check_int("num_topics", num_topics, 1), check_positive("alpha", alpha), check_positive("eta", eta)
-
-
-def _common(k: int, alpha: float, eta: float, name: str, step, simulate_words) -> Kernel:
-    def init(key, d: LDAData):
-        k1, k2 = jax.random.split(key)
-        z = jax.random.randint(k1, d.words.shape, 0, k, dtype=jnp.int32) * d.mask
-        return LDAState(z.astype(jnp.int32), sample_log_phi(k2, z, d, k=k, eta=eta))
-
-    def record(state: LDAState, d: LDAData):
-        _, _, nk = _counts(state.z, d, k)
-        return {"topic_share": nk.astype(jnp.float32) / jnp.sum(d.doc_lengths)}
-
-    def accumulate(state: LDAState, d: LDAData):
-        ndk, nkw, nk = _counts(state.z, d, k)
-        v = _vocab_size(d)
-        topic_word = (nkw + eta) / (nk[:, None] + v * eta)
-        doc_topic = (ndk[:-1] + alpha) / (d.doc_lengths[:, None] + k * alpha)
-        return {"topic_word": topic_word, "doc_topic": doc_topic}
-
-    def log_joint(state: LDAState, d: LDAData):
-        return log_joint_collapsed(state.z, d, k=k, alpha=alpha, eta=eta)
-
-    def sample_prior(key, d: LDAData):
-        k1, k2, k3 = jax.random.split(key, 3)
-        log_theta = gr.log_dirichlet(k1, jnp.full((_num_docs(d) + 1, k), alpha))
-        log_phi = gr.log_dirichlet(k2, jnp.full((k, _vocab_size(d)), eta))
-        z = gr.categorical(k3, log_theta[d.docs])
-        return LDAState(jnp.where(d.mask, z, 0).astype(jnp.int32), log_phi)
-
-    def simulate_data(key, state: LDAState, d: LDAData):
-        words = simulate_words(key, state, d)
-        words = jnp.where(d.mask, words, 0).astype(jnp.int32)
-        counts = jnp.zeros(_vocab_size(d), jnp.int32).at[words].add(d.mask.astype(jnp.int32))
-        return d._replace(words=words, word_counts=counts)
-
-    return Kernel(
-        init=init,
-        step=step,
-        record=record,
-        dims={"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic")},
-        log_joint=log_joint,
-        sample_prior=sample_prior,
-        simulate_data=simulate_data,
-        name=name,
-        accumulate=accumulate,
-    )
+def _check(K, alpha, eta) -> tuple[int, float, float]:
+    return check_int("K", K, 1), check_positive("alpha", alpha), check_positive("eta", eta)
 
 
 def _words_given_phi(key, state: LDAState, d: LDAData):
@@ -357,39 +322,66 @@ def _words_given_phi(key, state: LDAState, d: LDAData):
 
 
 @functools.lru_cache(maxsize=64)
-def _phi_then_z(k: int, alpha: float, eta: float, sampler: str) -> Kernel:
-    """φ | z, w, then z | φ, w by ``sample_z_<sampler>`` (both samplers that draw φ)."""
-    sample_z = {"partially_collapsed": sample_z_partially_collapsed, "uncollapsed": sample_z_uncollapsed}[sampler]
-
-    def step(key, state: LDAState, d: LDAData):
-        k_phi, k_z = jax.random.split(key)
-        log_phi = sample_log_phi(k_phi, state.z, d, k=k, eta=eta)
-        z = sample_z(k_z, state.z, log_phi, d, k=k, alpha=alpha)
-        return LDAState(z, log_phi)
-
-    return _common(k, alpha, eta, f"lda.{sampler}(K={k})", step, _words_given_phi)
-
-
-@functools.lru_cache(maxsize=64)
-def _collapsed(k: int, alpha: float, eta: float) -> Kernel:
-    def step(key, state: LDAState, d: LDAData):
+def _kernel(K: int, alpha: float, eta: float, sampler: str) -> Kernel:
+    phi = ("log_phi", functools.partial(sample_log_phi, K=K, eta=eta))
+    if sampler == "collapsed":
         # z | w with θ and φ integrated out; then φ | z, w (a valid extra block:
         # φ is not in z's conditional), which keeps log φ in the state for
         # simulation and makes the state a joint draw of (z, φ).
-        k_z, k_phi = jax.random.split(key)
-        z = sample_z_collapsed(k_z, state.z, d, k=k, alpha=alpha, eta=eta)
-        return LDAState(z, sample_log_phi(k_phi, z, d, k=k, eta=eta))
+        step = sweep(("z", functools.partial(sample_z_collapsed, K=K, alpha=alpha, eta=eta)), phi)
+    else:
+        sample_z = {"partially_collapsed": sample_z_partially_collapsed,
+                    "uncollapsed": sample_z_uncollapsed}[sampler]
+        step = sweep(phi, ("z", functools.partial(sample_z, K=K, alpha=alpha)))
 
-    return _common(k, alpha, eta, f"lda.collapsed(K={k})", step, _words_given_phi)
+    def init(key, d: LDAData):
+        k1, k2 = jax.random.split(key)
+        z = (jax.random.randint(k1, d.words.shape, 0, K, dtype=jnp.int32) * d.mask).astype(jnp.int32)
+        return LDAState(z, sample_log_phi(k2, LDAState(z, None), d, K=K, eta=eta))
+
+    def record(state: LDAState, d: LDAData):
+        _, _, nk = topic_counts(state.z, d, K)
+        return {"topic_share": nk.astype(jnp.float32) / jnp.sum(d.doc_lengths)}
+
+    def accumulate(state: LDAState, d: LDAData):
+        ndk, nkw, nk = topic_counts(state.z, d, K)
+        v = _vocab_size(d)
+        topic_word = (nkw + eta) / (nk[:, None] + v * eta)
+        doc_topic = (ndk[:-1] + alpha) / (d.doc_lengths[:, None] + K * alpha)
+        return {"topic_word": topic_word, "doc_topic": doc_topic}
+
+    def sample_prior(key, d: LDAData):
+        k1, k2, k3 = jax.random.split(key, 3)
+        log_theta = gr.log_dirichlet(k1, jnp.full((_num_docs(d) + 1, K), alpha))
+        log_phi = gr.log_dirichlet(k2, jnp.full((K, _vocab_size(d)), eta))
+        z = gr.categorical(k3, log_theta[d.docs])
+        return LDAState(jnp.where(d.mask, z, 0).astype(jnp.int32), log_phi)
+
+    def simulate_data(key, state: LDAState, d: LDAData):
+        words = jnp.where(d.mask, _words_given_phi(key, state, d), 0).astype(jnp.int32)
+        return d._replace(words=words, word_counts=cj.counts(words, (_vocab_size(d),), d.mask))
+
+    return Kernel(
+        init=init,
+        step=step,
+        record=record,
+        dims={"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic")},
+        log_joint=functools.partial(log_joint_collapsed, K=K, alpha=alpha, eta=eta),
+        sample_prior=sample_prior,
+        simulate_data=simulate_data,
+        name=f"lda.{sampler}",
+        accumulate=accumulate,
+    )
 
 
-def partially_collapsed(num_topics: int, alpha: float = 0.1, eta: float = 0.01) -> Kernel:
+def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01) -> Kernel:
     """The default LDA sampler: φ drawn, θ integrated out, documents in parallel.
 
     Exact (Magnusson et al. 2018): given φ, the documents' topic assignments are
     independent, so updating all documents at once while each document's
     tokens go in sequence samples every token from its full conditional
-    p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α).
+    p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α).  One sweep is
+    ``sweep(("log_phi", sample_log_phi), ("z", sample_z_partially_collapsed))``.
 
     >>> import gibbsjax
     >>> from gibbsjax.corpus import Corpus
@@ -399,23 +391,23 @@ def partially_collapsed(num_topics: int, alpha: float = 0.1, eta: float = 0.01) 
     >>> idata.posterior_mean["topic_word"].shape
     (4, 2, 3)
     """
-    return _phi_then_z(*_check(num_topics, alpha, eta), "partially_collapsed")
+    return _kernel(*_check(K, alpha, eta), "partially_collapsed")
 
 
-def uncollapsed(num_topics: int, alpha: float = 0.1, eta: float = 0.01) -> Kernel:
+def uncollapsed(K: int, alpha: float = 0.1, eta: float = 0.01) -> Kernel:
     """θ and φ drawn, then every token at once (exact: z are independent given θ, φ).
 
     >>> kernel = uncollapsed(10, alpha=0.5)
     """
-    return _phi_then_z(*_check(num_topics, alpha, eta), "uncollapsed")
+    return _kernel(*_check(K, alpha, eta), "uncollapsed")
 
 
-def collapsed(num_topics: int, alpha: float = 0.1, eta: float = 0.01) -> Kernel:
-    """The seed's collapsed sampler, one token at a time (the reference; slow on big corpora).
+def collapsed(K: int, alpha: float = 0.1, eta: float = 0.01) -> Kernel:
+    """The source document's collapsed sampler, one token at a time (the reference; slow on big corpora).
 
     >>> kernel = collapsed(10)
     """
-    return _collapsed(*_check(num_topics, alpha, eta))
+    return _kernel(*_check(K, alpha, eta), "collapsed")
 
 
 SAMPLERS = {
@@ -432,14 +424,14 @@ def _infer(key, log_phi, d: LDAData, *, k: int, alpha: float, num_sweeps: int, n
     key, k_init = jax.random.split(key)
     z0 = (jax.random.randint(k_init, d.words.shape, 0, k) * d.mask).astype(jnp.int32)
 
-    def sweep(carry, t):
+    def one_sweep(carry, t):
         z, acc = carry
-        z = sample_z_partially_collapsed(jax.random.fold_in(key, t), z, log_phi, d, k=k, alpha=alpha)
-        ndk, _, _ = _counts(z, d, k)
+        z = sample_z_partially_collapsed(jax.random.fold_in(key, t), LDAState(z, log_phi), d, K=k, alpha=alpha)
+        ndk, _, _ = topic_counts(z, d, k)
         acc = acc + jnp.where(t >= num_burn, ndk.astype(jnp.float32), 0.0)
         return (z, acc), None
 
-    (z, acc), _ = jax.lax.scan(sweep, (z0, ndk0), jnp.arange(num_sweeps))
+    (z, acc), _ = jax.lax.scan(one_sweep, (z0, ndk0), jnp.arange(num_sweeps))
     kept = num_sweeps - num_burn
     theta = (acc[:-1] / kept + alpha) / (d.doc_lengths[:, None] + k * alpha)
     return theta
@@ -478,3 +470,151 @@ def infer_doc_topics(topic_word, corpus: Corpus, *, alpha: float = 0.1, num_swee
     log_phi = jnp.log(jnp.asarray(phi, jnp.float32) + 1e-30)
     theta = _infer(jax.random.key(seed), log_phi, d, k=k, alpha=alpha, num_sweeps=num_sweeps, num_burn=num_burn)
     return np.asarray(theta)
+
+
+# ============================================================================ evaluation
+def heldout_perplexity(topic_word, X_heldout, *, alpha: float = 0.1, fraction: float = 0.5,
+                       num_sweeps: int = 100, num_burn: int = 50, seed: int = 0,
+                       shuffle_seed: int | None = 0) -> float:
+    """Held-out perplexity by document completion (Wallach, Murray, Salakhutdinov & Mimno, ICML 2009).
+
+    For every held-out document, θ_d is estimated from its first ``fraction`` of
+    tokens with the topics φ (``topic_word``, K × V) held fixed (the exact
+    partially collapsed z-sampler, :func:`infer_doc_topics`), and the remaining
+    tokens are scored:
+    perplexity = exp(−Σ_d Σ_{i ∈ second part} log Σ_k θ_dk φ_{k,w_i} / #scored tokens).
+    Lower is better; a model that knows nothing (uniform over V words) scores V.
+    Tokens are shuffled within each document first (``shuffle_seed``; ``None``
+    keeps their order), since documents read from a count matrix are sorted by
+    word id.  Documents with fewer than two tokens are skipped.
+
+    >>> import numpy as np
+    >>> phi = np.array([[0.7, 0.2, 0.1], [0.1, 0.2, 0.7]])
+    >>> X = np.array([[6, 2, 0], [0, 2, 6]])
+    >>> round(heldout_perplexity(phi, X, num_sweeps=40, num_burn=10), 1) < 3.0
+    True
+    """
+    from gibbsjax.evaluate import as_corpus
+
+    phi = np.asarray(topic_word, dtype=np.float64)
+    if phi.ndim != 2:
+        raise ValueError(f"topic_word must be a K × V matrix, got shape {phi.shape}")
+    corpus = as_corpus(X_heldout, "X_heldout", phi.shape[1])
+    if not 0.0 < fraction < 1.0:
+        raise ValueError(f"fraction must lie in (0, 1), got {fraction}")
+    keep = corpus.doc_lengths >= 2
+    if not np.any(keep):
+        raise ValueError("X_heldout has no document with at least two tokens")
+    corpus = corpus.subset(keep)
+    observed, scored = corpus.split_tokens(fraction, seed=shuffle_seed)
+    ok = (observed.doc_lengths > 0) & (scored.doc_lengths > 0)
+    observed, scored = observed.subset(ok), scored.subset(ok)
+    theta = infer_doc_topics(phi, observed, alpha=alpha, num_sweeps=num_sweeps, num_burn=num_burn, seed=seed)
+    phi = phi / phi.sum(axis=1, keepdims=True)
+    # p(w_i | θ_d, φ) for every scored token, without a loop over documents
+    probs = np.einsum("nk,kn->n", theta[scored.doc_ids], phi[:, scored.tokens])
+    return float(np.exp(-np.mean(np.log(np.maximum(probs, 1e-300)))))
+
+
+# ============================================================================ spec: config data, postprocess, report
+def _config_data(section, base_dir):
+    """``[data]`` for LDA: a corpus (``corpus = "stdlib_docs"`` | ``"abc"``, or a file), with
+    ``heldout`` (a fraction of documents kept out for perplexity), ``split_seed`` and ``num_lanes``."""
+    from gibbsjax.sources import is_number, read_corpus
+    from gibbsjax.spec import ConfigError, DataWithExtras
+
+    corpus = read_corpus(section, base_dir, ("heldout", "split_seed", "num_lanes"))
+    heldout = section.get("heldout", 0.0)
+    if not is_number(heldout) or not 0.0 <= float(heldout) < 1.0:
+        raise ConfigError(f"[data] heldout must be a fraction in [0, 1), got {heldout!r}")
+    seed = section.get("split_seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ConfigError(f"[data] split_seed must be a non-negative integer, got {seed!r}")
+    test = None
+    if float(heldout) > 0:
+        corpus, test = corpus.split(float(heldout), seed=seed)
+    return DataWithExtras(data(corpus, num_lanes=section.get("num_lanes")), {"corpus": corpus, "heldout": test})
+
+
+def postprocess(idata, kernel, d, extras):
+    """Name words and documents, align topics across chains, and store the topics with
+    their top words, coherence and (with ``extras["heldout"]``) held-out perplexity
+    in a ``topics`` group.  ``extras``: ``corpus`` (the training corpus),
+    ``heldout`` (a Corpus or None) and ``hyperparameters`` (``alpha`` is used).
+    Shared by ``gibbsjax run`` and :class:`gibbsjax.LDA`.
+    """
+    import json
+
+    import xarray as xr
+
+    from gibbsjax import evaluate
+    from gibbsjax.labels import align_chains
+    from gibbsjax.spec import replace_group
+
+    corpus = extras.get("corpus")
+    alpha = float(extras["hyperparameters"]["alpha"])
+    if corpus is not None:
+        idata.posterior_mean = idata.posterior_mean.assign_coords(
+            word=list(corpus.vocab), document=list(corpus.doc_names)
+        )
+    num_topics = idata.posterior_mean.sizes["topic"]
+    perms = np.arange(num_topics)[None]
+    if idata.posterior.sizes["chain"] > 1:
+        idata, perms = align_chains(idata, "topic_word", "topic", distance="hellinger")
+    phi = idata.posterior_mean["topic_word"].mean("chain").values
+    attrs: dict = {}
+    if corpus is not None:
+        attrs["top_words"] = json.dumps(evaluate.top_words(phi, corpus.vocab, 10))
+        n = min(10, phi.shape[1])
+        if n >= 2:
+            for kind in ("umass", "npmi"):
+                values = evaluate.coherence(phi, corpus, kind=kind, n=n)
+                attrs[kind] = json.dumps([round(float(x), 3) for x in values])
+    test = extras.get("heldout")
+    if test is not None and test.num_docs:
+        attrs["heldout_perplexity"] = heldout_perplexity(phi, test, alpha=alpha)
+        attrs["heldout_docs"] = int(test.num_docs)
+    topics = xr.Dataset({"topic_word": (("topic", "word"), phi), "permutation": (("chain", "topic"), perms)},
+                        attrs=attrs)
+    return replace_group(idata, "topics", topics)
+
+
+def report(idata) -> str:
+    """Top words per topic with UMass coherence, held-out perplexity and R-hat of lp and the topics."""
+    import json
+
+    from gibbsjax.diagnostics import summary
+
+    lines = []
+    if "topics" in idata.groups():
+        attrs = idata.topics.attrs
+        words = json.loads(attrs["top_words"]) if "top_words" in attrs else None
+        umass = json.loads(attrs["umass"]) if "umass" in attrs else None
+        if words:
+            lines.append("top words per topic (aligned across chains; UMass coherence):")
+            for k, ws in enumerate(words):
+                c = f"{umass[k]:8.2f}" if umass else ""
+                lines.append(f"  topic {k:2d} {c}  {' '.join(ws)}")
+        if "heldout_perplexity" in attrs:
+            lines.append(f"held-out perplexity (document completion, {int(attrs['heldout_docs'])} documents): "
+                         f"{float(attrs['heldout_perplexity']):.1f}")
+    if int(idata.posterior.sizes["chain"]) >= 2:
+        table = summary(idata)
+        worst = table["r_hat"].max()
+        lines.append(f"R-hat: log joint lp {table.loc['lp', 'r_hat']:.3f}; aligned topic shares max {worst:.3f}"
+                     + ("  -> chains agree" if worst < 1.01 else "  -> chains disagree: run longer or check modes"))
+    return "\n".join(lines)
+
+
+def _specs():
+    from gibbsjax.spec import ModelSpec
+
+    return tuple(
+        ModelSpec(f"lda.{name}", factory, _config_data, postprocess, report,
+                  description=f"latent Dirichlet allocation, {name.replace('_', ' ')} Gibbs sampler (source document 003 §4)")
+        for name, factory in SAMPLERS.items()
+    )
+
+
+#: this module's models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`)
+SPECS = _specs()

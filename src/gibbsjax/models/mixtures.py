@@ -1,17 +1,17 @@
 """One-label-per-document mixtures: the mixture of unigrams and the Bernoulli mixture.
 
-* :func:`unigrams` -- the Bayesian document model of seed 001 (lecture 21,
-  "Bayesian Document Model"), uncollapsed exactly as the seed writes it, and the
-  sampler of seed 002 §23.3 (the a/b/c two-topic example):
+* :func:`unigrams` -- the Bayesian document model of source document 001 (lecture 21,
+  "Bayesian Document Model"), uncollapsed exactly as the source document writes it, and the
+  sampler of source document 002 §23.3 (the a/b/c two-topic example):
 
       π ~ Dir(α),  β_k ~ Dir(λ) (k = 1..K),  Z_d | π ~ Cat(π),
       W_id | Z_d = k, β ~ Cat(β_k).
 
   One sweep: π | Z and β | Z, W (:func:`sample_pi_beta`, one block: they are
   independent given Z), then :func:`sample_z`.
-* :func:`unigrams_collapsed` -- the same model with π integrated out (seed 001
+* :func:`unigrams_collapsed` -- the same model with π integrated out (source document 001
   §21.2.2): :func:`sample_beta`, then :func:`sample_z_collapsed`.
-* :func:`bernoulli` -- the two-class mixture over binary features of seed 004
+* :func:`bernoulli` -- the two-class mixture over binary features of source document 004
   (Padó, "Gibbs sampling", §4-5), for K >= 2 classes:
 
       π ~ Dir(α) (Beta(α_0, α_1) for K = 2),  p_kf ~ Beta(a, b),
@@ -46,8 +46,8 @@ and the big ``beta``/``p`` and ``doc_probs`` are averaged on the device
 corpora, at the price that label switching *within* a chain can then no longer
 be undone.  Clusters are exchangeable: chains find them in different orders and
 small, overlapping data make chains switch labels, so relabel them
-(:func:`gibbsjax.evaluate.relabel_draws` per draw,
-:func:`gibbsjax.diagnostics.align_chains` across chains; the config runner does
+(:func:`gibbsjax.labels.relabel_draws` per draw,
+:func:`gibbsjax.labels.align_chains` across chains; the spec's postprocess does
 both) before comparing per-cluster quantities; the log joint (``lp``) is
 label-invariant.
 
@@ -75,6 +75,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from gibbsjax import conjugate as cj
+from gibbsjax._checks import check_concentration, check_int
 from gibbsjax import random as gr
 from gibbsjax.conjugate import BinaryData, Documents
 from gibbsjax.kernel import Kernel, sweep
@@ -151,12 +152,8 @@ def bernoulli_data(features, *, labels=None, feature_names=None, label_names=(),
                           label_names=label_names, doc_names=doc_names)
 
 
-def _check_num_clusters(num_clusters) -> int:
-    if isinstance(num_clusters, bool) or not isinstance(num_clusters, (int, np.integer)):
-        raise ValueError(f"num_clusters must be an integer >= 2, got {num_clusters!r}")
-    if num_clusters < 2:
-        raise ValueError(f"num_clusters must be >= 2, got {num_clusters}")
-    return int(num_clusters)
+def _check_num_clusters(K) -> int:
+    return check_int("K", K, 2)
 
 
 def _check_flag(name: str, value) -> bool:
@@ -170,7 +167,7 @@ def _check_docs(data, k: int) -> Documents:
         raise ValueError(f"data must be built by mixtures.unigram_data(corpus), got {type(data).__name__}")
     if int(data.latent.shape[0]) < data.num_docs and data.num_classes != k:
         raise ValueError(
-            f"the data have observed labels of {data.num_classes} classes, but num_clusters = {k}"
+            f"the data have observed labels of {data.num_classes} classes, but K = {k}"
         )
     return data
 
@@ -223,7 +220,7 @@ def _z(state, data) -> jax.Array:
 def pi_posterior(state, data, *, alpha) -> jax.Array:
     """Concentration of π | {Z_d} ~ Dir(n_1 + α_1, ..., n_K + α_K), n_k = #{d : Z_d = k}.
 
-    Seed 001, 1.; seed 004, eq. (16) (corrected: Beta(C_0 + α, C_1 + β) for K = 2).
+    Seed 001, 1.; source document 004, eq. (16) (corrected: Beta(C_0 + α, C_1 + β) for K = 2).
     """
     k = state.log_pi.shape[0]
     counts = cj.class_counts(_z(state, data), k)
@@ -231,7 +228,7 @@ def pi_posterior(state, data, *, alpha) -> jax.Array:
 
 
 def beta_posterior(state, data: Documents, *, lam: float) -> jax.Array:
-    """Concentrations of β_k | {Z_d}, {W_id} ~ Dir(m_k1 + λ, ..., m_kV + λ) for every k (seed 001, 2.).
+    """Concentrations of β_k | {Z_d}, {W_id} ~ Dir(m_k1 + λ, ..., m_kV + λ) for every k (source document 001, 2.).
 
     m_kv = #{(i, d) : W_id = v, Z_d = k}, counted by scatter-add over the tokens.
     """
@@ -240,12 +237,12 @@ def beta_posterior(state, data: Documents, *, lam: float) -> jax.Array:
 
 
 def sample_beta(key, state, data: Documents, *, lam: float) -> jax.Array:
-    """β_k | {Z_d}, {W_id} ~ Dir(m_k + λ) for every k (seed 001, 2.); returns log β."""
+    """β_k | {Z_d}, {W_id} ~ Dir(m_k + λ) for every k (source document 001, 2.); returns log β."""
     return gr.log_dirichlet(key, beta_posterior(state, data, lam=lam))
 
 
 def sample_pi_beta(key, state: UnigramState, data: Documents, *, alpha, lam) -> UnigramState:
-    """π | Z ~ Dir(n + α) and β_k | Z, W ~ Dir(m_k + λ) (seed 001, 1. and 2.), as one block.
+    """π | Z ~ Dir(n + α) and β_k | Z, W ~ Dir(m_k + λ) (source document 001, 1. and 2.), as one block.
 
     Given Z, π and the β_k are independent (π's Markov blanket is Z; β's is Z
     and W), so drawing them together is the same as drawing them one after the
@@ -262,12 +259,12 @@ def _z_logits(state, data: Documents) -> jax.Array:
 
 
 def sample_z(key, state: UnigramState, data: Documents) -> jax.Array:
-    """Z_d | π, β, W ~ P(Z_d = k) ∝ π_k Π_i β_{k, W_id}, every d at once (seed 001, 3.)."""
+    """Z_d | π, β, W ~ P(Z_d = k) ∝ π_k Π_i β_{k, W_id}, every d at once (source document 001, 3.)."""
     return cj.sample_labels_parallel(key, _z_logits(state, data), data.labels)
 
 
 def sample_z_collapsed(key, state: CollapsedUnigramState, data: Documents, *, alpha) -> jax.Array:
-    """Z_d | Z_{−d}, β, W ∝ (n_k^{(−d)} + α_k) Π_i β_{k, W_id}, one d after another (seed 001 §21.2.2).
+    """Z_d | Z_{−d}, β, W ∝ (n_k^{(−d)} + α_k) Π_i β_{k, W_id}, one d after another (source document 001 §21.2.2).
 
     n_k^{(−d)} = #{d' ≠ d : Z_d' = k}.  Sequential because collapsing π couples
     the labels through the counts (``lax.scan`` over documents).
@@ -279,7 +276,7 @@ def sample_z_collapsed(key, state: CollapsedUnigramState, data: Documents, *, al
 
 
 def p_posterior(state: BernoulliState, data: BinaryData, *, a: float, b: float) -> jax.Array:
-    """Parameters of p_kf | S, F ~ Beta(a + n1_kf, b + n0_kf), stacked (K, F, 2) (seed 004 §4-5).
+    """Parameters of p_kf | S, F ~ Beta(a + n1_kf, b + n0_kf), stacked (K, F, 2) (source document 004 §4-5).
 
     n1_kf / n0_kf = number of class-k documents with feature f on / off: the
     prior adds a pseudo-counts of "on" and b of "off".
@@ -290,7 +287,7 @@ def p_posterior(state: BernoulliState, data: BinaryData, *, a: float, b: float) 
 
 
 def sample_pi_p(key, state: BernoulliState, data: BinaryData, *, alpha, a: float, b: float) -> BernoulliState:
-    """π | S ~ Dir(C + α) and p_kf | S, F ~ Beta(a + n1_kf, b + n0_kf) (seed 004), as one block.
+    """π | S ~ Dir(C + α) and p_kf | S, F ~ Beta(a + n1_kf, b + n0_kf) (source document 004), as one block.
 
     Given the labels S, π and the p_kf are independent, so one joint draw (one
     gamma call; a Beta draw is a two-category Dirichlet draw, which keeps both
@@ -306,18 +303,18 @@ def _s_logits(state: BernoulliState, data: BinaryData) -> jax.Array:
 
 
 def sample_s(key, state: BernoulliState, data: BinaryData) -> jax.Array:
-    """S_d | π, p, F: P(S_d = k) ∝ π_k Π_f p_kf^{F_df} (1 − p_kf)^{1 − F_df}, every d at once (seed 004, eq. 7)."""
+    """S_d | π, p, F: P(S_d = k) ∝ π_k Π_f p_kf^{F_df} (1 − p_kf)^{1 − F_df}, every d at once (source document 004, eq. 7)."""
     return cj.sample_labels_parallel(key, _s_logits(state, data))
 
 
 # ============================================================================ factories
-def unigrams(num_clusters: int = 2, alpha: float | tuple[float, ...] = 1.0, lam: float = 1.0,
+def unigrams(K: int = 2, alpha: float | tuple[float, ...] = 1.0, lam: float = 1.0,
              keep_draws: bool = True) -> Kernel:
-    """Uncollapsed Gibbs sampler for the mixture of unigrams (seed 001; seed 002 §23.3).
+    """Uncollapsed Gibbs sampler for the mixture of unigrams (source document 001; source document 002 §23.3).
 
-    ``num_clusters`` K >= 2; ``alpha`` the Dirichlet concentration of π (a
+    ``K`` >= 2 clusters; ``alpha`` the Dirichlet concentration of π (a
     number or one per cluster); ``lam`` the symmetric Dirichlet concentration
-    λ of every β_k.  The seed 002 code uses α = λ = 1.  Each sweep draws
+    λ of every β_k.  The source document 002 code uses α = λ = 1.  Each sweep draws
     π | Z, β | Z, W, then all Z_d | π, β at once (exact: see the module docs).
     Random start: Z uniform (π and β are drawn from Z first).  ``keep_draws``:
     record ``beta`` and ``doc_probs`` every draw (default), or only their
@@ -331,9 +328,9 @@ def unigrams(num_clusters: int = 2, alpha: float | tuple[float, ...] = 1.0, lam:
     >>> idata.posterior["beta"].shape
     (4, 20, 2, 2)
     """
-    k = _check_num_clusters(num_clusters)
-    alpha = cj.check_concentration("alpha", alpha, vector=True)
-    lam = cj.check_concentration("lam", lam)
+    k = _check_num_clusters(K)
+    alpha = check_concentration("alpha", alpha, ((), (None,)))
+    lam = check_concentration("lam", lam)
     cj.concentration_vector("alpha", alpha, k)  # length check now, not at trace time
     return _unigrams(k, alpha, lam, _check_flag("keep_draws", keep_draws))
 
@@ -386,7 +383,7 @@ def _unigrams(k: int, alpha, lam: float, keep_draws: bool) -> Kernel:
         coords=lambda data: _doc_coords(data, k, "word"),
         sample_prior=sample_prior,
         simulate_data=simulate_data,
-        name="mixture_of_unigrams",
+        name="mixtures.unigrams",
         accumulate=None if keep_draws else big,
     )
 
@@ -396,9 +393,9 @@ def _replace_tokens(data: Documents, tokens) -> Documents:
                      data.true_labels, data.vocab_size, data.num_classes, data.info)
 
 
-def unigrams_collapsed(num_clusters: int = 2, alpha: float | tuple[float, ...] = 1.0,
+def unigrams_collapsed(K: int = 2, alpha: float | tuple[float, ...] = 1.0,
                        lam: float = 1.0, keep_draws: bool = True) -> Kernel:
-    """Gibbs sampler for the mixture of unigrams with π integrated out (seed 001 §21.2.2).
+    """Gibbs sampler for the mixture of unigrams with π integrated out (source document 001 §21.2.2).
 
     Same model and arguments as :func:`unigrams`.  Each sweep draws β | Z, W,
     then the labels one document at a time from
@@ -406,9 +403,9 @@ def unigrams_collapsed(num_clusters: int = 2, alpha: float | tuple[float, ...] =
     recorded as E[π | Z] = (n + α) / (D + Σα).  Random start: Z uniform (β is
     drawn from Z first).
     """
-    k = _check_num_clusters(num_clusters)
-    alpha = cj.check_concentration("alpha", alpha, vector=True)
-    lam = cj.check_concentration("lam", lam)
+    k = _check_num_clusters(K)
+    alpha = check_concentration("alpha", alpha, ((), (None,)))
+    lam = check_concentration("lam", lam)
     cj.concentration_vector("alpha", alpha, k)
     return _unigrams_collapsed(k, alpha, lam, _check_flag("keep_draws", keep_draws))
 
@@ -466,28 +463,28 @@ def _unigrams_collapsed(k: int, alpha, lam: float, keep_draws: bool) -> Kernel:
         coords=lambda data: _doc_coords(data, k, "word"),
         sample_prior=sample_prior,
         simulate_data=simulate_data,
-        name="mixture_of_unigrams_collapsed",
+        name="mixtures.unigrams_collapsed",
         accumulate=None if keep_draws else big,
     )
 
 
-def bernoulli(num_clusters: int = 2, alpha: float | tuple[float, ...] = 1.0, a: float = 1.0,
+def bernoulli(K: int = 2, alpha: float | tuple[float, ...] = 1.0, a: float = 1.0,
               b: float = 1.0, keep_draws: bool = True) -> Kernel:
-    """Gibbs sampler for the mixture of Bernoulli feature vectors (seed 004).
+    """Gibbs sampler for the mixture of Bernoulli feature vectors (source document 004).
 
-    ``num_clusters`` K >= 2 (the seed: 2); ``alpha`` the Dirichlet concentration
+    ``K`` >= 2 clusters (the seed: 2); ``alpha`` the Dirichlet concentration
     of the class proportions π (Beta(α_0, α_1) for K = 2; a number or one per
-    class -- the seed's α = 2, β = 2 is ``alpha=2.0``, its 20/80 prior
+    class -- the source document's α = 2, β = 2 is ``alpha=2.0``, its 20/80 prior
     ``alpha=(20.0, 80.0)``); ``a``, ``b`` the Beta prior of every p_kf, read as
     a pseudo-counts of "on" and b of "off" per class and feature.  Each sweep
     draws π | S, p | S, F, then all S_d | π, p at once (exact: see the module
     docs).  Random start: S uniform (π and p are drawn from S first).
     ``keep_draws`` as in :func:`unigrams`.
     """
-    k = _check_num_clusters(num_clusters)
-    alpha = cj.check_concentration("alpha", alpha, vector=True)
-    a = cj.check_concentration("a", a)
-    b = cj.check_concentration("b", b)
+    k = _check_num_clusters(K)
+    alpha = check_concentration("alpha", alpha, ((), (None,)))
+    a = check_concentration("a", a)
+    b = check_concentration("b", b)
     cj.concentration_vector("alpha", alpha, k)
     return _bernoulli(k, alpha, a, b, _check_flag("keep_draws", keep_draws))
 
@@ -541,6 +538,49 @@ def _bernoulli(k: int, alpha, a: float, b: float, keep_draws: bool) -> Kernel:
         coords=lambda data: _doc_coords(data, k, "feature"),
         sample_prior=sample_prior,
         simulate_data=simulate_data,
-        name="bernoulli_mixture",
+        name="mixtures.bernoulli",
         accumulate=None if keep_draws else big,
     )
+
+
+# ============================================================================ spec
+def _unigram_config_data(section, base_dir):
+    """``[data]``: a corpus (``corpus`` / ``file``; see :func:`gibbsjax.sources.read_corpus`)."""
+    from gibbsjax.sources import read_corpus
+
+    return unigram_data(read_corpus(section, base_dir))
+
+
+def _bernoulli_config_data(section, base_dir):
+    """``[data]``: a corpus as for the unigram mixture, with ``max_features``."""
+    from gibbsjax.sources import read_corpus
+
+    corpus = read_corpus(section, base_dir, ("max_features",))
+    return bernoulli_data(corpus, max_features=section.get("max_features"))
+
+
+def _postprocess(idata, kernel, d, extras):
+    from gibbsjax.reports import one_label_postprocess
+
+    return one_label_postprocess(idata, d, align=True)
+
+
+def _specs():
+    from gibbsjax.reports import one_label_report
+    from gibbsjax.spec import ModelSpec
+
+    def spec(name, factory, make_data, description):
+        return ModelSpec(name, factory, make_data, _postprocess, one_label_report, ("pi",), description)
+
+    return (
+        spec("mixtures.unigrams", unigrams, _unigram_config_data,
+             "mixture of unigrams, uncollapsed (source document 001; source document 002 section 23.3)"),
+        spec("mixtures.unigrams_collapsed", unigrams_collapsed, _unigram_config_data,
+             "mixture of unigrams with pi collapsed (source document 001, section 21.2.2)"),
+        spec("mixtures.bernoulli", bernoulli, _bernoulli_config_data,
+             "mixture of binary feature vectors, Beta priors as pseudo-counts (source document 004)"),
+    )
+
+
+#: this module's models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`)
+SPECS = _specs()

@@ -1,13 +1,13 @@
-"""Dirichlet-multinomial naive Bayes (seed 000: Resnik & Hardisty 2010).
+"""Dirichlet-multinomial naive Bayes (source document 000: Resnik & Hardisty 2010).
 
-Model, for K >= 2 classes (the seed has K = 2, labels x ∈ {0, 1}):
+Model, for K >= 2 classes (the source document has K = 2, labels x ∈ {0, 1}):
 
     π ~ Dir(γ_π),   L_j | π ~ Cat(π),   θ_x ~ Dir(γ_θ) for every class x,
     W_j | L_j, θ ~ the words of document j, each drawn from Cat(θ_{L_j}).
 
 π is integrated out (seed §2.1); θ is sampled; the labels of documents whose
 label is observed are held fixed and the others are sampled.  This is exactly
-the π-collapsed mixture of unigrams of seed 001 with some labels observed,
+the π-collapsed mixture of unigrams of source document 001 with some labels observed,
 so both use the same building blocks in :mod:`gibbsjax.conjugate`.
 
 One sweep (:func:`dirichlet_multinomial`):
@@ -31,7 +31,7 @@ Seed 000 (§3.1) prints the prior factor as (C_x + γ_π,x − 1) / (C_0 + C_1 +
 
 with no "−1" in the numerator when the counts exclude document j (the "−1"s
 are right only if C_x counts document j itself *and* j currently has label x,
-which is not what the seed's formula says).  The denominator does not depend
+which is not what the source document's formula says).  The denominator does not depend
 on x, so it cancels in the normalisation.  ``tests/test_naive_bayes.py`` shows
 that the printed version gives the wrong posterior (exact enumeration).
 
@@ -69,6 +69,7 @@ import jax
 import jax.numpy as jnp
 
 from gibbsjax import conjugate as cj
+from gibbsjax._checks import check_concentration
 from gibbsjax import random as gr
 from gibbsjax.conjugate import Documents
 from gibbsjax.kernel import Kernel, sweep
@@ -122,13 +123,13 @@ def _labels(state: NaiveBayesState, data: Documents) -> jax.Array:
 
 
 def sample_theta(key, state: NaiveBayesState, data: Documents, *, gamma_theta: float) -> jax.Array:
-    """θ_x | L, C ~ Dir(count(w ∈ C_x) + γ_θ) for every class x (seed 000, §3.2); returns log θ."""
+    """θ_x | L, C ~ Dir(count(w ∈ C_x) + γ_θ) for every class x (source document 000, §3.2); returns log θ."""
     counts = cj.word_counts(_labels(state, data), data, data.num_classes)
     return cj.sample_log_dirichlet_rows(key, counts, gamma_theta)
 
 
 def sample_labels(key, state: NaiveBayesState, data: Documents, *, gamma_pi) -> jax.Array:
-    """Each unobserved L_j in turn (seed 000, §3.1, corrected):
+    """Each unobserved L_j in turn (source document 000, §3.1, corrected):
 
     P(L_j = x | L_{−j}, C, θ) ∝ (C_x^{(−j)} + γ_π,x) · Π_w θ_{x,w}^{W_jw},
 
@@ -148,13 +149,13 @@ def label_conditionals(state: NaiveBayesState, data: Documents, *, gamma_pi) -> 
 
 
 def dirichlet_multinomial(gamma_pi: float | tuple[float, ...] = 1.0, gamma_theta: float = 1.0) -> Kernel:
-    """Gibbs sampler for Dirichlet-multinomial naive Bayes, π collapsed (seed 000).
+    """Gibbs sampler for Dirichlet-multinomial naive Bayes, π collapsed (source document 000).
 
     Parameters
     ----------
     gamma_pi
         Dirichlet (Beta for K = 2) concentration of the class prior π: a number
-        (symmetric) or one value per class (the seed's γ_π = [γ_π0, γ_π1]).
+        (symmetric) or one value per class (the source document's γ_π = [γ_π0, γ_π1]).
     gamma_theta
         Symmetric Dirichlet concentration of every class's word distribution θ_x.
 
@@ -171,8 +172,8 @@ def dirichlet_multinomial(gamma_pi: float | tuple[float, ...] = 1.0, gamma_theta
     >>> bool(p[2, 0] > 0.5 and p[3, 1] > 0.5)
     True
     """
-    gamma_pi = cj.check_concentration("gamma_pi", gamma_pi, vector=True)
-    gamma_theta = cj.check_concentration("gamma_theta", gamma_theta)
+    gamma_pi = check_concentration("gamma_pi", gamma_pi, ((), (None,)))
+    gamma_theta = check_concentration("gamma_theta", gamma_theta)
     return _dirichlet_multinomial(gamma_pi, gamma_theta)
 
 
@@ -208,7 +209,7 @@ def _dirichlet_multinomial(gamma_pi, gamma_theta: float) -> Kernel:
         }
 
     def log_joint(state, data: Documents):
-        """log p(C, L, θ) with π integrated out (seed 000, eq. 19, normalised)."""
+        """log p(C, L, θ) with π integrated out (source document 000, eq. 19, normalised)."""
         k = num_classes(data)
         labels = _labels(state, data)
         alpha = cj.concentration_vector("gamma_pi", gamma_pi, k)
@@ -273,6 +274,36 @@ def _dirichlet_multinomial(gamma_pi, gamma_theta: float) -> Kernel:
         coords=coords,
         sample_prior=sample_prior,
         simulate_data=simulate_data,
-        name="naive_bayes",
+        name="naive_bayes.dirichlet_multinomial",
         accumulate=accumulate,
     )
+
+
+# ============================================================================ spec
+def _config_data(section, base_dir):
+    """``[data]``: a corpus (``corpus`` / ``file``; see :func:`gibbsjax.sources.read_corpus`)
+    with ``hide_labels``, ``split_seed`` and ``num_classes`` passed to :func:`data`."""
+    from gibbsjax.sources import read_corpus
+
+    keys = ("hide_labels", "split_seed", "num_classes")
+    corpus = read_corpus(section, base_dir, keys)
+    return data(corpus, **{k: section[k] for k in keys if k in section})
+
+
+def _postprocess(idata, kernel, d, extras):
+    from gibbsjax.reports import one_label_postprocess
+
+    return one_label_postprocess(idata, d, align=False)  # observed labels identify the classes
+
+
+def _specs():
+    from gibbsjax.reports import one_label_report
+    from gibbsjax.spec import ModelSpec
+
+    return (ModelSpec("naive_bayes.dirichlet_multinomial", dirichlet_multinomial, _config_data, _postprocess,
+                      one_label_report, ("pi",),
+                      "Dirichlet-multinomial naive Bayes, pi collapsed, some labels observed (source document 000)"),)
+
+
+#: this module's models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`)
+SPECS = _specs()

@@ -1,4 +1,4 @@
-"""Normal models of seed 003 (Wang 2015, "Gibbs Sampler and Its Applications").
+"""Normal models of source document 003 (Wang 2015, "Gibbs Sampler and Its Applications").
 
 * :func:`bivariate` — Example 1: a bivariate normal with unit variances and
   correlation ρ, sampled one coordinate at a time.
@@ -56,21 +56,21 @@ class BivariateState(NamedTuple):
 
 
 def sample_x1(key, state: BivariateState, data, *, rho: float) -> jax.Array:
-    """x1 | x2 ~ N(ρ x2, 1 − ρ²)  (seed 003, Example 1)."""
+    """x1 | x2 ~ N(ρ x2, 1 − ρ²)  (source document 003, Example 1)."""
     return gr.normal(key, rho * state.x2, math.sqrt(1.0 - rho * rho))
 
 
 def sample_x2(key, state: BivariateState, data, *, rho: float) -> jax.Array:
-    """x2 | x1 ~ N(ρ x1, 1 − ρ²)  (seed 003, Example 1)."""
+    """x2 | x1 ~ N(ρ x1, 1 − ρ²)  (source document 003, Example 1)."""
     return gr.normal(key, rho * state.x1, math.sqrt(1.0 - rho * rho))
 
 
 def bivariate(rho: float = 0.8) -> Kernel:
-    """Gibbs sampler for (x1, x2) ~ N(0, [[1, ρ], [ρ, 1]]), seed 003 Example 1.
+    """Gibbs sampler for (x1, x2) ~ N(0, [[1, ρ], [ρ, 1]]), source document 003 Example 1.
 
     Each sweep draws x1 | x2 then x2 | x1.  The model has no data: pass
     ``data=None`` to :func:`gibbsjax.sample`.  Random starts are drawn from
-    N(0, 3²) per coordinate (overdispersed); the seed's four starting points
+    N(0, 3²) per coordinate (overdispersed); the source document's four starting points
     are the corners (±2.5, ±2.5), given with ``init=``.
 
     >>> import gibbsjax
@@ -121,7 +121,7 @@ def _bivariate(rho: float) -> Kernel:
         log_joint=log_joint,
         sample_prior=sample_prior,
         simulate_data=lambda key, state, data: data,
-        name=f"bivariate_normal(rho={rho:g})",
+        name="normal.bivariate",
     )
 
 
@@ -177,7 +177,7 @@ class NormalState(NamedTuple):
 
 
 def sample_mu(key, state: NormalState, data: NormalData, *, mu0: float, sigma0: float) -> jax.Array:
-    """μ | σ², y ~ N(ω ȳ + (1 − ω) μ0, ω σ²/n), ω = σ0² / (σ²/n + σ0²)  (seed 003, Ex. 2)."""
+    """μ | σ², y ~ N(ω ȳ + (1 − ω) μ0, ω σ²/n), ω = σ0² / (σ²/n + σ0²)  (source document 003, Ex. 2)."""
     n = data.y.shape[0]
     s02 = sigma0 * sigma0
     omega = s02 / (state.sigma2 / n + s02)
@@ -186,7 +186,7 @@ def sample_mu(key, state: NormalState, data: NormalData, *, mu0: float, sigma0: 
 
 
 def sample_sigma2(key, state: NormalState, data: NormalData, *, a0: float, b0: float) -> jax.Array:
-    """σ² | μ, y ~ InvGamma(a0 + n/2, b0 + Σ (y_i − μ)²/2)  (seed 003, Ex. 2)."""
+    """σ² | μ, y ~ InvGamma(a0 + n/2, b0 + Σ (y_i − μ)²/2)  (source document 003, Ex. 2)."""
     n = data.y.shape[0]
     sq = data.ss + n * (data.ybar - state.mu) ** 2
     return gr.inverse_gamma(key, a0 + 0.5 * n, b0 + 0.5 * sq)
@@ -256,5 +256,28 @@ def _semiconjugate(mu0: float, sigma0: float, a0: float, b0: float) -> Kernel:
         log_joint=log_joint,
         sample_prior=sample_prior,
         simulate_data=simulate_data,
-        name="normal_semiconjugate",
+        name="normal.semiconjugate",
     )
+
+
+# ============================================================================ spec
+def _config_data(section, base_dir):
+    """``[data]``: one numeric column (``dataset`` / ``file`` / ``values``, with ``column``)."""
+    from gibbsjax.sources import read_column
+
+    return data(read_column(section, base_dir))
+
+
+def _specs():
+    from gibbsjax.spec import ModelSpec
+
+    return (
+        ModelSpec("normal.bivariate", bivariate,
+                  description="bivariate normal with correlation rho (source document 003, Example 1); no data"),
+        ModelSpec("normal.semiconjugate", semiconjugate, _config_data,
+                  description="normal with unknown mean and variance, semi-conjugate priors (source document 003, Example 2)"),
+    )
+
+
+#: this module's models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`)
+SPECS = _specs()

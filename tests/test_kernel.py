@@ -1,0 +1,67 @@
+"""kernel: the Kernel protocol's fields and sweep's composition and key splitting."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from gibbsjax.kernel import Kernel, set_field, sweep
+
+
+def test_sweep_runs_updates_in_order_and_each_sees_the_newest_state():
+    step = sweep(("a", lambda k, s, d: s["b"] + 1.0), ("b", lambda k, s, d: s["a"] * 2.0))
+    out = step(jax.random.key(0), {"a": jnp.array(0.0), "b": jnp.array(1.0)}, None)
+    assert float(out["a"]) == 2.0 and float(out["b"]) == 4.0
+
+
+def test_sweep_gives_each_update_its_own_key_from_one_split():
+    seen = []
+
+    def grab(k, s, d):
+        seen.append(jax.random.key_data(k))
+        return s["x"]
+
+    key = jax.random.key(3)
+    sweep(("x", grab), ("x", grab), ("x", grab))(key, {"x": jnp.zeros(())}, None)
+    expected = jax.random.key_data(jax.random.split(key, 3))
+    for i in range(3):
+        assert jnp.array_equal(seen[i], expected[i])
+    assert not jnp.array_equal(seen[0], seen[1])
+
+
+def test_sweep_accepts_full_updates_and_rejects_bad_ones():
+    def full(k, s, d):
+        return s._replace(x=s.x + 1) if hasattr(s, "_replace") else {**s, "x": s["x"] + 1}
+
+    assert float(sweep(full)(jax.random.key(0), {"x": jnp.zeros(())}, None)["x"]) == 1.0
+    with pytest.raises(ValueError, match="at least one"):
+        sweep()
+    with pytest.raises(TypeError, match="pair"):
+        sweep(("x", lambda k, s, d: 0, "extra"))
+    with pytest.raises(TypeError, match="callable"):
+        sweep(42)
+
+
+def test_set_field_on_dicts_and_namedtuples():
+    from typing import NamedTuple
+
+    class S(NamedTuple):
+        a: int
+        b: int
+
+    assert set_field(S(1, 2), "b", 5) == S(1, 5)
+    assert set_field({"a": 1}, "a", 3) == {"a": 3}
+    with pytest.raises(KeyError, match="no field"):
+        set_field(S(1, 2), "c", 0)
+    with pytest.raises(KeyError, match="no field"):
+        set_field({"a": 1}, "c", 0)
+    with pytest.raises(TypeError):
+        set_field(5, "a", 1)
+
+
+def test_kernel_optional_fields_default_to_none():
+    k = Kernel(init=lambda key, d: 0, step=lambda key, s, d: s, record=lambda s, d: {})
+    for field in ("dims", "log_joint", "coords", "sample_prior", "simulate_data", "accumulate"):
+        assert getattr(k, field) is None
+    assert k.name == "kernel"
