@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # A -> B, A -> C, (B, C) -> D, all binary; asymmetric priors so values are not exchangeable.
 VARS = [("A", 2, []), ("B", 2, ["A"]), ("C", 2, ["A"]), ("D", 2, ["B", "C"])]
-CONC = {"A": [[1.5, 0.7]], "B": [0.8, 2.0], "C": 1.2, "D": [[0.5, 1.0], [1.0, 0.6], [2.0, 1.0], [0.9, 0.9]]}
+CONC = {"A": [[1.5, 0.7]], "B": [[0.8, 1.6], [2.0, 0.55]], "C": [[1.2, 0.45], [0.65, 1.75]],
+        "D": [[0.5, 1.0], [1.1, 0.6], [2.0, 1.3], [0.9, 1.15]]}
 ROWS = np.array([[-1, 1, 0, 1], [0, -1, -1, 1], [1, 0, 1, -1]])  # 4 missing entries: 16 completions
 
 
@@ -148,7 +149,7 @@ def test_power_wrong_conditional_fails():
 
 # ----------------------------------------------------------------------------- mixture of unigrams
 DOCS = [[0, 0, 1], [2, 2, 1], [0, 1, 2], [1, 0, 0]]  # equal-length documents over V = 3
-ALPHA, LAM = (1.0, 2.5), 0.8
+ALPHA, LAM = (1.2, 2.5), 0.8
 
 
 def unigram_network(docs, k, v, alpha, lam):
@@ -187,7 +188,8 @@ def test_unigram_mixture_as_network_matches_dedicated_sampler():
 # ----------------------------------------------------------------------------- Geweke
 def test_geweke():
     net = bn.network([("A", 2, []), ("B", 3, ["A"]), ("C", 2, ["A", "B"])],
-                     concentration={"A": 1.5, "B": [0.8, 2.0], "C": 1.3})
+                     concentration={"A": [[1.5, 0.6]], "B": [[0.8, 2.0, 1.1], [2.4, 0.5, 1.3]],
+                                    "C": [[1.3, 0.4], [0.6, 1.9], [2.2, 0.9], [0.7, 1.6], [1.2, 2.6], [0.35, 0.8]]})
     d = bn.data(net, [[0, -1, 1], [-1, 2, -1], [1, -1, 0], [-1, -1, 1]])
     kernel = bn.dirichlet_cpts()
     fns = {

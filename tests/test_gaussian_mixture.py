@@ -33,20 +33,20 @@ def _test_functions(kernel, data):
 
 
 def test_geweke_univariate():
-    kernel = gm.normal_gamma(K=2, alpha=1.5, mu0=0.0, lam=1.0, a=3.0, b=2.0)
+    kernel = gm.normal_gamma(K=2, alpha=(0.8, 2.1), mu0=1.3, lam=0.45, a=3.4, b=1.9)
     data = gm.data(np.linspace(-1.0, 1.0, 6))
     geweke_test(kernel, data, _test_functions(kernel, data), num_chains=1000, num_steps=200, seed=1).assert_passes()
 
 
 def test_geweke_diagonal():
-    kernel = gm.normal_gamma(K=2, alpha=1.0, mu0=[0.0, 1.0], lam=0.5, a=3.0, b=[2.0, 1.0], dim=2)
+    kernel = gm.normal_gamma(K=2, alpha=(1.2, 0.7), mu0=[0.6, -1.1], lam=0.55, a=3.3, b=[2.3, 0.8], dim=2)
     data = gm.data(np.zeros((5, 2)))
     geweke_test(kernel, data, _test_functions(kernel, data), num_chains=1000, num_steps=200, seed=2).assert_passes()
 
 
 @pytest.mark.slow
 def test_geweke_univariate_with_data_scaled_defaults():
-    kernel = gm.normal_gamma(K=3, lam=0.5, a=3.0)
+    kernel = gm.normal_gamma(K=3, alpha=(0.9, 1.6, 2.2), lam=0.5, a=3.0)
     data = gm.data(np.array([0.0, 1.0, 2.5, 3.0]))
     geweke_test(kernel, data, _test_functions(kernel, data), num_chains=1000, num_steps=200, seed=3).assert_passes()
 

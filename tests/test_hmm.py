@@ -177,14 +177,14 @@ def test_extra_padding_changes_nothing_in_a_sweep():
 
 def test_log_joint_sums_to_prior_plus_forward_likelihood():
     """logsumexp over all paths of log p(θ, z, y) = log p(θ) + log p(y | θ), one padded sequence."""
-    alpha_init, alpha_trans, beta = 2.0, np.array([[3.0, 1.0], [1.0, 3.0]]), 0.7
+    alpha_init, alpha_trans, beta = np.array([2.0, 0.8]), np.array([[3.0, 1.1], [0.5, 2.2]]), np.array([0.7, 1.9, 1.3])
     kernel = hmm.categorical(K=2, alpha_init=alpha_init, alpha_trans=alpha_trans, beta=beta)
     rng = np.random.default_rng(2)
     pi, a, b = rng.dirichlet(np.ones(2)), rng.dirichlet(np.ones(2), size=2), rng.dirichlet(np.ones(3), size=2)
     from scipy.stats import dirichlet
 
-    log_prior = (dirichlet.logpdf(pi, [alpha_init] * 2) + sum(dirichlet.logpdf(a[j], alpha_trans[j]) for j in range(2))
-                 + sum(dirichlet.logpdf(b[k], [beta] * 3) for k in range(2)))
+    log_prior = (dirichlet.logpdf(pi, alpha_init) + sum(dirichlet.logpdf(a[j], alpha_trans[j]) for j in range(2))
+                 + sum(dirichlet.logpdf(b[k], beta) for k in range(2)))
     y = [0, 2, 1, 1, 0]
     with jax.enable_x64(True):
         d = hmm.categorical_data([y], num_symbols=3, pad_to=7)
@@ -214,15 +214,23 @@ def _geweke_functions(kernel, data):
     return fns
 
 
+# Generic hyperparameters: asymmetric matrices and vectors, all values distinct (a transposed
+# transition concentration, or alpha_init used for a transition row, changes the answer).
+ALPHA_INIT = (0.6, 1.4)
+ALPHA_TRANS = ((2.5, 0.4), (0.8, 1.7))
+BETA = ((0.5, 1.2, 2.1), (1.6, 0.3, 0.9))
+
+
 def test_geweke_categorical_hmm():
-    kernel = hmm.categorical(K=2, alpha_init=1.0, alpha_trans=1.0, beta=1.0)
+    kernel = hmm.categorical(K=2, alpha_init=ALPHA_INIT, alpha_trans=ALPHA_TRANS, beta=BETA)
     data = hmm.categorical_data([[0, 1, 2, 0], [1, 2]], num_symbols=3)
     result = geweke_test(kernel, data, _geweke_functions(kernel, data), num_chains=1000, num_steps=200, seed=4)
     result.assert_passes()
 
 
 def test_geweke_gaussian_hmm():
-    kernel = hmm.gaussian(K=2, alpha_init=1.0, alpha_trans=2.0, mu0=0.0, lam=1.0, a=3.0, b=2.0)
+    kernel = hmm.gaussian(K=2, alpha_init=(1.3, 0.7), alpha_trans=((1.8, 0.6), (0.9, 2.4)),
+                          mu0=0.8, lam=0.45, a=3.2, b=1.9)
     data = hmm.gaussian_data([[0.1, -0.3, 1.2, 0.5], [2.0, 0.0]])
     result = geweke_test(kernel, data, _geweke_functions(kernel, data), num_chains=1000, num_steps=200, seed=5)
     result.assert_passes()

@@ -16,7 +16,7 @@ from gibbsjax.models import lda
 from gibbsjax.testing import chi_square_test, geweke_test
 
 TINY_DOCS = [["a", "b"], ["b", "c", "c"], ["a", "c"]]
-K, ALPHA, ETA = 2, 0.5, 0.5
+K, ALPHA, ETA = 2, 0.6, 0.35  # distinct: alpha and eta cannot be confused
 
 
 def _tiny():

@@ -61,7 +61,7 @@ def _tiny_corpus():
 
 
 # ----------------------------------------------------------------------------- enumeration
-ALPHA, LAM = (1.0, 2.5), 0.8  # asymmetric π prior: the two labels are not exchangeable
+ALPHA, LAM = (1.2, 2.5), 0.8  # asymmetric π prior: the two labels are not exchangeable
 
 
 @pytest.mark.parametrize("factory", [mixtures.unigrams, mixtures.unigrams_collapsed])
@@ -74,7 +74,7 @@ def test_unigram_label_frequencies_match_exact_posterior(factory):
 
 
 BERN_X = np.array([[1, 0, 1], [1, 1, 0], [0, 0, 1], [0, 1, 1]])
-BERN_ALPHA, BERN_A, BERN_B = (1.5, 1.0, 0.7), 0.7, 1.3
+BERN_ALPHA, BERN_A, BERN_B = (1.5, 1.1, 0.6), 0.7, 1.3
 
 
 def test_bernoulli_label_frequencies_match_exact_posterior():
@@ -125,7 +125,7 @@ def test_unigram_geweke(factory):
 
 
 def test_bernoulli_geweke():
-    kernel = mixtures.bernoulli(2, alpha=(1.5, 1.0), a=BERN_A, b=BERN_B)
+    kernel = mixtures.bernoulli(2, alpha=(1.6, 0.9), a=BERN_A, b=BERN_B)
     data = mixtures.bernoulli_data(BERN_X)
     fns = {**_label_functions(), "p": lambda s, d: jax.numpy.exp(s.log_p),
            "x_on_p": lambda s, d: (d.x * jax.numpy.exp(s.log_p)[s.z]).sum(0),

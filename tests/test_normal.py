@@ -106,7 +106,7 @@ def test_body_temperature_matches_the_seed_numbers():
 
 def test_semiconjugate_geweke_passes():
     # proper, moderately informative hyperparameters so the prior has moments
-    kernel = normal.semiconjugate(mu0=0.0, sigma0=1.0, a0=3.0, b0=2.0)
+    kernel = normal.semiconjugate(mu0=1.4, sigma0=0.7, a0=3.3, b0=1.8)
     data = normal.data(np.zeros(5))
     geweke_test(kernel, data, num_chains=1000, num_steps=100, seed=3).assert_passes()
 
@@ -117,7 +117,7 @@ def test_geweke_flags_a_variance_where_a_standard_deviation_belongs():
 
     from gibbsjax import random as gr
 
-    mu0, sigma0, a0, b0 = 0.0, 1.0, 3.0, 2.0
+    mu0, sigma0, a0, b0 = 1.4, 0.7, 3.3, 1.8
     good = normal.semiconjugate(mu0=mu0, sigma0=sigma0, a0=a0, b0=b0)
 
     def wrong_mu(key, state, data):

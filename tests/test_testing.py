@@ -1,4 +1,4 @@
-"""Tests of gibbsjax.testing: the Geweke test, moment checks and chi-square test."""
+"""Tests of gibbsjax.testing: the Geweke test, moment checks, chi-square test and SBC."""
 
 from __future__ import annotations
 
@@ -18,6 +18,10 @@ from gibbsjax.testing import (
     default_test_functions,
     geweke_test,
     moment_zscores,
+    plot_sbc_ranks,
+    recorded_test_functions,
+    sbc,
+    SBCResult,
 )
 
 # ---------------------------------------------------------------------------
@@ -283,3 +287,130 @@ def test_chi_square_errors():
         chi_square_test([1, -2], [0.5, 0.5])
     with pytest.raises(ValueError, match="fewer than two bins"):
         chi_square_test([3, 2], [0.5, 0.5])
+
+
+# ---------------------------------------------------------------------------
+# Python floats from one-element arrays of any rank (numpy 2.5 forbids float() of those)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [np.float64(0.25), np.array(0.25), np.array([0.25]), np.array([[0.25]]),
+                                   jnp.array([0.25])])
+def test_scalar_helper_returns_a_python_float(value):
+    from gibbsjax.testing import _scalar
+
+    out = _scalar(value)
+    assert type(out) is float and out == 0.25
+    with pytest.raises(ValueError, match="single number"):
+        _scalar(np.array([0.25, 0.5]))
+
+
+def test_moment_checks_accept_an_mcse_returned_as_a_one_element_array(monkeypatch):
+    """Whatever shape ArviZ gives the MCSE of one variable (0-d here, 1-element arrays in
+    other versions), the checks hold Python floats; ``float()`` of a (1,) array raises
+    on numpy 2.5, ``.item()`` does not."""
+    import arviz as az
+
+    real = az.mcse
+    monkeypatch.setattr(az, "mcse", lambda x, method: np.atleast_1d(np.asarray(real(x, method=method))))
+    x = np.random.default_rng(0).normal(2.0, 3.0, size=(4, 500))
+    checks = moment_zscores(x, mean=2.0, sd=3.0)
+    for c in checks:
+        assert all(type(v) is float for v in (c.estimate, c.expected, c.mcse, c.z)), c
+    corr = moment_zscores(np.stack([x, x + np.random.default_rng(1).normal(size=x.shape)], -1), corr=np.array(0.9))
+    assert type(corr[0].mcse) is float
+
+
+# ---------------------------------------------------------------------------
+# Simulation-based calibration
+# ---------------------------------------------------------------------------
+
+
+def test_sbc_passes_for_correct_kernel():
+    result = sbc(make_kernel(), DATA, num_replications=600, num_draws=99, num_warmup=10, seed=0)
+    assert isinstance(result, SBCResult)
+    assert result.names == ("mu", "tau")
+    assert result.ranks.shape == (600, 2) and result.ranks.min() >= 0 and result.ranks.max() <= 99
+    assert result.num_bins == 20 and np.allclose(result.bin_probabilities(), 0.05)
+    assert result.bin_counts().sum(axis=1).tolist() == [600, 600]
+    assert result.passed, str(result)
+    result.assert_passes()
+    assert "PASSED" in str(result) and "tau" in str(result)
+
+
+def test_sbc_flags_wrong_conditional():
+    """A variance where a standard deviation belongs: posteriors of mu too narrow.  (Dropping the
+    N(0, 1) prior of mu is too small a change with 5 observations for 600 replications; the
+    Geweke test above catches it.)"""
+    result = sbc(make_kernel("var_for_sd"), DATA, num_replications=600, num_draws=99, num_warmup=10, seed=0)
+    assert not result.passed, str(result)
+    with pytest.raises(AssertionError, match="FAIL"):
+        result.assert_passes()
+
+
+def test_sbc_ranks_of_a_discrete_parameter_are_uniform_with_ties_broken():
+    """theta ~ Bernoulli(0.3), y | theta ~ Bernoulli(0.8 if theta else 0.2): the sampler draws
+    the exact posterior independently each sweep.  Without tie-breaking the ranks would take
+    few values; with it, they are uniform on 0..19.  An overconfident posterior (likelihood
+    0.95 / 0.05 instead of 0.8 / 0.2) fails.  (Sampling the prior instead of the posterior would
+    pass: SBC cannot see that bug, the Geweke test can.)"""
+
+    def posterior_p(y, high=0.8):
+        like1 = jnp.where(y == 1, high, 1 - high)
+        like0 = jnp.where(y == 1, 1 - high, high)
+        return 0.3 * like1 / (0.3 * like1 + 0.7 * like0)
+
+    def make(p_of):
+        return Kernel(
+            init=lambda key, y: jnp.int32(0),
+            step=lambda key, th, y: jax.random.bernoulli(key, p_of(y)).astype(jnp.int32),
+            record=lambda th, y: {"theta": th},
+            sample_prior=lambda key, y: jax.random.bernoulli(key, 0.3).astype(jnp.int32),
+            simulate_data=lambda key, th, y: jax.random.bernoulli(key, jnp.where(th == 1, 0.8, 0.2)).astype(jnp.int32),
+        )
+
+    good = sbc(make(posterior_p), jnp.int32(0), num_replications=1000, num_draws=19, num_warmup=1, seed=1)
+    assert good.passed, str(good)
+    assert len(np.unique(good.ranks)) == 20
+    bad = sbc(make(lambda y: posterior_p(y, 0.95)), jnp.int32(0), num_replications=1000, num_draws=19, num_warmup=1, seed=1)
+    assert not bad.passed, str(bad)
+
+
+def test_sbc_array_functions_chains_and_recorded_defaults():
+    fns = recorded_test_functions(make_kernel(), DATA)
+    assert sorted(fns) == ["mu", "tau"]
+    fns["mu_y"] = lambda s, d: s.mu * d.y
+    result = sbc(make_kernel(), DATA, fns, num_replications=100, num_draws=20, num_chains=4, thin=2,
+                 num_warmup=5, num_bins=7, seed=jax.random.key(2))
+    assert result.names == ("mu", "tau") + tuple(f"mu_y[{i}]" for i in range(5))
+    assert result.ranks.shape == (100, 7) and result.ranks.max() <= 20
+    assert result.num_bins == 7
+    np.testing.assert_allclose(result.bin_probabilities().sum(), 1.0)
+    fig = plot_sbc_ranks(result, ["mu", "tau", "mu_y[0]"], ncols=2)
+    assert sum(ax.get_visible() for ax in fig.axes) == 3
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    with pytest.raises(ValueError, match="names"):
+        plot_sbc_ranks(result, ["nope"])
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"num_replications": 1}, "num_replications"),
+        ({"num_draws": 0}, "num_draws"),
+        ({"num_draws": 10, "num_chains": 3}, "multiple of num_chains"),
+        ({"thin": 0}, "thin"),
+        ({"num_warmup": -1}, "num_warmup"),
+        ({"num_bins": 200}, "num_bins"),
+        ({"alpha": 2.0}, "alpha"),
+        ({"test_functions": {}}, "test_functions"),
+        ({"seed": "x"}, "seed"),
+    ],
+)
+def test_sbc_argument_errors(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        sbc(make_kernel(), DATA, **kwargs)
+    with pytest.raises(ValueError, match="sample_prior"):
+        sbc(make_kernel()._replace(sample_prior=None), DATA)
