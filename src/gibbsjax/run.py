@@ -29,6 +29,7 @@ from gibbsjax._checks import check_int as _check_int
 
 from gibbsjax.diagnostics import to_inference_data
 from gibbsjax.kernel import Kernel
+from gibbsjax.memory import check_run as check_run_memory
 
 __all__ = ["sample", "enable_compilation_cache", "DEFAULT_NUM_CHUNKS"]
 
@@ -64,7 +65,19 @@ def enable_compilation_cache(path: str | None = None) -> str:
 # ----------------------------------------------------------------------------- checks
 
 
+#: seeds are integers in [0, SEED_LIMIT): ``jax.random.key`` keeps only the low
+#: 32 bits of a seed unless x64 mode is on (and overflows at 2**63), so seeds that
+#: differ by 2**32 would give identical draws; larger seeds are refused.
+SEED_LIMIT = 2**32
+
+
 def _resolve_key(seed, key) -> tuple[jax.Array, int | None]:
+    """The run's key from ``seed`` (an integer, 0 <= seed < 2**32) or a typed ``key``.
+
+    ``ValueError`` for a negative seed, a seed >= 2**32 (the range
+    ``jax.random.key`` holds without truncation in both 32- and 64-bit mode),
+    a non-integer, both or a malformed key.  With neither, a fresh seed is drawn.
+    """
     if key is not None and seed is not None:
         raise ValueError("give either seed or key, not both")
     if key is not None:
@@ -79,7 +92,34 @@ def _resolve_key(seed, key) -> tuple[jax.Array, int | None]:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if seed >= SEED_LIMIT:
+        raise ValueError(
+            f"seed must be an integer in [0, 2**32), got {seed}: the key holds 32 bits of a seed, "
+            "so larger seeds would repeat the draws of smaller ones"
+        )
     return jax.random.key(int(seed)), int(seed)
+
+
+def _check_data_type(kernel: Kernel, data) -> None:
+    """``ValueError`` when ``data`` is not what ``kernel`` takes (its ``data_type``)."""
+    expected = kernel.data_type
+    if expected is None:
+        # no declared type: trace ``init`` on the data (no compilation, nothing allocated)
+        try:
+            jax.eval_shape(kernel.init, jax.random.key(0), data)
+        except (AttributeError, TypeError, IndexError) as e:
+            raise ValueError(
+                f"data does not fit kernel {kernel.name}: its init fails on a {type(data).__name__} "
+                f"({type(e).__name__}: {e}); pass the data built by the model's data constructor"
+            ) from e
+        return
+    if isinstance(data, expected):
+        return
+    names = " or ".join(t.__name__ for t in (expected if isinstance(expected, tuple) else (expected,)))
+    raise ValueError(
+        f"data must be a {names} (build it with the model's data constructor, e.g. "
+        f"normal.data(y)) for kernel {kernel.name}, got {type(data).__name__}"
+    )
 
 
 # ----------------------------------------------------------------------------- compiled pieces
@@ -198,8 +238,12 @@ def _chunk_length(n_iters: int, chunk_size: int | None) -> int:
 
 
 # ----------------------------------------------------------------------------- init handling
-def _apply_init(template, init, num_chains: int):
-    """Overwrite fields of the batched random initial state by user values."""
+def _apply_init(template, init, num_chains: int, check_init: Callable | None = None):
+    """Overwrite fields of the batched random initial state by user values.
+
+    ``check_init`` (the kernel's) checks the given values against the state's
+    support (``ValueError`` naming the field)."""
+    given: dict[str, np.ndarray] = {}
     if isinstance(init, Mapping):
         items = dict(init)
     elif hasattr(init, "_asdict"):
@@ -230,6 +274,9 @@ def _apply_init(template, init, num_chains: int):
         if np.issubdtype(arr.dtype, np.floating) and not np.all(np.isfinite(arr)):
             raise ValueError(f"init[{name!r}] contains NaN or infinite values")
         fields[name] = jnp.asarray(arr)
+        given[name] = arr
+    if check_init is not None:
+        check_init(given)  # support of the state: raises ValueError naming the field
     if isinstance(template, Mapping):
         return fields
     return type(template)(**fields)
@@ -361,19 +408,28 @@ def sample(
     if chunk_size is not None:
         chunk_size = _check_int("chunk_size", chunk_size, 1)
     key, seed_used = _resolve_key(seed, key)
-
-    run_keys, state = _start_fn(kernel.init)(key, jnp.arange(num_chains, dtype=jnp.int32), data)
-    if init is not None:
-        state = _apply_init(state, init, num_chains)
-
-    dims = dict(kernel.dims or {})
-    coords = dict(kernel.coords(data)) if kernel.coords is not None else {}
+    _check_data_type(kernel, data)
 
     length = _chunk_length(max(num_warmup, num_draws), chunk_size)
     draw_fn = _chunk_fn(kernel.step, kernel.record, kernel.log_joint, thin, length, kernel.accumulate)
     warm_fn = draw_fn if thin == 1 else _chunk_fn(
         kernel.step, kernel.record, kernel.log_joint, 1, length, kernel.accumulate
     )
+    if init is not None:  # check init values on the abstract state, before compiling
+        abstract = jax.eval_shape(_start_fn(kernel.init), key, jax.ShapeDtypeStruct((num_chains,), jnp.int32), data)
+        _apply_init(abstract[1], init, num_chains, kernel.check_init)
+    check_run_memory(  # before anything big is allocated: refuse a run that cannot fit
+        _start_fn(kernel.init), (draw_fn, warm_fn), functools.partial(_zero_accumulators, kernel.accumulate),
+        key, num_chains, data, length=length, kept=num_draws + (num_warmup + 1 if save_warmup else 0),
+        kernel_name=kernel.name,
+    )
+
+    run_keys, state = _start_fn(kernel.init)(key, jnp.arange(num_chains, dtype=jnp.int32), data)
+    if init is not None:
+        state = _apply_init(state, init, num_chains, kernel.check_init)
+
+    dims = dict(kernel.dims or {})
+    coords = dict(kernel.coords(data)) if kernel.coords is not None else {}
     acc = _zero_accumulators(kernel.accumulate, state, data)
     acc_kept = 0  # draws whose accumulators are in `acc`
 

@@ -73,6 +73,7 @@ import numpy as np
 
 from gibbsjax import conjugate_normal as cn
 from gibbsjax import random as gr
+from gibbsjax._checks import check_fits_dtype, init_checker
 from gibbsjax.kernel import Kernel, sweep
 
 __all__ = [
@@ -131,6 +132,8 @@ def data(x) -> MixtureData:
         raise ValueError(f"x contains NaN or infinite values (first at index {tuple(int(i) for i in bad)})")
     center, var = cn.reference_scale(arr.reshape(arr.shape[0], -1))
     dtype = jnp.zeros(()).dtype  # float64 under enable_x64, else float32
+    check_fits_dtype("x", arr, dtype)
+    check_fits_dtype("x's variance", var, dtype)
     return MixtureData(jnp.asarray(arr, dtype), jnp.asarray(center, dtype), jnp.asarray(var, dtype))
 
 
@@ -381,6 +384,7 @@ def _normal_gamma(K, alpha, mu0, lam, a, b, dim, allow_improper) -> Kernel:
         sample_prior=sample_prior if proper else None,
         simulate_data=simulate_data,
         accumulate=accumulate,
+        check_init=init_checker(positive=("tau",), log_simplex=("log_weights",), labels={"z": K}),
         name=f"gaussian_mixture(K={K})" if dim is None else f"gaussian_mixture(K={K}, dim={dim})",
     )
 
