@@ -276,7 +276,7 @@ def _read_csv(path: Path) -> dict[str, np.ndarray]:
             columns[name] = np.array([float(r[j]) for r in body], dtype=np.float64)
         except (ValueError, IndexError):
             raise ConfigError(
-                f"[data] file {path}: column {name!r} has a missing or non-numeric value"
+                f"[data] file {path}: column {j + 1} of {len(header)} has a missing or non-numeric value"
             ) from None
     return columns
 
@@ -1175,10 +1175,15 @@ def run_config(
     seed: int | None = None,
     chunk_size: int | None = None,
     progress: bool = True,
+    num_chains: int | None = None,
+    num_warmup: int | None = None,
+    num_draws: int | None = None,
 ):
     """Run a loaded config with :func:`gibbsjax.run.sample`; returns InferenceData.
 
-    ``seed`` and ``chunk_size`` override the config's.  The result's ``attrs``
+    ``seed``, ``chunk_size``, ``num_chains``, ``num_warmup`` and ``num_draws``
+    override the config's (``[sampler.init]`` values need the config's
+    ``num_chains``).  The result's ``attrs``
     record the model name, its hyperparameters (``model_<name>``) and the config
     file, besides what the runner records (seed, settings, ``interrupted``).
     """
@@ -1195,9 +1200,9 @@ def run_config(
         config.kernel,
         config.data,
         seed=s.seed if seed is None else seed,
-        num_chains=s.num_chains,
-        num_warmup=s.num_warmup,
-        num_draws=s.num_draws,
+        num_chains=s.num_chains if num_chains is None else num_chains,
+        num_warmup=s.num_warmup if num_warmup is None else num_warmup,
+        num_draws=s.num_draws if num_draws is None else num_draws,
         thin=s.thin,
         init=s.init,
         progress=progress,

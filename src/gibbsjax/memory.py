@@ -314,12 +314,15 @@ def check_run(
     short = estimate.shortfall()
     if short is not None:
         what, need, have = short
-        how = "XLA's memory analysis of the compiled chunk" if estimate.compiled else (
-            "the chains' states and one chunk's outputs alone, before compiling")
+        run_part = format_bytes(estimate.device_bytes) + (
+            " by XLA's memory analysis of the compiled chunk" if estimate.compiled
+            else " for the chains' states and one chunk's outputs alone (not yet compiled)")
         if what == "host RAM" and on_cpu:
-            how += f", plus {format_bytes(estimate.host_bytes)} for the kept draws"
+            how = f"{run_part}, plus {format_bytes(estimate.host_bytes)} for the kept draws"
         elif what == "host RAM":
             how = "the kept draws"
+        else:
+            how = run_part
         raise MemoryEstimateError(
             f"this run needs about {format_bytes(need)} of {what} ({how}), but {format_bytes(have)} "
             f"is available: {_advice(kernel_name, num_chains, SAFETY_FRACTION * have / need)}"
