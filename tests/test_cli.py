@@ -347,3 +347,75 @@ def test_sigint_before_any_draw(tmp_path):
     last = stderr.replace("\r", "\n").strip().splitlines()[-1]
     assert last == "gibbsjax: interrupted before any draw finished; nothing saved"
     assert not out.exists()
+
+
+# ----------------------------------------------------------------------------- reliability (issue 11)
+def test_lda_demo_with_200000_chains_is_refused_fast(tmp_path):
+    start = time.perf_counter()
+    proc = gibbsjax("run", CONFIGS / "lda-demo.toml", "--chains", "200000", "--out", tmp_path / "x.nc",
+                    cwd=tmp_path)
+    elapsed = time.perf_counter() - start
+    assert proc.returncode == 2, proc.stderr
+    _assert_one_line_error(proc, "needs about", "GiB of host RAM", "available", "fewer chains")
+    assert elapsed < 30, elapsed
+    assert not (tmp_path / "x.nc").exists()
+
+
+def test_out_equal_to_the_config_is_refused(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    cfg = _body_config(tmp_path)
+    before = cfg.read_bytes()
+    for out in (str(cfg), "job.toml", f"./{cfg.name}"):
+        assert main(["run", str(cfg), "--out", out, "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "is the config file itself" in err, err
+    assert cfg.read_bytes() == before
+
+
+def test_chains_draws_warmup_overrides(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "biv.toml"
+    config.write_text('[model]\nname = "normal.bivariate"\n[sampler]\nseed = 1\n', encoding="utf-8")
+    argv = ["run", str(config), "--chains", "3", "--warmup", "0", "--draws", "7", "--no-progress"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    idata = _open(tmp_path / "biv.nc")
+    assert dict(idata.posterior.sizes)["chain"] == 3 and dict(idata.posterior.sizes)["draw"] == 7
+    assert int(idata.attrs["num_warmup"]) == 0
+    with pytest.raises(SystemExit):  # argparse: the seed range
+        main(["run", str(config), "--seed", str(2**32)])
+    assert "[0, 2**32)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind", ["model_attrs", "string_variable"])
+def test_summary_of_a_foreign_file_is_one_line(tmp_path, monkeypatch, capsys, kind):
+    import arviz as az
+    import xarray as xr
+
+    monkeypatch.chdir(tmp_path)
+    x = np.random.default_rng(0).normal(size=(2, 10))
+    idata = az.from_dict(posterior={"x": x})
+    if kind == "model_attrs":
+        idata.attrs["model"] = "lda"  # a registered model whose report expects its own variables
+        idata.posterior.attrs["model"] = "lda"
+    else:
+        idata.posterior["s"] = xr.DataArray(np.full((2, 10), "a"), dims=("chain", "draw"))
+    idata.to_netcdf(str(tmp_path / "foreign.nc"))
+    assert main(["summary", str(tmp_path / "foreign.nc")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gibbsjax: error: ") and err.count("\n") == 1, err
+    assert "gibbsjax result" in err and "Traceback" not in err
+
+
+def test_data_file_error_does_not_echo_the_file(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("s3cr3t:x:0:0:hidden\nmore:lines\n", encoding="utf-8")
+    cfg = tmp_path / "job.toml"
+    cfg.write_text(
+        f'[model]\nname = "normal.semiconjugate"\n[data]\nfile = "{secret}"\n[sampler]\nnum_draws = 5\n',
+        encoding="utf-8",
+    )
+    assert main(["run", str(cfg), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "column 1 of 1" in err and "s3cr3t" not in err and "hidden" not in err, err

@@ -183,7 +183,7 @@ def test_csv_single_column_needs_no_column_key(tmp_path):
     "csv_text, column, pattern",
     [
         ("a,b\n1,2\n", None, r"column is required.*a, b"),
-        ("a,b\n1,x\n", '"b"', r"column 'b' has a missing or non-numeric value"),
+        ("a,b\n1,x\n", '"b"', r"column 2 of 2 has a missing or non-numeric value"),
         ("a\n1\n", '"c"', r"column 'c' not in"),
     ],
 )

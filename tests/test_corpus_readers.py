@@ -65,7 +65,7 @@ def test_ldac_round_trip(tmp_path, random_corpus):
 @pytest.mark.parametrize(
     "body, line, msg",
     [
-        ("2 0:1 1:1\n2 0:1 x:2\n", 2, "malformed entry 'x:2'"),
+        ("2 0:1 1:1\n2 0:1 x:2\n", 2, "malformed entry 2 (expected id:count"),
         ("2 0:1 1:1\nabc 0:1\n", 2, "expected the number of terms N"),
         ("2 0:1 1:1\n1 0:1 1:1\n", 2, "N = 1 but the line has 2"),
         ("3 0:1 1:1\n", 1, "N = 3 but the line has 2"),
@@ -73,7 +73,7 @@ def test_ldac_round_trip(tmp_path, random_corpus):
         ("1 -1:1\n", 1, "word id -1 is out of range"),
         ("1 0:1\n1 1:-2\n", 2, "negative count -2"),
         ("1 0:1\n\n1 1:1\n", 2, "blank line"),
-        ("1 0:1 \n1 1:1\n1 0:1 2\n", 3, "malformed entry '2'"),
+        ("1 0:1 \n1 1:1\n1 0:1 2\n", 3, "malformed entry 2 (expected id:count"),
     ],
 )
 def test_read_ldac_malformed(tmp_path, body, line, msg):
@@ -88,7 +88,7 @@ def test_vocab_file_errors_and_missing_files(tmp_path):
     (tmp_path / "c.ldac").write_text("1 0:1\n")
     v = tmp_path / "v.txt"
     v.write_text("a\nb\na\n")
-    with pytest.raises(ValueError, match=_where(v, 3) + ".*repeats line 1"):
+    with pytest.raises(ValueError, match=_where(v, 3) + ".*repeats the word of line 1"):
         read_ldac(tmp_path / "c.ldac", v)
     v.write_text("a\n\nb\n")
     with pytest.raises(ValueError, match=_where(v, 2) + ".*blank line"):
@@ -242,3 +242,101 @@ def test_stdlib_docs():
     assert custom.label_names == ("json",) and custom.num_docs > 3
     with pytest.raises(ValueError, match="unknown group"):
         stdlib_docs(["nonsense"])
+
+
+# ---------------------------------------------------------------------- sizes bounded by the file (issue 11)
+@pytest.mark.parametrize(
+    "body, line, msg",
+    [
+        ("1 3000000000:1\n", 1, "word id 3000000000 needs a vocabulary of 3000000001 words"),
+        ("2 0:1 1:1\n1 7:2\n", 2, "word id 7 needs a vocabulary of 8 words"),
+        ("1 0:3000000000\n", 1, "the counts add up to 3000000000 tokens"),
+        ("1 0:60\n1 0:60\n", 2, "the counts add up to 120 tokens, more than a corpus can hold here (100"),
+        ("1 0:99999999999999999999\n", 1, "does not fit in 64 bits"),
+    ],
+)
+def test_read_ldac_sizes_bounded_by_the_file(tmp_path, monkeypatch, body, line, msg):
+    if "120 tokens" in msg:  # the limit also follows the host's free memory: fix it here
+        import gibbsjax.corpus
+
+        monkeypatch.setattr(gibbsjax.corpus, "_token_limit", lambda: 100)
+    path = tmp_path / "big.ldac"
+    path.write_text(body)
+    with pytest.raises(ValueError, match=_where(path, line) + ".*" + re.escape(msg)):
+        read_ldac(path)
+
+
+@pytest.mark.parametrize(
+    "body, line, msg",
+    [
+        ("1\n2000000000\n1\n1 1 1\n", 2, "W = 2000000000 words, but the file has 1 entries"),
+        ("2000000000\n3\n1\n1 1 1\n", 1, "D = 2000000000 documents, but the file has 1 entries"),
+        ("1\n1\n1\n1 1 3000000000\n", 4, "the counts add up to 3000000000 tokens"),
+    ],
+)
+def test_read_uci_sizes_bounded_by_the_file(tmp_path, body, line, msg):
+    path = tmp_path / "docword.txt"
+    path.write_text(body)
+    with pytest.raises(ValueError, match=_where(path, line) + ".*" + re.escape(msg)):
+        read_uci(path)
+
+
+def test_uci_vocabulary_file_allows_unused_words(tmp_path):
+    # W larger than the entries is fine when a vocabulary file names the words
+    (tmp_path / "docword.txt").write_text("1\n5\n1\n1 2 3\n")
+    (tmp_path / "vocab.txt").write_text("a\nb\nc\nd\ne\n")
+    c = read_uci(tmp_path / "docword.txt", tmp_path / "vocab.txt")
+    assert c.vocab_size == 5 and c.to_token_lists() == [["b", "b", "b"]]
+
+
+SECRET = "s3cr3t:x:0:0:hidden"
+
+
+@pytest.mark.parametrize(
+    "reader, body",
+    [
+        ("ldac", f"{SECRET}\n"),
+        ("ldac", f"1 0:1\n2 0:1 {SECRET}\n"),
+        ("uci", f"{SECRET}\n2\n1\n1 1 1\n"),
+        ("uci", f"1\n2\n1\n1 {SECRET} 1\n"),
+        ("vocab", f"a\n{SECRET}\n{SECRET}\n"),
+    ],
+)
+def test_reader_errors_never_echo_the_file(tmp_path, reader, body):
+    path = tmp_path / "f.txt"
+    path.write_text(body)
+    with pytest.raises(ValueError) as info:
+        if reader == "ldac":
+            read_ldac(path)
+        elif reader == "uci":
+            read_uci(path)
+        else:
+            (tmp_path / "c.ldac").write_text("1 0:1\n")
+            read_ldac(tmp_path / "c.ldac", path)
+    assert str(info.value).startswith(f"{path}, line ")
+    assert "s3cr3t" not in str(info.value) and "hidden" not in str(info.value)
+
+
+# ---------------------------------------------------------------------- integers, never truncated (issue 11)
+@pytest.mark.parametrize(
+    "tokens, offsets, msg",
+    [
+        (np.array([0, 1.7]), [0, 2], "tokens (word ids) must hold integers, got 1.7"),
+        (np.array([0, 2**32 + 1], dtype=np.int64), [0, 2], "value 4294967297 at position 1 is out of range"),
+        ([0, 1], np.array([0, 1.5, 2]), "doc_offsets must hold integers, got 1.5"),
+        (np.array([0, np.nan]), [0, 2], "tokens (word ids) must hold integers"),
+        (np.array(["0", "1"]), [0, 2], "tokens (word ids) must hold integers"),
+    ],
+)
+def test_corpus_ids_and_offsets_must_be_integers(tokens, offsets, msg):
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        Corpus(tokens, offsets, ("a", "b"))
+
+
+def test_corpus_accepts_whole_floats_and_labels_are_checked():
+    c = Corpus(np.array([0.0, 1.0]), np.array([0.0, 1.0, 2.0]), ("a", "b"))
+    assert c.tokens.tolist() == [0, 1] and c.doc_offsets.tolist() == [0, 1, 2]
+    with pytest.raises(ValueError, match=re.escape("labels must hold integers, got 0.5")):
+        Corpus([0, 1], [0, 1, 2], ("a", "b"), labels=[0.5, 1])
+    with pytest.raises(ValueError, match="X must hold non-negative integer counts"):
+        Corpus.from_dtm(np.array([[1.5, 0.0]]))

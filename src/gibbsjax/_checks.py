@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_int", "check_positive", "check_finite", "check_concentration", "hashable"]
+__all__ = ["check_int", "check_positive", "check_finite", "check_concentration", "hashable",
+           "check_fits_dtype", "init_checker"]
 
 
 def check_int(name: str, value: Any, minimum: int) -> int:
@@ -87,3 +88,80 @@ def check_finite(name: str, value: Any) -> float:
     if not math.isfinite(v):
         raise ValueError(f"{name} must be a finite number, got {value!r}")
     return v
+
+
+def check_fits_dtype(name: str, values: Any, dtype: Any) -> None:
+    """``ValueError`` naming ``name`` when finite ``values`` overflow the floating ``dtype``.
+
+    Data validated in float64 is stored in the working dtype (float32 unless
+    x64 mode is on); a value beyond its range would become infinite there and
+    every draw NaN.
+
+    >>> check_fits_dtype("y", [1e39, 1.0], np.float64)
+    >>> check_fits_dtype("y", [1e39, 1.0], np.float32)
+    Traceback (most recent call last):
+    ...
+    ValueError: y has a value of magnitude 1e+39, beyond the float32 range (3.4e+38): rescale it, or run in float64 (JAX_ENABLE_X64=1)
+    """
+    arr = np.asarray(values, dtype=np.float64)
+    limit = float(np.finfo(dtype).max)
+    big = float(np.max(np.abs(arr), initial=0.0))
+    if big > limit:
+        raise ValueError(
+            f"{name} has a value of magnitude {big:.3g}, beyond the {np.dtype(dtype).name} range "
+            f"({limit:.2g}): rescale it, or run in float64 (JAX_ENABLE_X64=1)"
+        )
+
+
+def init_checker(*, positive: tuple[str, ...] = (), log_simplex: tuple[str, ...] = (),
+                 labels: dict[str, int] | None = None):
+    """A ``Kernel.check_init``: given initial values must lie in the state's support.
+
+    ``positive`` fields must be > 0 (variances, precisions); ``log_simplex``
+    fields hold log-probabilities along their last axis (``logsumexp == 0``,
+    no NaN or +inf); ``labels`` maps integer fields to their number of values
+    K (each in ``0..K-1``).  The check raises ``ValueError`` naming the field.
+
+    >>> check = init_checker(positive=("sigma2",))
+    >>> check({"sigma2": np.array([-0.1, 1.0])})
+    Traceback (most recent call last):
+    ...
+    ValueError: init['sigma2'] must be > 0 (it is outside the support), got -0.1 (chain 0)
+    """
+    labels = dict(labels or {})
+
+    def check(values: dict) -> None:
+        for name in positive:
+            if name in values:
+                arr = np.asarray(values[name])
+                bad = np.argwhere(~(arr > 0))
+                if bad.size:
+                    at = tuple(int(i) for i in bad[0])
+                    raise ValueError(
+                        f"init[{name!r}] must be > 0 (it is outside the support), got "
+                        f"{float(arr[at]):g} (chain {at[0]})"
+                    )
+        for name in log_simplex:
+            if name in values:
+                arr = np.asarray(values[name], dtype=np.float64)
+                if np.any(np.isnan(arr)) or np.any(arr == np.inf):
+                    raise ValueError(f"init[{name!r}] holds log-probabilities: NaN and +inf are not allowed")
+                m = np.max(arr, axis=-1, keepdims=True)
+                total = np.squeeze(m, -1) + np.log(np.sum(np.exp(arr - m), axis=-1))
+                off = np.argwhere(np.abs(total) > 1e-3)
+                if off.size:
+                    at = tuple(int(i) for i in off[0])
+                    raise ValueError(
+                        f"init[{name!r}] holds log-probabilities along its last axis, which must sum "
+                        f"to 1 (a point on the simplex); the probabilities at {at} sum to "
+                        f"{float(np.exp(total[at])):.4g}"
+                    )
+        for name, k in labels.items():
+            if name in values:
+                arr = np.asarray(values[name])
+                bad = np.argwhere((arr < 0) | (arr >= k))
+                if bad.size:
+                    at = tuple(int(i) for i in bad[0])
+                    raise ValueError(f"init[{name!r}] must hold values in 0..{k - 1}, got {int(arr[at])} at {at}")
+
+    return check

@@ -3,6 +3,7 @@
 ::
 
     gibbsjax run CONFIG.toml [--out RESULT.nc] [--seed N] [--no-progress] [--chunk-size N]
+                             [--chains N] [--warmup N] [--draws N]
     gibbsjax summary RESULT.nc
     gibbsjax plot RESULT.nc [--kind trace|rank] [-o FIG.png] [--var NAME ...]
     gibbsjax --version
@@ -12,7 +13,10 @@ the convergence summary (mean, sd, HDI, MCSE, bulk/tail ESS, R-hat, and the
 log joint ``lp``) and where the result went.  Ctrl-C during sampling keeps the
 draws finished so far: they are saved (``attrs["interrupted"] = 1``) and the
 command exits with status 130.  A bad config or a missing file prints one line
-``gibbsjax: error: ...`` and exits with status 2.
+``gibbsjax: error: ...`` and exits with status 2; so does a run whose memory
+estimate exceeds what the machine has (:mod:`gibbsjax.memory`), before any
+sampling.  ``--chains``, ``--warmup`` and ``--draws`` override the config's
+``num_chains``, ``num_warmup`` and ``num_draws``.
 
 Also available as ``python -m gibbsjax``.  JAX and ArviZ are imported only by
 the commands that need them.
@@ -135,6 +139,8 @@ def _cmd_run(args) -> int:
 
     config = load_config(args.config)
     out = config.output_path(args.out)
+    if out.resolve() == Path(args.config).resolve():
+        raise CLIError(f"the output path {out} is the config file itself; choose another --out")
     if not out.parent.exists():
         raise CLIError(f"output folder does not exist: {out.parent}")
     if out.is_dir():
@@ -151,6 +157,9 @@ def _cmd_run(args) -> int:
                 seed=args.seed,
                 chunk_size=args.chunk_size,
                 progress=not args.no_progress,
+                num_chains=args.chains,
+                num_warmup=args.warmup,
+                num_draws=args.draws,
             )
         except KeyboardInterrupt:
             _err("interrupted before any draw finished; nothing saved")
@@ -168,7 +177,7 @@ def _cmd_run(args) -> int:
         raise CLIError(f"cannot write {out}: {e.strerror or _one_line(e)}") from None
     if interrupted:
         _err(
-            f"run interrupted: kept {n_draws} of {config.sampler.num_draws} draws per chain "
+            f"run interrupted: kept {n_draws} of {args.draws or config.sampler.num_draws} draws per chain "
             f"({n_chains} chains), saved to {out} (attrs interrupted = 1)"
         )
     _print_summary(idata)
@@ -203,10 +212,25 @@ def _cmd_summary(args) -> int:
     draws = f"{n_draws}" + (f" (of {requested} requested)" if requested not in (None, n_draws) else "")
     print(f"chains: {n_chains}")
     print(f"draws per chain: {draws}")
-    print(f"interrupted: {int(attrs.get('interrupted', 0))}")
+    print(f"interrupted: {_attr_int(attrs.get('interrupted', 0))}")
     print()
-    _print_summary(idata)
+    bad = [name for name, v in post.data_vars.items() if not (v.dtype.kind in "biuf")]
+    if bad:
+        raise CLIError(f"{path}: posterior variable {bad[0]!r} is not numeric; is it a gibbsjax result?")
+    try:
+        _print_summary(idata)
+    except Exception as e:  # a foreign file: attrs naming a model whose report cannot read it, ...
+        raise CLIError(
+            f"cannot summarise {path} ({type(e).__name__}: {_one_line(e)}); is it a gibbsjax result?"
+        ) from None
     return 0
+
+
+def _attr_int(value) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
 
 
 def _cmd_plot(args) -> int:
@@ -262,6 +286,13 @@ def _pos_int(text: str) -> int:
     return v
 
 
+def _seed(text: str) -> int:
+    v = _nonneg_int(text)
+    if v >= 2**32:
+        raise argparse.ArgumentTypeError(f"expected a seed in [0, 2**32), got {v}")
+    return v
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gibbsjax",
@@ -280,7 +311,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("config", metavar="CONFIG.toml", help="the job's TOML config file")
     p.add_argument("--out", metavar="RESULT.nc", help="output file (default: [output] path, else CONFIG name with .nc)")
-    p.add_argument("--seed", type=_nonneg_int, metavar="N", help="override the config's seed")
+    p.add_argument("--seed", type=_seed, metavar="N", help="override the config's seed (0 <= N < 2**32)")
+    p.add_argument("--chains", type=_pos_int, metavar="N", help="override the config's num_chains")
+    p.add_argument("--warmup", type=_nonneg_int, metavar="N", help="override the config's num_warmup")
+    p.add_argument("--draws", type=_pos_int, metavar="N", help="override the config's num_draws")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
         "--chunk-size",

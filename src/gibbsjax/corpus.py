@@ -173,6 +173,66 @@ def _apply_empty(corpus: Corpus, empty: str, *, min_length: int = 1, where: str 
     return corpus.subset(~short)
 
 
+def _int_array(name: str, values, dtype, *, low: int | None = None, high: int | None = None) -> np.ndarray:
+    """``values`` as an array of ``dtype`` without silent truncation, else ``ValueError`` naming ``name``.
+
+    Integer arrays and floating-point arrays holding whole numbers are
+    accepted; a fraction (1.7), a NaN, a boolean or a value outside
+    ``[low, high)`` (or outside ``dtype``'s range: an int64 id 2**32 + 1 does
+    not become 1) is refused.
+    """
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be an array of integers") from None
+    if arr.dtype == object and arr.size:
+        try:
+            arr = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"{name} must be an array of integers") from None
+    if arr.size == 0:
+        return np.zeros(arr.shape, dtype)
+    if arr.dtype.kind == "f":
+        frac = ~np.isfinite(arr) | (arr != np.round(arr))
+        if frac.any():
+            at = int(np.flatnonzero(frac.reshape(-1))[0])
+            raise ValueError(f"{name} must hold integers, got {arr.reshape(-1)[at].item()!r} at position {at}")
+    elif arr.dtype.kind not in "iu":
+        raise ValueError(f"{name} must hold integers, got an array of dtype {arr.dtype}")
+    info = np.iinfo(dtype)
+    lo = info.min if low is None else max(low, info.min)
+    hi = info.max + 1 if high is None else min(high, info.max + 1)
+    flat = arr.reshape(-1)
+    bad = (flat < lo) | (flat >= hi)
+    if bad.any():
+        at = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name}: value {int(flat[at])} at position {at} is out of range {lo}..{hi - 1}")
+    return np.ascontiguousarray(arr, dtype=dtype)
+
+
+#: a corpus indexes its tokens with int32 (and the samplers count them in int32)
+MAX_TOKENS = 2**31 - 1
+#: host bytes one token takes while a corpus is built and used (ids, document ids, copies)
+_BYTES_PER_TOKEN = 16
+
+
+def _token_limit() -> int:
+    """Most tokens a corpus may hold here: int32 indexing and the host memory available."""
+    from gibbsjax.memory import host_available_bytes
+
+    avail = host_available_bytes()
+    return MAX_TOKENS if avail is None else min(MAX_TOKENS, avail // _BYTES_PER_TOKEN)
+
+
+def _too_many_tokens(total: int, limit: int) -> str:
+    from gibbsjax.memory import format_bytes
+
+    return (
+        f"the counts add up to {total} tokens, more than a corpus can hold here ({limit}: at most "
+        f"2**31 - 1, and about {format_bytes(_BYTES_PER_TOKEN)} of host memory per token); is a count wrong?"
+    )
+
+
 def _encode_labels(labels, label_names) -> tuple[np.ndarray | None, tuple[str, ...]]:
     """Labels given as ints (with ``label_names``) or as strings / None (unknown)."""
     if labels is None:
@@ -223,9 +283,9 @@ class Corpus:
     label_names: tuple[str, ...] = field(default=())
 
     def __post_init__(self):
-        tokens = np.ascontiguousarray(self.tokens, dtype=np.int32)
-        offsets = np.ascontiguousarray(self.doc_offsets, dtype=np.int64)
         vocab = tuple(str(v) for v in self.vocab)
+        tokens = _int_array("tokens (word ids)", self.tokens, np.int32)
+        offsets = _int_array("doc_offsets", self.doc_offsets, np.int64)
         if tokens.ndim != 1:
             raise ValueError(f"tokens must be 1-D, got shape {tokens.shape}")
         if offsets.ndim != 1 or offsets.size < 1 or offsets[0] != 0 or offsets[-1] != tokens.size:
@@ -244,7 +304,7 @@ class Corpus:
             raise ValueError(f"doc_names has {len(names)} entries for {num_docs} documents")
         labels = self.labels
         if labels is not None:
-            labels = np.array(labels, dtype=np.int32)  # a copy: made read-only below
+            labels = np.array(_int_array("labels", labels, np.int32), dtype=np.int32)  # a copy: read-only below
             if labels.shape != (num_docs,):
                 raise ValueError(f"labels must have shape ({num_docs},), got {labels.shape}")
             if self.label_names and labels.max(initial=-1) >= len(self.label_names):
@@ -695,6 +755,9 @@ def _corpus_from_matrix(X, vocab, *, doc_names=None, labels=None, label_names=()
     if data.size and (np.any(data < 0) or np.any(data != np.round(data))):
         raise ValueError("X must hold non-negative integer counts")
     counts = data.astype(np.int64)
+    total, limit = int(counts.sum()), _token_limit()
+    if total > limit:
+        raise ValueError(_too_many_tokens(total, limit))
     tokens = np.repeat(M.indices.astype(np.int32), counts)
     cum = np.concatenate([[0], np.cumsum(counts)])
     offsets = cum[M.indptr]  # tokens before each row (rows may be empty, also at the end)
@@ -739,7 +802,7 @@ def _read_vocab(path: PathLike) -> tuple[str, ...]:
         if not word:
             raise ValueError(f"{path}, line {i}: blank line in a vocabulary file (one word per line)")
         if word in seen:
-            raise ValueError(f"{path}, line {i}: word {word!r} repeats line {seen[word]}")
+            raise ValueError(f"{path}, line {i}: repeats the word of line {seen[word]}")
         seen[word] = i
     return tuple(seen)
 
@@ -790,23 +853,28 @@ def read_ldac(path: PathLike, vocab_path: PathLike | None = None, *, empty: str 
         lines.pop()
     rows, cols, vals = [], [], []
     max_id = -1
+    num_pairs = 0
+    total, limit = 0, _token_limit()
     for i, line in enumerate(lines, 1):
         m = _LDAC_LINE.fullmatch(line)
         if m is None:
             if not line.strip():
                 raise ValueError(f"{path}, line {i}: blank line (an empty document is written '0')")
             parts = line.split()
-            bad = next((p for p in parts[1:] if not _LDAC_PAIR.fullmatch(p)), None)
             if not _INT.fullmatch(parts[0]):
-                raise ValueError(f"{path}, line {i}: expected the number of terms N first, got {parts[0]!r}")
-            raise ValueError(f"{path}, line {i}: malformed entry {bad!r} (expected id:count)")
+                raise ValueError(f"{path}, line {i}: expected the number of terms N (an integer) first")
+            bad = next((j for j, p in enumerate(parts[1:], 1) if not _LDAC_PAIR.fullmatch(p)), None)
+            raise ValueError(f"{path}, line {i}: malformed entry {bad} (expected id:count, integers)")
         n = int(m.group(1))
         pairs = _LDAC_PAIR.findall(m.group(2))
         if n != len(pairs):
             raise ValueError(f"{path}, line {i}: N = {n} but the line has {len(pairs)} id:count pairs")
         if not pairs:
             continue
-        arr = np.array(pairs, dtype=np.int64)
+        try:
+            arr = np.array(pairs, dtype=np.int64)
+        except (OverflowError, ValueError):
+            raise ValueError(f"{path}, line {i}: a word id or count does not fit in 64 bits") from None
         ids, counts = arr[:, 0], arr[:, 1]
         bad_id = (ids < 0) if V is None else (ids < 0) | (ids >= V)
         if bad_id.any():
@@ -814,13 +882,25 @@ def read_ldac(path: PathLike, vocab_path: PathLike | None = None, *, empty: str 
             raise ValueError(f"{path}, line {i}: word id {int(ids[bad_id][0])} is out of range; ids {rng}")
         if (counts < 0).any():
             raise ValueError(f"{path}, line {i}: negative count {int(counts[counts < 0][0])}")
+        total += int(counts.sum())
+        if total > limit:
+            raise ValueError(f"{path}, line {i}: {_too_many_tokens(total, limit)}")
         rows.append(np.full(ids.size, i - 1, dtype=np.int64))
         cols.append(ids)
         vals.append(counts)
-        max_id = max(max_id, int(ids.max()))
+        num_pairs += ids.size
+        if int(ids.max()) > max_id:
+            max_id, max_line = int(ids.max()), i
     import scipy.sparse as sp
 
     if V is None:
+        # the ids name the words: the file names at most num_pairs distinct ones
+        if max_id >= num_pairs:
+            raise ValueError(
+                f"{path}, line {max_line}: word id {max_id} needs a vocabulary of {max_id + 1} words, "
+                f"but the file's {num_pairs} id:count pairs can name at most {num_pairs}; is the id wrong? "
+                "(pass vocab_path, the vocabulary file, for a vocabulary of words the file does not use)"
+            )
         V = max_id + 1
         vocab = tuple(str(w) for w in range(V))
     cat = (lambda xs: np.concatenate(xs)) if rows else (lambda xs: np.zeros(0, np.int64))
@@ -861,7 +941,7 @@ def _uci_header(fh, path: Path) -> tuple[int, int, int]:
             raise ValueError(f"{path}, line {i}: the file ends before the {what} (3 header lines: D, W, NNZ)")
         s = line.strip()
         if not re.fullmatch(r"\d+", s):
-            raise ValueError(f"{path}, line {i}: expected the {what} (one non-negative integer), got {s!r}")
+            raise ValueError(f"{path}, line {i}: expected the {what} (one non-negative integer)")
         values.append(int(s))
     return values[0], values[1], values[2]
 
@@ -869,12 +949,13 @@ def _uci_header(fh, path: Path) -> tuple[int, int, int]:
 def _uci_body_slow(fh, path: Path, D: int, W: int, nnz: int) -> np.ndarray:
     """Parse the ``docID wordID count`` lines one by one, raising at the first bad line."""
     out = []
+    total, limit = 0, _token_limit()
     for i, line in enumerate(fh, 4):
         parts = line.split()
         if not parts:
             continue
         if len(parts) != 3 or not all(_INT.fullmatch(p) for p in parts):
-            raise ValueError(f"{path}, line {i}: expected 'docID wordID count' (three integers), got {line.strip()!r}")
+            raise ValueError(f"{path}, line {i}: expected 'docID wordID count' (three integers)")
         d, w, n = (int(p) for p in parts)
         if not 1 <= d <= D:
             raise ValueError(f"{path}, line {i}: document id {d} is out of range 1..{D} (D = {D} in line 1)")
@@ -884,6 +965,9 @@ def _uci_body_slow(fh, path: Path, D: int, W: int, nnz: int) -> np.ndarray:
             raise ValueError(f"{path}, line {i}: negative count {n}")
         if len(out) == nnz:
             raise ValueError(f"{path}, line {i}: more entries than NNZ = {nnz} (line 3)")
+        total += n
+        if total > limit:
+            raise ValueError(f"{path}, line {i}: {_too_many_tokens(total, limit)}")
         out.append((d, w, n))
     if len(out) != nnz:
         raise ValueError(f"{path}, line 3: NNZ = {nnz} but the file has {len(out)} entries")
@@ -931,6 +1015,7 @@ def read_uci(docword_path: PathLike, vocab_path: PathLike | None = None, *, empt
                 and (arr[:, 0].min(initial=1) >= 1 and arr[:, 0].max(initial=1) <= D)
                 and (arr[:, 1].min(initial=1) >= 1 and arr[:, 1].max(initial=1) <= W)
                 and arr[:, 2].min(initial=0) >= 0
+                and int(arr[:, 2].sum()) <= _token_limit()
             )
         except (ValueError, OverflowError):
             ok = False
@@ -939,11 +1024,27 @@ def read_uci(docword_path: PathLike, vocab_path: PathLike | None = None, *, empt
             for _ in range(3):
                 fh.readline()
             arr = _uci_body_slow(fh, path, D, W, nnz)
+    # D and W (without a vocabulary file) make one name per document / word: bound
+    # them by what the file holds, the entries present and the largest ids used
+    entries = arr.shape[0]
+    largest_doc = int(arr[:, 0].max(initial=0))
+    if D > max(entries, largest_doc):
+        raise ValueError(
+            f"{path}, line 1: D = {D} documents, but the file has {entries} entries and its largest "
+            f"document id is {largest_doc}; is D wrong?"
+        )
     if vocab_path is not None:
         vocab = _read_vocab(vocab_path)
         if len(vocab) != W:
             raise ValueError(f"{vocab_path} has {len(vocab)} words but {path}, line 2 says W = {W}")
     else:
+        largest_word = int(arr[:, 1].max(initial=0))
+        if W > max(entries, largest_word):
+            raise ValueError(
+                f"{path}, line 2: W = {W} words, but the file has {entries} entries and its largest "
+                f"word id is {largest_word}; is W wrong? (pass vocab_path, the vocabulary file, for a "
+                "vocabulary of words the file does not use)"
+            )
         vocab = tuple(str(w) for w in range(1, W + 1))
     import scipy.sparse as sp
 

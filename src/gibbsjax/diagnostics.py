@@ -129,6 +129,56 @@ def summary(idata, var_names=None, *, include_lp: bool = True, **kwargs):
 
         lp = xr.Dataset({"lp": idata.sample_stats["lp"]})
         table = _concat(table, az.summary(lp, **kwargs))
+    return _finite_rhat(table, idata)
+
+
+def _finite_rhat(table, idata):
+    """Rows whose R-hat came back NaN: recompute it in float64, else say why it is undefined.
+
+    With many chains (16,384 and more) ArviZ's R-hat of float32 draws can come
+    back NaN; recomputed from float64 copies it is finite.  Where it stays NaN
+    (draws constant within every chain, NaN draws) a ``RuntimeWarning`` says why.
+    """
+    if "r_hat" not in table.columns:
+        return table
+    missing = [row for row in table.index if not np.isfinite(table.at[row, "r_hat"])]
+    if not missing:
+        return table
+    import warnings
+
+    import arviz as az
+    import xarray as xr
+
+    groups = [idata.posterior]
+    if "sample_stats" in idata.groups() and "lp" in idata.sample_stats:
+        groups.append(xr.Dataset({"lp": idata.sample_stats["lp"]}))
+    for row in missing:
+        name, _, index = str(row).partition("[")
+        source = next((g for g in groups if name in g), None)
+        if source is None:
+            continue
+        values = source[name]
+        if index:
+            dims = [d for d in values.dims if d not in ("chain", "draw")]
+            labels = [part.strip() for part in index.rstrip("]").split(",")]
+            sel = {}
+            for dim, label in zip(dims, labels):
+                coord = values[dim].values
+                match = [c for c in coord if str(c) == label]
+                sel[dim] = match[0] if match else int(label)
+            values = values.sel(sel)
+        x = np.asarray(values, dtype=np.float64)
+        if not np.all(np.isfinite(x)):
+            why = "it has NaN or infinite draws"
+        elif np.all(np.ptp(x, axis=1) == 0):
+            why = "its draws are constant within every chain"
+        else:
+            rhat = np.asarray(az.rhat(xr.Dataset({"x": (("chain", "draw"), x)}))["x"]).item()
+            if np.isfinite(rhat):
+                table.at[row, "r_hat"] = round(rhat, 2)
+                continue
+            why = f"ArviZ's R-hat is NaN even in float64 ({x.shape[0]} chains x {x.shape[1]} draws)"
+        warnings.warn(f"R-hat of {row} is undefined: {why}", RuntimeWarning, stacklevel=3)
     return table
 
 

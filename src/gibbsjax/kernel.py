@@ -22,6 +22,13 @@ runner (:func:`gibbsjax.sample`) vmaps it over chains and scans it over sweeps.
   big to store per draw (a topic model's K × V word distributions, per-document
   probabilities); the runner sums them over kept draws on the device and
   returns their per-chain means in the ``posterior_mean`` group.
+* ``data_type`` (optional): the type (or tuple of types) of the data the kernel
+  takes, e.g. ``NormalData``; :func:`gibbsjax.sample` refuses other data with
+  a ``ValueError`` naming it (and the model's data constructor).
+* ``check_init(values) -> None`` (optional): checks user-given initial values
+  (a dict of the given state fields, numpy arrays with the chains first) for
+  the support of the state (a variance > 0, weights on the simplex) and raises
+  ``ValueError`` naming the field; :func:`gibbsjax.sample` calls it on ``init``.
 
 States are pytrees (usually NamedTuples).  Data is a pytree built by a model's
 validating constructor; hyperparameters are closed over by the model factory.
@@ -71,6 +78,8 @@ class Kernel(NamedTuple):
     simulate_data: Callable[[jax.Array, State, Data], Data] | None = None
     name: str = "kernel"
     accumulate: Callable[[State, Data], dict[str, jax.Array]] | None = None
+    data_type: type | tuple[type, ...] | None = None
+    check_init: Callable[[dict[str, Any]], None] | None = None
 
 
 def set_field(state: State, field: str, value: Any) -> State:

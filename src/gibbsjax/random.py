@@ -3,7 +3,11 @@
 Every sampler here is a pure function of a JAX PRNG key (``jax.random.key``)
 and its parameters: jit- and vmap-compatible, parameters broadcast, and an
 optional static ``shape`` (default: the broadcast shape of the parameters) and
-``dtype`` (default ``float32``; ``float64`` needs ``jax_enable_x64``).  They
+``dtype``.  By default the draws follow the dtype of their floating-point
+parameters (``jnp.result_type``, so Python numbers are weakly typed): float32
+parameters give float32 draws, float64 parameters (``jax_enable_x64``) float64
+draws; with no floating-point parameter, JAX's default float (float32, or
+float64 in x64 mode).  ``float64`` needs ``jax_enable_x64``.  They
 are exact in the sense that matters for MCMC: each is a correct sampling
 algorithm (rejection with an exact fallback, inversion), limited only by
 floating-point resolution.
@@ -216,6 +220,20 @@ def _compute_dtype(dtype):
     return (jnp.dtype(jnp.float64) if out == jnp.float64 else jnp.dtype(jnp.float32)), out
 
 
+def _default_dtype(dtype, *params):
+    """``dtype``, or (``None``) the result type of the floating-point ``params``.
+
+    Integer or absent parameters give JAX's default float type (float32, or
+    float64 in x64 mode); so float64 parameters give float64 draws in x64 mode.
+    """
+    if dtype is not None:
+        return jnp.dtype(dtype)
+    floats = [p for p in params if jnp.issubdtype(jnp.result_type(p), jnp.floating)]
+    if not floats:
+        return jnp.dtype(jax.dtypes.canonicalize_dtype(jnp.float64))
+    return jnp.dtype(jnp.result_type(*floats))
+
+
 def _static_shape(shape):
     if shape is None:
         return None
@@ -348,7 +366,7 @@ def _gamma_draw(key_pair, a, dtype, log, rounds=_ROUNDS, chunk=_CHUNK):
 # ---------------------------------------------------------------------------
 
 
-def uniform(key, shape=(), dtype=jnp.float32):
+def uniform(key, shape=(), dtype=None):
     """Uniform draws on the half-open interval (0, 1].
 
     Never 0, so ``log(U)`` is always finite: the smallest value is 2**-33 in
@@ -360,7 +378,7 @@ def uniform(key, shape=(), dtype=jnp.float32):
     >>> bool(((u > 0) & (u <= 1)).all())
     True
     """
-    return _uniform(key, shape=_static_shape(shape), dtype=jnp.dtype(dtype))
+    return _uniform(key, shape=_static_shape(shape), dtype=_default_dtype(dtype))
 
 
 @partial(jax.jit, static_argnames=("shape", "dtype"))
@@ -370,7 +388,7 @@ def _uniform(key, shape, dtype):
     return u.astype(out)
 
 
-def normal(key, mean=0.0, sd=1.0, shape=None, dtype=jnp.float32):
+def normal(key, mean=0.0, sd=1.0, shape=None, dtype=None):
     """Normal draws N(mean, sd^2), density exp(-(x - mean)^2 / (2 sd^2)) / (sd sqrt(2 pi)).
 
     By inversion, ``sqrt(2) erfinv(V)`` with V uniform on a symmetric grid in
@@ -381,7 +399,7 @@ def normal(key, mean=0.0, sd=1.0, shape=None, dtype=jnp.float32):
     >>> gr.normal(jax.random.key(0), mean=[0.0, 10.0], sd=2.0).shape
     (2,)
     """
-    return _normal(key, mean, sd, shape=_static_shape(shape), dtype=jnp.dtype(dtype))
+    return _normal(key, mean, sd, shape=_static_shape(shape), dtype=_default_dtype(dtype, mean, sd))
 
 
 @partial(jax.jit, static_argnames=("shape", "dtype"))
@@ -392,7 +410,7 @@ def _normal(key, mean, sd, shape, dtype):
     return (mean + sd * _std_normal(z, cdtype)).astype(out)
 
 
-def gamma(key, a, shape=None, dtype=jnp.float32):
+def gamma(key, a, shape=None, dtype=None):
     """Gamma(shape a, rate 1) draws: density x^(a-1) exp(-x) / Gamma(a), x > 0.
 
     Marsaglia, G. & Tsang, W. W. (2000), "A simple method for generating gamma
@@ -412,7 +430,7 @@ def gamma(key, a, shape=None, dtype=jnp.float32):
     >>> round(float(x.mean()), 1)   # E = a
     2.5
     """
-    return _gamma(key, a, shape=_static_shape(shape), dtype=jnp.dtype(dtype))
+    return _gamma(key, a, shape=_static_shape(shape), dtype=_default_dtype(dtype, a))
 
 
 @partial(jax.jit, static_argnames=("shape", "dtype"))
@@ -422,7 +440,7 @@ def _gamma(key, a, shape, dtype):
     return _gamma_draw(_key_pair(key), a, cdtype, log=False).astype(out)
 
 
-def log_gamma(key, a, shape=None, dtype=jnp.float32):
+def log_gamma(key, a, shape=None, dtype=None):
     """log G for G ~ Gamma(shape a, rate 1), computed without forming G.
 
     Same draws as :func:`gamma` for the same key (``exp(log_gamma(k, a))``
@@ -437,7 +455,7 @@ def log_gamma(key, a, shape=None, dtype=jnp.float32):
     >>> bool(jax.numpy.isfinite(lg).all())
     True
     """
-    return _log_gamma(key, a, shape=_static_shape(shape), dtype=jnp.dtype(dtype))
+    return _log_gamma(key, a, shape=_static_shape(shape), dtype=_default_dtype(dtype, a))
 
 
 @partial(jax.jit, static_argnames=("shape", "dtype"))
@@ -447,7 +465,7 @@ def _log_gamma(key, a, shape, dtype):
     return _gamma_draw(_key_pair(key), a, cdtype, log=True).astype(out)
 
 
-def beta(key, a, b, shape=None, dtype=jnp.float32):
+def beta(key, a, b, shape=None, dtype=None):
     """Beta(a, b) draws: density x^(a-1) (1-x)^(b-1) / B(a, b), 0 < x < 1.
 
     X = G_a / (G_a + G_b) for independent Gamma(a, 1) and Gamma(b, 1),
@@ -460,7 +478,7 @@ def beta(key, a, b, shape=None, dtype=jnp.float32):
     >>> round(float(x.mean()), 2)   # E = a / (a + b)
     0.25
     """
-    return _beta(key, a, b, shape=_static_shape(shape), dtype=jnp.dtype(dtype))
+    return _beta(key, a, b, shape=_static_shape(shape), dtype=_default_dtype(dtype, a, b))
 
 
 @partial(jax.jit, static_argnames=("shape", "dtype"))
@@ -471,7 +489,7 @@ def _beta(key, a, b, shape, dtype):
     return jnp.exp(lg[0] - jnp.logaddexp(lg[0], lg[1])).astype(out)
 
 
-def log_dirichlet(key, alpha, shape=None, dtype=jnp.float32):
+def log_dirichlet(key, alpha, shape=None, dtype=None):
     """Log-probabilities of a Dirichlet(alpha) draw, along the last axis.
 
     The Dirichlet density is Gamma(sum alpha) / prod Gamma(alpha_k) *
@@ -488,10 +506,10 @@ def log_dirichlet(key, alpha, shape=None, dtype=jnp.float32):
     >>> round(float(jax.nn.logsumexp(lp)), 4)
     0.0
     """
-    return _log_dirichlet(key, alpha, shape=_static_shape(shape), dtype=jnp.dtype(dtype))
+    return _log_dirichlet(key, alpha, shape=_static_shape(shape), dtype=_default_dtype(dtype, alpha))
 
 
-def dirichlet(key, alpha, shape=None, dtype=jnp.float32):
+def dirichlet(key, alpha, shape=None, dtype=None):
     """Dirichlet(alpha) draws along the last axis: ``exp(log_dirichlet(...))``.
 
     Density Gamma(sum alpha) / prod Gamma(alpha_k) * prod p_k^(alpha_k - 1),
@@ -506,7 +524,7 @@ def dirichlet(key, alpha, shape=None, dtype=jnp.float32):
     >>> p.shape, bool(jnp.allclose(p.sum(-1), 1.0))
     ((3, 4), True)
     """
-    return _dirichlet(key, alpha, shape=_static_shape(shape), dtype=jnp.dtype(dtype))
+    return _dirichlet(key, alpha, shape=_static_shape(shape), dtype=_default_dtype(dtype, alpha))
 
 
 def _log_dirichlet_draw(key, alpha, shape, cdtype):
@@ -534,7 +552,7 @@ def _dirichlet(key, alpha, shape, dtype):
     return jnp.exp(_log_dirichlet_draw(key, alpha, shape, cdtype)).astype(out)
 
 
-def inverse_gamma(key, a, b, shape=None, dtype=jnp.float32):
+def inverse_gamma(key, a, b, shape=None, dtype=None):
     """InvGamma(shape a, scale b) draws: density b^a / Gamma(a) x^(-a-1) exp(-b/x), x > 0.
 
     X = b / G with G ~ Gamma(a, 1), computed as exp(log b - log G).
@@ -546,7 +564,7 @@ def inverse_gamma(key, a, b, shape=None, dtype=jnp.float32):
     >>> round(float(x.mean()), 1)   # b / (a - 1)
     2.0
     """
-    return _inverse_gamma(key, a, b, shape=_static_shape(shape), dtype=jnp.dtype(dtype))
+    return _inverse_gamma(key, a, b, shape=_static_shape(shape), dtype=_default_dtype(dtype, a, b))
 
 
 @partial(jax.jit, static_argnames=("shape", "dtype"))
@@ -557,7 +575,7 @@ def _inverse_gamma(key, a, b, shape, dtype):
     return jnp.exp(jnp.log(b) - log_g).astype(out)
 
 
-def normal_gamma(key, mu0, lam, a, b, shape=None, dtype=jnp.float32):
+def normal_gamma(key, mu0, lam, a, b, shape=None, dtype=None):
     """Normal-gamma draws ``(mu, tau)``.
 
     tau ~ Gamma(shape a, rate b) (density b^a / Gamma(a) tau^(a-1) exp(-b tau)),
@@ -572,7 +590,7 @@ def normal_gamma(key, mu0, lam, a, b, shape=None, dtype=jnp.float32):
     >>> mu.shape, tau.shape
     ((5,), (5,))
     """
-    return _normal_gamma(key, mu0, lam, a, b, shape=_static_shape(shape), dtype=jnp.dtype(dtype))
+    return _normal_gamma(key, mu0, lam, a, b, shape=_static_shape(shape), dtype=_default_dtype(dtype, mu0, lam, a, b))
 
 
 @partial(jax.jit, static_argnames=("shape", "dtype"))

@@ -30,6 +30,7 @@ from gibbsjax._checks import check_int as _check_int
 
 from gibbsjax.diagnostics import to_inference_data
 from gibbsjax.kernel import Kernel
+from gibbsjax.memory import check_run as check_run_memory
 
 __all__ = ["sample", "Settings", "enable_compilation_cache", "DEFAULT_NUM_CHUNKS"]
 
@@ -120,7 +121,19 @@ def enable_compilation_cache(path: str | None = None) -> str:
 # ----------------------------------------------------------------------------- checks
 
 
+#: seeds are integers in [0, SEED_LIMIT): ``jax.random.key`` keeps only the low
+#: 32 bits of a seed unless x64 mode is on (and overflows at 2**63), so seeds that
+#: differ by 2**32 would give identical draws; larger seeds are refused.
+SEED_LIMIT = 2**32
+
+
 def _resolve_key(seed, key) -> tuple[jax.Array, int | None]:
+    """The run's key from ``seed`` (an integer, 0 <= seed < 2**32) or a typed ``key``.
+
+    ``ValueError`` for a negative seed, a seed >= 2**32 (the range
+    ``jax.random.key`` holds without truncation in both 32- and 64-bit mode),
+    a non-integer, both or a malformed key.  With neither, a fresh seed is drawn.
+    """
     if key is not None and seed is not None:
         raise ValueError("give either seed or key, not both")
     if key is not None:
@@ -135,7 +148,34 @@ def _resolve_key(seed, key) -> tuple[jax.Array, int | None]:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if seed >= SEED_LIMIT:
+        raise ValueError(
+            f"seed must be an integer in [0, 2**32), got {seed}: the key holds 32 bits of a seed, "
+            "so larger seeds would repeat the draws of smaller ones"
+        )
     return jax.random.key(int(seed)), int(seed)
+
+
+def _check_data_type(kernel: Kernel, data) -> None:
+    """``ValueError`` when ``data`` is not what ``kernel`` takes (its ``data_type``)."""
+    expected = kernel.data_type
+    if expected is None:
+        # no declared type: trace ``init`` on the data (no compilation, nothing allocated)
+        try:
+            jax.eval_shape(kernel.init, jax.random.key(0), data)
+        except (AttributeError, TypeError, IndexError) as e:
+            raise ValueError(
+                f"data does not fit kernel {kernel.name}: its init fails on a {type(data).__name__} "
+                f"({type(e).__name__}: {e}); pass the data built by the model's data constructor"
+            ) from e
+        return
+    if isinstance(data, expected):
+        return
+    names = " or ".join(t.__name__ for t in (expected if isinstance(expected, tuple) else (expected,)))
+    raise ValueError(
+        f"data must be a {names} (build it with the model's data constructor, e.g. "
+        f"normal.data(y)) for kernel {kernel.name}, got {type(data).__name__}"
+    )
 
 
 # ----------------------------------------------------------------------------- compiled pieces
@@ -254,8 +294,12 @@ def _chunk_length(n_iters: int, chunk_size: int | None) -> int:
 
 
 # ----------------------------------------------------------------------------- init handling
-def _apply_init(template, init, num_chains: int):
-    """Overwrite fields of the batched random initial state by user values."""
+def _apply_init(template, init, num_chains: int, check_init: Callable | None = None):
+    """Overwrite fields of the batched random initial state by user values.
+
+    ``check_init`` (the kernel's) checks the given values against the state's
+    support (``ValueError`` naming the field)."""
+    given: dict[str, np.ndarray] = {}
     if isinstance(init, Mapping):
         items = dict(init)
     elif hasattr(init, "_asdict"):
@@ -286,6 +330,9 @@ def _apply_init(template, init, num_chains: int):
         if np.issubdtype(arr.dtype, np.floating) and not np.all(np.isfinite(arr)):
             raise ValueError(f"init[{name!r}] contains NaN or infinite values")
         fields[name] = jnp.asarray(arr)
+        given[name] = arr
+    if check_init is not None:
+        check_init(given)  # support of the state: raises ValueError naming the field
     if isinstance(template, Mapping):
         return fields
     return type(template)(**fields)
@@ -388,13 +435,26 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         raise ValueError(f"settings must be a gibbsjax.run.Settings, got {type(settings).__name__}")
     s = (settings or Settings()).replace(**options)
     key, seed_used = _resolve_key(s.seed, key)
+    _check_data_type(kernel, data)
+
+    length = _chunk_length(max(s.num_warmup, s.num_draws), s.chunk_size)
+    draw_fn = _chunk_fn(kernel.step, kernel.record, kernel.log_joint, s.thin, length, kernel.accumulate)
+    warm_fn = _chunk_fn(kernel.step, kernel.record, kernel.log_joint, 1, length, kernel.accumulate)
+    if s.init is not None:  # check init values on the abstract state, before compiling
+        abstract = jax.eval_shape(_start_fn(kernel.init), key, jax.ShapeDtypeStruct((s.num_chains,), jnp.int32), data)
+        _apply_init(abstract[1], s.init, s.num_chains, kernel.check_init)
+    check_run_memory(  # before anything big is allocated: refuse a run that cannot fit
+        _start_fn(kernel.init), (draw_fn, warm_fn), functools.partial(_zero_accumulators, kernel.accumulate),
+        key, s.num_chains, data, length=length, kept=s.num_draws + (s.num_warmup + 1 if s.save_warmup else 0),
+        kernel_name=kernel.name,
+    )
 
     run_keys, state = _start_fn(kernel.init)(key, jnp.arange(s.num_chains, dtype=jnp.int32), data)
     if s.init is not None:
-        state = _apply_init(state, s.init, s.num_chains)
+        state = _apply_init(state, s.init, s.num_chains, kernel.check_init)
 
-    length = _chunk_length(max(s.num_warmup, s.num_draws), s.chunk_size)
-    phases = [("warm-up", s.num_warmup, 1, s.save_warmup, False), ("sampling", s.num_draws, s.thin, True, True)]
+    phases = [("warm-up", s.num_warmup, 1, s.save_warmup, False, warm_fn),
+              ("sampling", s.num_draws, s.thin, True, True, draw_fn)]
     acc = _zero_accumulators(kernel.accumulate, state, data)
     outputs: dict[str, list[dict]] = {"warm-up": [], "sampling": []}
     if s.save_warmup:
@@ -407,8 +467,7 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     t0 = 0
     try:
         with _Interrupts() as stop:
-            for phase, n_iters, thin, keep, accum in phases:
-                fn = _chunk_fn(kernel.step, kernel.record, kernel.log_joint, thin, length, kernel.accumulate)
+            for phase, n_iters, thin, keep, accum, fn in phases:
                 state, acc, t0 = _run_phase(fn, run_keys, state, acc, data, t0, n_iters, thin, length,
                                             keep, accum, outputs[phase], stop, bar, f"{kernel.name} {phase}")
     except KeyboardInterrupt:

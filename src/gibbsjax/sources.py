@@ -182,7 +182,7 @@ def _read_csv(path: Path) -> dict[str, np.ndarray]:
             columns[name] = np.array([float(r[j]) for r in body], dtype=np.float64)
         except (ValueError, IndexError):
             raise ConfigError(
-                f"[data] file {path}: column {name!r} has a missing or non-numeric value"
+                f"[data] file {path}: column {j + 1} of {len(header)} has a missing or non-numeric value"
             ) from None
     return columns
 

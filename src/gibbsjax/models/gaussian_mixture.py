@@ -75,6 +75,7 @@ from gibbsjax import conjugate as cj
 from gibbsjax import conjugate_normal as cn
 from gibbsjax._checks import check_concentration, check_int
 from gibbsjax import random as gr
+from gibbsjax._checks import check_fits_dtype, init_checker
 from gibbsjax.kernel import Kernel, sweep
 
 __all__ = [
@@ -135,6 +136,8 @@ def data(x) -> MixtureData:
         raise ValueError(f"x contains NaN or infinite values (first at index {tuple(int(i) for i in bad)})")
     center, var = cn.reference_scale(arr.reshape(arr.shape[0], -1))
     dtype = jnp.zeros(()).dtype  # float64 under enable_x64, else float32
+    check_fits_dtype("x", arr, dtype)
+    check_fits_dtype("x's variance", var, dtype)
     return MixtureData(jnp.asarray(arr, dtype), jnp.asarray(center, dtype), jnp.asarray(var, dtype))
 
 
@@ -385,6 +388,7 @@ def _normal_gamma(K, alpha, mu0, lam, a, b, dim, allow_improper) -> Kernel:
         sample_prior=sample_prior if proper else None,
         simulate_data=simulate_data,
         accumulate=accumulate,
+        check_init=init_checker(positive=("tau",), log_simplex=("log_weights",), labels={"z": K}),
         name="gaussian_mixture.normal_gamma",
     )
 

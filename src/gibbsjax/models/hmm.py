@@ -75,6 +75,7 @@ from gibbsjax import conjugate as cj
 from gibbsjax import conjugate_normal as cn
 from gibbsjax._checks import check_concentration, check_int
 from gibbsjax import random as gr
+from gibbsjax._checks import check_fits_dtype, init_checker
 from gibbsjax.kernel import Kernel, sweep
 
 __all__ = [
@@ -332,6 +333,8 @@ def gaussian_data(sequences, *, pad_to: int | None = None) -> GaussianHMMData:
     dtype = jnp.zeros(()).dtype  # float64 under enable_x64, else float32
     y, lengths = _pad(seqs, pad_to, np.float64)
     center, var = cn.reference_scale(np.concatenate(seqs)[:, None])
+    check_fits_dtype("sequences", y, dtype)
+    check_fits_dtype("the sequences' variance", var, dtype)
     return GaussianHMMData(
         jnp.asarray(y, dtype), jnp.asarray(lengths), jnp.asarray(center, dtype), jnp.asarray(var, dtype)
     )
@@ -571,6 +574,9 @@ def _build(K: int, alpha_init, alpha_trans, em: _Emission, name: str) -> Kernel:
         simulate_data=em.simulate,
         accumulate=accumulate,
         name=name,
+        check_init=init_checker(
+            positive=("tau",), log_simplex=("log_initial", "log_transition", "log_emission"), labels={"z": K}
+        ),
     )
 
 

@@ -31,6 +31,7 @@ import numpy as np
 from gibbsjax import random as gr
 from gibbsjax._checks import check_finite as _check_finite
 from gibbsjax._checks import check_positive as _check_positive
+from gibbsjax._checks import check_fits_dtype, init_checker
 from gibbsjax.kernel import Kernel, sweep
 
 __all__ = [
@@ -166,6 +167,8 @@ def data(y) -> NormalData:
     ybar = arr.mean()
     ss = float(np.sum((arr - ybar) ** 2))
     dtype = jnp.zeros(()).dtype  # float64 under enable_x64, else float32
+    check_fits_dtype("y", arr, dtype)
+    check_fits_dtype("y's sum of squared deviations", ss, dtype)
     return NormalData(jnp.asarray(arr, dtype), jnp.asarray(ybar, dtype), jnp.asarray(ss, dtype))
 
 
@@ -257,6 +260,8 @@ def _semiconjugate(mu0: float, sigma0: float, a0: float, b0: float) -> Kernel:
         sample_prior=sample_prior,
         simulate_data=simulate_data,
         name="normal.semiconjugate",
+        data_type=NormalData,
+        check_init=init_checker(positive=("sigma2",)),
     )
 
 

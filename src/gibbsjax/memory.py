@@ -1,0 +1,330 @@
+"""Will a run fit?  A memory estimate made before any sampling.
+
+:func:`gibbsjax.sample` (and so the LDA estimator and ``gibbsjax run``) calls
+:func:`check_run` after it has built its compiled chunk function and before it
+allocates the chains' initial states.  The estimate has two parts:
+
+* **device memory** of the largest compiled piece, the chunk function that runs
+  the sweeps: XLA's own memory analysis of the compiled code
+  (``jit(f).lower(...).compile().memory_analysis()``: arguments, outputs,
+  temporaries and generated code, less the buffers outputs alias), lowered on
+  *abstract* shapes (``jax.ShapeDtypeStruct``) so that nothing big is
+  allocated for the check.  The chains' states, what ``init`` returns, are
+  shapes from ``jax.eval_shape`` too.  When even the arguments and outputs
+  alone (no compilation needed) exceed what is available, the run is refused
+  without compiling;
+* **host memory** for the draws the run keeps: ``chains × kept draws ×`` the
+  bytes one recorded draw takes, twice (the chunks and their concatenation
+  are alive together at the end).
+
+On a CPU, device memory *is* host memory, so the two are added and compared
+with the memory the operating system says is available (``MemAvailable`` in
+``/proc/meminfo``, bounded by a cgroup limit when there is one).  On a GPU the
+device part is compared with the device's free memory
+(``memory_stats()["bytes_limit"] - ["bytes_in_use"]``) and the host part with
+the host's.  A run that does not fit raises :class:`MemoryEstimateError` (a
+``ValueError``) with one line: what it needs, what is available and what to
+change.  Set ``GIBBSJAX_MEMORY_CHECK=0`` to skip the check (for instance when
+swap makes more memory usable than the estimate counts).
+
+The compiled chunk function is the one the run then uses: JAX keeps it, so the
+check costs a trace, not a second compilation.
+
+>>> from gibbsjax.memory import available_memory, format_bytes
+>>> nbytes, where = available_memory()
+>>> where in ("host RAM", "GPU memory") or nbytes is None
+True
+>>> format_bytes(3 * 2**30)
+'3.0 GiB'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+__all__ = [
+    "MemoryEstimateError",
+    "MemoryEstimate",
+    "available_memory",
+    "host_available_bytes",
+    "compiled_bytes",
+    "tree_bytes",
+    "format_bytes",
+    "check_run",
+]
+
+#: a run may use up to this fraction of the available memory
+SAFETY_FRACTION = 0.9
+
+
+class MemoryEstimateError(ValueError):
+    """A run refused before sampling because its memory estimate exceeds what is available."""
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """What a run needs and what is available, in bytes.
+
+    ``device_bytes``: the compiled chunk function (XLA's analysis, or the
+    arguments and outputs alone when ``compiled`` is false); ``host_bytes``:
+    the kept draws on the host; ``available_device`` / ``available_host``:
+    free memory (None when unknown); ``on_cpu``: device memory is host memory.
+    """
+
+    device_bytes: int
+    host_bytes: int
+    available_device: int | None
+    available_host: int | None
+    on_cpu: bool
+    compiled: bool
+
+    @property
+    def needed(self) -> int:
+        """Bytes needed from the scarcer pool (host RAM on a CPU, else the device)."""
+        return self.device_bytes + self.host_bytes if self.on_cpu else self.device_bytes
+
+    def shortfall(self) -> tuple[str, int, int] | None:
+        """``(what, needed, available)`` for the first pool that is too small, else None."""
+        if self.on_cpu:
+            pools = [("host RAM", self.device_bytes + self.host_bytes, self.available_host)]
+        else:
+            pools = [
+                ("GPU memory", self.device_bytes, self.available_device),
+                ("host RAM", self.host_bytes, self.available_host),
+            ]
+        for what, need, have in pools:
+            if have is not None and need > SAFETY_FRACTION * have:
+                return what, need, have
+        return None
+
+
+def format_bytes(n: float) -> str:
+    """Bytes in binary units, one decimal.
+
+    >>> format_bytes(1536), format_bytes(93.5 * 2**30), format_bytes(12)
+    ('1.5 KiB', '93.5 GiB', '12 B')
+    """
+    n = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{int(n)} B" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _read_int(path: str) -> int | None:
+    try:
+        with open(path, encoding="ascii") as fh:
+            text = fh.read().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def host_available_bytes() -> int | None:
+    """Memory available to new allocations on the host, in bytes (None if unknown).
+
+    ``MemAvailable`` from ``/proc/meminfo`` (else ``os.sysconf`` free pages),
+    bounded by the cgroup (v2) limit less current use when one is set.
+
+    >>> n = host_available_bytes()
+    >>> n is None or n > 0
+    True
+    """
+    avail = None
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    avail = int(line.split()[1]) * 1024
+                    break
+    except (OSError, ValueError, IndexError):
+        avail = None
+    if avail is None:
+        try:
+            avail = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):
+            avail = None
+    limit = _read_int("/sys/fs/cgroup/memory.max")
+    used = _read_int("/sys/fs/cgroup/memory.current")
+    if limit is not None and used is not None:
+        room = max(limit - used, 0)
+        avail = room if avail is None else min(avail, room)
+    return avail
+
+
+def _device_available(device) -> int | None:
+    try:
+        stats = device.memory_stats()
+    except Exception:  # backends without memory stats
+        return None
+    if not stats or "bytes_limit" not in stats:
+        return None
+    return int(stats["bytes_limit"]) - int(stats.get("bytes_in_use", 0))
+
+
+def available_memory(device=None) -> tuple[int | None, str]:
+    """``(bytes, "host RAM" | "GPU memory")``: free memory where a run's arrays live.
+
+    ``device`` defaults to ``jax.devices()[0]``.  On a CPU this is
+    :func:`host_available_bytes`; on an accelerator, its ``bytes_limit`` less
+    ``bytes_in_use``.
+
+    >>> nbytes, where = available_memory()
+    """
+    device = device if device is not None else jax.devices()[0]
+    if device.platform == "cpu":
+        return host_available_bytes(), "host RAM"
+    return _device_available(device), "GPU memory" if device.platform == "gpu" else f"{device.platform} memory"
+
+
+def tree_bytes(tree: Any) -> int:
+    """Total bytes of the arrays (or ``ShapeDtypeStruct`` shapes) in a pytree.
+
+    Typed PRNG keys count as their key data (8 bytes for threefry).
+
+    >>> import jax.numpy as jnp
+    >>> tree_bytes({"a": jnp.zeros((10, 3)), "b": jax.ShapeDtypeStruct((4,), jnp.int8)})
+    124
+    """
+    total = 0
+    for leaf in jax.tree_util.tree_leaves(tree):
+        shape = getattr(leaf, "shape", np.shape(leaf))
+        dtype = getattr(leaf, "dtype", None)
+        if dtype is None:
+            dtype = np.asarray(leaf).dtype
+        if jnp.issubdtype(dtype, jax.dtypes.prng_key):
+            itemsize = 8  # threefry2x32 key data; other implementations are similar
+        else:
+            itemsize = np.dtype(dtype).itemsize
+        total += int(np.prod(shape, dtype=np.int64)) * itemsize
+    return total
+
+
+def compiled_bytes(compiled) -> int | None:
+    """Bytes a compiled function needs by XLA's memory analysis, or None if it has none.
+
+    ``argument + output + temp + generated code - alias`` (or XLA's peak, when
+    it reports a larger one) of ``compiled.memory_analysis()``.
+
+    >>> import jax, jax.numpy as jnp
+    >>> c = jax.jit(lambda x: x * 2).lower(jax.ShapeDtypeStruct((1000,), jnp.float32)).compile()
+    >>> compiled_bytes(c) >= 8000
+    True
+    """
+    try:
+        stats = compiled.memory_analysis()
+    except Exception:  # not every backend implements it
+        return None
+    if stats is None:
+        return None
+
+    def get(name: str) -> int:
+        value = getattr(stats, name, 0)
+        return int(value) if value is not None else 0
+
+    total = (
+        get("argument_size_in_bytes")
+        + get("output_size_in_bytes")
+        + get("temp_size_in_bytes")
+        + get("generated_code_size_in_bytes")
+        - get("alias_size_in_bytes")
+    )
+    return max(total, get("peak_memory_in_bytes"))
+
+
+def _advice(kernel_name: str, num_chains: int, fraction: float) -> str:
+    fit = max(int(num_chains * fraction), 0)
+    tips = []
+    if num_chains > 1:
+        tips.append(f"fewer chains (num_chains = {num_chains}; about {fit} would fit)" if fit >= 1 else
+                    f"fewer chains (num_chains = {num_chains})")
+    if "uncollapsed" in kernel_name:
+        tips.append("the partially collapsed LDA sampler (model lda.partially_collapsed)")
+    tips.append("a smaller chunk_size (draws per compiled chunk), fewer kept draws or a larger thin")
+    return "use " + ", or ".join(tips)
+
+
+def check_run(
+    start: Callable,
+    chunk_fns: Iterable[Callable],
+    zero_accumulators: Callable,
+    key: jax.Array,
+    num_chains: int,
+    data: Any,
+    *,
+    length: int,
+    kept: int,
+    kernel_name: str = "kernel",
+    device=None,
+) -> MemoryEstimate | None:
+    """Refuse a run of :func:`gibbsjax.sample` that cannot fit; return the estimate.
+
+    ``start(key, chain_ids, data) -> (run_keys, state)`` and every
+    ``chunk(run_keys, state, acc, data, t0, n, keep, accum) -> (state, acc,
+    records)`` are the runner's jitted functions; ``zero_accumulators(state,
+    data)`` builds the accumulators.  Everything is evaluated on abstract
+    shapes.  ``length``: iterations per chunk; ``kept``: draws per chain the
+    run keeps on the host.  Raises :class:`MemoryEstimateError` naming what is
+    needed, what is available and what to change; returns None when the check
+    is turned off (``GIBBSJAX_MEMORY_CHECK=0``) or nothing runs (``length`` 0).
+
+    >>> import gibbsjax
+    >>> from gibbsjax.models import normal
+    >>> _ = gibbsjax.sample(normal.bivariate(0.5), seed=0, num_chains=2, num_draws=10,
+    ...                     num_warmup=0, progress=False)   # checked, fits
+    """
+    if os.environ.get("GIBBSJAX_MEMORY_CHECK", "1").strip() == "0" or length == 0:
+        return None
+    device = device if device is not None else jax.devices()[0]
+    on_cpu = device.platform == "cpu"
+    chain_ids = jax.ShapeDtypeStruct((num_chains,), jnp.int32)
+    run_keys, state = jax.eval_shape(start, key, chain_ids, data)
+    acc = jax.eval_shape(zero_accumulators, state, data)
+    args = (run_keys, state, acc, data, np.int32(0), np.int32(length), np.bool_(True), np.bool_(True))
+
+    host_avail = host_available_bytes()
+    dev_avail = host_avail if on_cpu else _device_available(device)
+
+    fns = list(dict.fromkeys(chunk_fns))  # distinct, in order
+    # 1. no compilation: arguments + outputs of the chunk function are a lower bound
+    lower = 0
+    host = 0
+    for fn in fns:
+        new_state, new_acc, outs = jax.eval_shape(fn, *args)
+        lower = max(lower, tree_bytes(args[:4]) + tree_bytes((new_state, new_acc, outs)))
+        per_draw = tree_bytes(outs) / max(length, 1)
+        host = max(host, int(2 * per_draw * kept))
+    estimate = MemoryEstimate(lower, host, dev_avail, host_avail, on_cpu, compiled=False)
+    if estimate.shortfall() is None:
+        # 2. XLA's analysis of the compiled code (JAX keeps it for the run)
+        device_bytes = lower
+        for fn in fns:
+            measured = compiled_bytes(fn.lower(*args).compile())
+            if measured is not None:
+                device_bytes = max(device_bytes, measured)
+        estimate = MemoryEstimate(device_bytes, host, dev_avail, host_avail, on_cpu, compiled=True)
+    short = estimate.shortfall()
+    if short is not None:
+        what, need, have = short
+        run_part = format_bytes(estimate.device_bytes) + (
+            " by XLA's memory analysis of the compiled chunk" if estimate.compiled
+            else " for the chains' states and one chunk's outputs alone (not yet compiled)")
+        if what == "host RAM" and on_cpu:
+            how = f"{run_part}, plus {format_bytes(estimate.host_bytes)} for the kept draws"
+        elif what == "host RAM":
+            how = "the kept draws"
+        else:
+            how = run_part
+        raise MemoryEstimateError(
+            f"this run needs about {format_bytes(need)} of {what} ({how}), but {format_bytes(have)} "
+            f"is available: {_advice(kernel_name, num_chains, SAFETY_FRACTION * have / need)}"
+        )
+    return estimate

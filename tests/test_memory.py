@@ -1,0 +1,98 @@
+"""The memory estimate made before sampling (gibbsjax.memory; issue 11, point 1)."""
+
+from __future__ import annotations
+
+import re
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import gibbsjax
+from gibbsjax import memory
+from gibbsjax.kernel import Kernel
+from gibbsjax.memory import MemoryEstimateError
+from gibbsjax.models import normal
+
+
+def test_compiled_bytes_counts_arguments_and_outputs():
+    compiled = jax.jit(lambda x: x * 2).lower(jax.ShapeDtypeStruct((1000,), jnp.float32)).compile()
+    stats = compiled.memory_analysis()
+    assert memory.compiled_bytes(compiled) >= stats.argument_size_in_bytes + stats.output_size_in_bytes - stats.alias_size_in_bytes
+    assert memory.compiled_bytes(compiled) >= 8000  # 4000 in, 4000 out
+
+
+def test_tree_bytes_of_shapes_and_keys():
+    tree = {"a": jax.ShapeDtypeStruct((10, 3), jnp.float32), "k": jax.random.split(jax.random.key(0), 5)}
+    assert memory.tree_bytes(tree) == 120 + 5 * 8
+
+
+def test_available_memory_reads_the_host(monkeypatch):
+    nbytes, where = memory.available_memory()
+    assert where == "host RAM" and (nbytes is None or nbytes > 0)
+    text = open("/proc/meminfo").read()
+    listed = int(re.search(r"MemAvailable:\s+(\d+) kB", text).group(1)) * 1024
+    # the same figure, give or take what other processes did in between
+    assert nbytes is None or abs(nbytes - listed) < 0.2 * listed + 2**28 or nbytes < listed
+
+
+def _flag_kernel(flag: list):
+    """A kernel whose init, when it really runs, appends to ``flag`` (not when only traced)."""
+
+    def init(key, data):
+        jax.debug.callback(lambda: flag.append(1))
+        return {"x": jnp.zeros(1000, jnp.float32)}
+
+    return Kernel(init=init, step=lambda k, s, d: {"x": s["x"] + 1.0}, record=lambda s, d: {"x": s["x"][:2]},
+                  name="flag")
+
+
+def test_a_run_that_cannot_fit_is_refused_before_any_state_is_allocated(monkeypatch):
+    flag: list = []
+    monkeypatch.setattr(memory, "host_available_bytes", lambda: 10 * 2**20)  # 10 MiB
+    # 5,000 chains x 4 kB of state, in and out: 40 MB > 10 MiB, known without compiling
+    with pytest.raises(MemoryEstimateError) as info:
+        gibbsjax.sample(_flag_kernel(flag), num_chains=5000, num_warmup=0, num_draws=10, progress=False, seed=0)
+    msg = str(info.value)
+    assert "\n" not in msg and "needs about" in msg and "10.0 MiB is available" in msg
+    assert "fewer chains" in msg and "chunk_size" in msg
+    assert isinstance(info.value, ValueError)
+    jax.effects_barrier()
+    assert flag == []  # the initial states were never computed
+    # with the memory check off, the same run starts
+    monkeypatch.setenv("GIBBSJAX_MEMORY_CHECK", "0")
+    idata = gibbsjax.sample(_flag_kernel(flag), num_chains=5000, num_warmup=0, num_draws=2, progress=False, seed=0)
+    jax.effects_barrier()
+    assert flag and idata.posterior["x"].shape == (5000, 2, 2)
+
+
+def test_kept_draws_count_on_the_host(monkeypatch):
+    # the state is tiny; the kept draws (2 x 4 chains x 100,000 draws x 8 bytes = 6.4 MB) are not
+    monkeypatch.setattr(memory, "host_available_bytes", lambda: 5 * 2**20)
+    with pytest.raises(MemoryEstimateError, match="for the kept draws"):
+        gibbsjax.sample(normal.bivariate(0.5), num_chains=4, num_warmup=0, num_draws=100_000,
+                        progress=False, seed=0)
+
+
+def test_estimate_of_a_run_that_fits_uses_xla_and_compiles_once(monkeypatch):
+    from gibbsjax import run as R
+
+    kernel = normal.semiconjugate()
+    data = normal.data(np.linspace(97.0, 99.0, 50))
+    length = 8
+    chunk = R._chunk_fn(kernel.step, kernel.record, kernel.log_joint, 1, length, kernel.accumulate)
+    est = memory.check_run(
+        R._start_fn(kernel.init), (chunk,), lambda s, d: R._zero_accumulators(None, s, d),
+        jax.random.key(0), 16, data, length=length, kept=100,
+    )
+    assert est.compiled and est.on_cpu
+    # the states (2 x 16 chains x 2 floats) and the data are in, and the kept draws on the host
+    assert est.device_bytes >= 2 * 16 * 2 * 4 + 50 * 4
+    assert est.host_bytes == 2 * 100 * 16 * (4 + 4 + 4)  # mu, sigma2, lp per chain and draw
+
+
+def test_uncollapsed_lda_advice_names_the_partially_collapsed_sampler():
+    assert "partially collapsed" in memory._advice("lda.uncollapsed(K=500)", 8, 0.5)
+    assert "partially collapsed" not in memory._advice("normal_semiconjugate", 8, 0.5)
+    assert "about 4 would fit" in memory._advice("x", 8, 0.5)
