@@ -54,7 +54,7 @@ def test_mixture_init_checks_weights_precisions_and_labels():
 
 # ----------------------------------------------------------------------------- the data type sample expects
 def test_sample_names_the_data_type_it_expects():
-    with pytest.raises(ValueError, match="data must be a NormalData .*normal_semiconjugate.*got list"):
+    with pytest.raises(ValueError, match="data must be a NormalData .*normal.semiconjugate.*got list"):
         gibbsjax.sample(normal.semiconjugate(), [1.0, 2.0], progress=False)
     with pytest.raises(ValueError, match="data does not fit kernel lda.partially_collapsed"):
         gibbsjax.sample(lda.partially_collapsed(2), [1.0, 2.0], progress=False)
