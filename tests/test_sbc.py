@@ -157,8 +157,7 @@ def test_sbc_default(name):
 @pytest.mark.parametrize("name", list(CASES))
 def test_sbc_every_model(name):
     kernel, data, fns = CASES[name]()
-    result = sbc(kernel, data, fns, num_replications=2000, num_draws=99, num_chains=1, num_warmup=50,
-                 thin=3, seed=2)
+    result = sbc(kernel, data, fns, num_replications=1000, num_draws=99, num_warmup=50, thin=2, seed=2)
     result.assert_passes()
 
 
