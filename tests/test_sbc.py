@@ -6,8 +6,9 @@ posterior draws.  Hyperparameters are generic (asymmetric, distinct, non-zero pr
 λ ≠ 1).  Mixture and HMM labels are exchangeable a posteriori only up to relabelling, so their
 cases rank label-invariant quantities: sorted values, log-likelihoods, co-clustering counts.
 
-Default run: a few cases at a size that still fails a wrong conditional (see
-``test_sbc_flags_a_planted_wrong_conditional``); ``-m slow``: every model, more replications.
+Default run: the two normal models at a size that still fails a wrong conditional (see
+``test_sbc_flags_a_planted_wrong_conditional``; notebooks/sbc.ipynb runs the same two
+computations, so they compile once); ``-m slow``: every model, 1000 replications.
 """
 
 from __future__ import annotations
@@ -143,7 +144,7 @@ CASES = {
     "lda.partially_collapsed": functools.partial(_lda, lda.partially_collapsed),
     "lda.uncollapsed": functools.partial(_lda, lda.uncollapsed),
 }
-DEFAULT_CASES = ["normal.semiconjugate", "normal.bivariate", "hmm.categorical"]
+DEFAULT_CASES = ["normal.semiconjugate", "normal.bivariate"]
 
 
 @pytest.mark.parametrize("name", DEFAULT_CASES)
@@ -157,8 +158,7 @@ def test_sbc_default(name):
 @pytest.mark.parametrize("name", list(CASES))
 def test_sbc_every_model(name):
     kernel, data, fns = CASES[name]()
-    result = sbc(kernel, data, fns, num_replications=2000, num_draws=99, num_chains=1, num_warmup=50,
-                 thin=3, seed=2)
+    result = sbc(kernel, data, fns, num_replications=1000, num_draws=99, num_warmup=50, thin=2, seed=2)
     result.assert_passes()
 
 
