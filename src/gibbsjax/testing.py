@@ -63,8 +63,42 @@ TestFunction = Callable[[Any, Any], Any]
 # --------------------------------------------------------------------------
 
 
+class _BonferroniVerdict:
+    """The verdict shared by :class:`GewekeResult` and :class:`SBCResult`: one p-value per
+    scalar test function (``names``, ``p_values``), Bonferroni-corrected at ``alpha``."""
+
+    @property
+    def num_functions(self) -> int:
+        """Number of scalar test functions ``m``."""
+        return len(self.names)
+
+    @property
+    def threshold(self) -> float:
+        """Bonferroni per-function threshold ``alpha / m``."""
+        return self.alpha / max(self.num_functions, 1)
+
+    @property
+    def failed(self) -> np.ndarray:
+        """Boolean mask of failing test functions (a NaN p-value fails)."""
+        return ~(self.p_values > self.threshold)
+
+    @property
+    def failures(self) -> tuple[str, ...]:
+        """Names of the failing test functions."""
+        return tuple(n for n, f in zip(self.names, self.failed) if f)
+
+    @property
+    def passed(self) -> bool:
+        """True iff every p-value exceeds ``alpha / m``."""
+        return not bool(np.any(self.failed))
+
+    @property
+    def min_p(self) -> float:
+        return float(np.min(self.p_values)) if self.num_functions else float("nan")
+
+
 @dataclass(frozen=True, repr=False)
-class GewekeResult:
+class GewekeResult(_BonferroniVerdict):
     """Outcome of :func:`geweke_test`; one entry per (scalar) test function.
 
     Attributes
@@ -96,35 +130,6 @@ class GewekeResult:
     num_steps: int
     num_prior_draws: int
     kernel_name: str = "kernel"
-
-    @property
-    def num_functions(self) -> int:
-        """Number of scalar test functions ``m``."""
-        return len(self.names)
-
-    @property
-    def threshold(self) -> float:
-        """Bonferroni per-function threshold ``alpha / m``."""
-        return self.alpha / max(self.num_functions, 1)
-
-    @property
-    def failed(self) -> np.ndarray:
-        """Boolean mask of failing test functions (a NaN p-value fails)."""
-        return ~(self.p_values > self.threshold)
-
-    @property
-    def failures(self) -> tuple[str, ...]:
-        """Names of the failing test functions."""
-        return tuple(n for n, f in zip(self.names, self.failed) if f)
-
-    @property
-    def passed(self) -> bool:
-        """True iff every p-value exceeds ``alpha / m``."""
-        return not bool(np.any(self.failed))
-
-    @property
-    def min_p(self) -> float:
-        return float(np.min(self.p_values)) if self.num_functions else float("nan")
 
     def summary(self, max_rows: int | None = 40) -> str:
         """A table of all test functions (failing rows marked ``<-- FAIL``).
@@ -809,7 +814,7 @@ def chi_square_test(counts: Any, probs: Any, *, min_expected: float = 5.0) -> Ch
 
 
 @dataclass(frozen=True, repr=False)
-class SBCResult:
+class SBCResult(_BonferroniVerdict):
     """Outcome of :func:`sbc`; one column of ranks per (scalar) test function.
 
     Attributes
@@ -842,32 +847,6 @@ class SBCResult:
     @property
     def num_replications(self) -> int:
         return int(self.ranks.shape[0])
-
-    @property
-    def num_functions(self) -> int:
-        return len(self.names)
-
-    @property
-    def threshold(self) -> float:
-        """Bonferroni per-function threshold ``alpha / m``."""
-        return self.alpha / max(self.num_functions, 1)
-
-    @property
-    def failed(self) -> np.ndarray:
-        return ~(self.p_values > self.threshold)
-
-    @property
-    def failures(self) -> tuple[str, ...]:
-        return tuple(n for n, f in zip(self.names, self.failed) if f)
-
-    @property
-    def passed(self) -> bool:
-        """True iff every p-value exceeds ``alpha / m``."""
-        return not bool(np.any(self.failed))
-
-    @property
-    def min_p(self) -> float:
-        return float(np.min(self.p_values)) if self.num_functions else float("nan")
 
     def bin_probabilities(self) -> np.ndarray:
         """Exact probability of each bin for a uniform rank on ``0..num_draws``."""
