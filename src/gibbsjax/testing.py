@@ -96,6 +96,14 @@ class _BonferroniVerdict:
     def min_p(self) -> float:
         return float(np.min(self.p_values)) if self.num_functions else float("nan")
 
+    def __str__(self) -> str:
+        return self.summary()
+
+    def assert_passes(self) -> None:
+        """Raise ``AssertionError`` with the summary table unless :attr:`passed`."""
+        if not self.passed:
+            raise AssertionError("\n" + self.summary())
+
 
 @dataclass(frozen=True, repr=False)
 class GewekeResult(_BonferroniVerdict):
@@ -164,19 +172,12 @@ class GewekeResult(_BonferroniVerdict):
             )
         return "\n".join(lines)
 
-    def __str__(self) -> str:
-        return self.summary()
-
     def __repr__(self) -> str:
         return (
             f"GewekeResult(passed={self.passed}, num_functions={self.num_functions}, "
             f"min_p={self.min_p:.3g}, alpha={self.alpha:g})"
         )
 
-    def assert_passes(self) -> None:
-        """Raise ``AssertionError`` with the summary table unless :attr:`passed`."""
-        if not self.passed:
-            raise AssertionError("\n" + self.summary())
 
 
 def default_test_functions(kernel: Kernel, data: Any) -> dict[str, TestFunction]:
@@ -885,19 +886,12 @@ class SBCResult(_BonferroniVerdict):
         lines.append(f"  (a uniform rank has mean {expected_mean:g})")
         return "\n".join(lines)
 
-    def __str__(self) -> str:
-        return self.summary()
-
     def __repr__(self) -> str:
         return (
             f"SBCResult(passed={self.passed}, num_functions={self.num_functions}, "
             f"num_replications={self.num_replications}, min_p={self.min_p:.3g}, alpha={self.alpha:g})"
         )
 
-    def assert_passes(self) -> None:
-        """Raise ``AssertionError`` with the summary table unless :attr:`passed`."""
-        if not self.passed:
-            raise AssertionError("\n" + self.summary())
 
 
 def _rank_bin_of(ranks: np.ndarray, num_draws: int, num_bins: int) -> np.ndarray:
