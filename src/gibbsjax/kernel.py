@@ -29,6 +29,11 @@ runner (:func:`gibbsjax.sample`) vmaps it over chains and scans it over sweeps.
   (a dict of the given state fields, numpy arrays with the chains first) for
   the support of the state (a variance > 0, weights on the simplex) and raises
   ``ValueError`` naming the field; :func:`gibbsjax.sample` calls it on ``init``.
+* ``warmup_step(key, state, data) -> state`` (optional): the transition used
+  during warm-up instead of ``step``.  Warm-up draws are discarded, so it need
+  not leave the posterior invariant (e.g. a sweep that reaches the typical set
+  sooner); the sampling phase always uses ``step``.  ``warmup_name`` describes
+  it; the runner records which warm-up ran in ``attrs["warmup"]``.
 
 States are pytrees (usually NamedTuples).  Data is a pytree built by a model's
 validating constructor; hyperparameters are closed over by the model factory.
@@ -80,6 +85,8 @@ class Kernel(NamedTuple):
     accumulate: Callable[[State, Data], dict[str, jax.Array]] | None = None
     data_type: type | tuple[type, ...] | None = None
     check_init: Callable[[dict[str, Any]], None] | None = None
+    warmup_step: Callable[[jax.Array, State, Data], State] | None = None
+    warmup_name: str = ""
 
 
 def set_field(state: State, field: str, value: Any) -> State:

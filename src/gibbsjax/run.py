@@ -439,7 +439,8 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
 
     length = _chunk_length(max(s.num_warmup, s.num_draws), s.chunk_size)
     draw_fn = _chunk_fn(kernel.step, kernel.record, kernel.log_joint, s.thin, length, kernel.accumulate)
-    warm_fn = _chunk_fn(kernel.step, kernel.record, kernel.log_joint, 1, length, kernel.accumulate)
+    warm_fn = _chunk_fn(kernel.warmup_step or kernel.step, kernel.record, kernel.log_joint, 1, length,
+                        kernel.accumulate)
     if s.init is not None:  # check init values on the abstract state, before compiling
         abstract = jax.eval_shape(_start_fn(kernel.init), key, jax.ShapeDtypeStruct((s.num_chains,), jnp.int32), data)
         _apply_init(abstract[1], s.init, s.num_chains, kernel.check_init)
@@ -495,6 +496,7 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         "seed": "" if seed_used is None else seed_used,
         "num_chains": s.num_chains,
         "num_warmup": s.num_warmup,
+        "warmup": warmup_description(kernel),
         "num_draws_requested": s.num_draws,
         "thin": s.thin,
         "interrupted": interrupted,
@@ -515,6 +517,18 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         attrs=run_attrs,
         posterior_mean=means,
     )
+
+
+def warmup_description(kernel: Kernel) -> str:
+    """What the warm-up phase of ``kernel`` runs, as recorded in ``attrs["warmup"]``.
+
+    >>> from gibbsjax.models import normal
+    >>> warmup_description(normal.bivariate(rho=0.5))
+    'the sampling kernel (normal.bivariate)'
+    """
+    if kernel.warmup_step is None:
+        return f"the sampling kernel ({kernel.name})"
+    return kernel.warmup_name or f"a warm-up transition of {kernel.name}"
 
 
 def _run_phase(fn, run_keys, state, acc, data, t0: int, n_iters: int, thin: int, length: int,
