@@ -325,7 +325,8 @@ def test_sigint_keeps_finished_draws(tmp_path):
     )
     assert rc == 130, stderr
     assert "Traceback" not in stderr
-    assert "run interrupted: kept" in stderr and "draws per chain" in stderr
+    assert "run interrupted (SIGINT): kept" in stderr and "draws per chain" in stderr
+    assert "gibbsjax resume" in stderr
     idata = _open(out)
     assert int(idata.attrs["interrupted"]) == 1
     n = idata.posterior.sizes["draw"]

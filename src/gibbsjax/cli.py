@@ -4,19 +4,32 @@
 
     gibbsjax run CONFIG.toml [--out RESULT.nc] [--seed N] [--no-progress] [--chunk-size N]
                              [--chains N] [--warmup N] [--draws N]
+                             [--until "rhat<1.01,ess>400" [--max-draws N]]
+    gibbsjax resume RESULT.nc --draws N [--out NEW.nc] [--until RULE [--max-draws N]]
     gibbsjax summary RESULT.nc
     gibbsjax plot RESULT.nc [--kind trace|rank] [-o FIG.png] [--var NAME ...]
     gibbsjax --version
 
-``run`` samples (a progress bar on stderr), saves the draws as NetCDF, prints
-the convergence summary (mean, sd, HDI, MCSE, bulk/tail ESS, R-hat, and the
-log joint ``lp``) and where the result went.  Ctrl-C during sampling keeps the
-draws finished so far: they are saved (``attrs["interrupted"] = 1``) and the
-command exits with status 130.  A bad config or a missing file prints one line
-``gibbsjax: error: ...`` and exits with status 2; so does a run whose memory
-estimate exceeds what the machine has (:mod:`gibbsjax.memory`), before any
-sampling.  ``--chains``, ``--warmup`` and ``--draws`` override the config's
-``num_chains``, ``num_warmup`` and ``num_draws``.
+``run`` checks that the output folder takes a file, samples (a progress bar on
+stderr), saves the raw draws as NetCDF (atomically: written beside and renamed),
+post-processes them (the model's alignment and estimates) and saves the result
+over them, prints the convergence summary (mean, sd, HDI, MCSE, bulk/tail ESS,
+R-hat, and the log joint ``lp``) and where the result went.  Nothing finished
+is lost: Ctrl-C or SIGTERM during sampling keeps the draws finished so far
+(``attrs["interrupted"] = 1``; exit status 130, or 143 for SIGTERM); an
+interrupt or a failure during post-processing keeps the raw draws.  ``--until``
+keeps sampling, ``--draws`` at a time, until the rule holds on the
+label-invariant quantities or ``--max-draws`` is reached, and says which.
+
+``resume`` continues a saved run (its last state, keys and running sums are
+in the file's ``sampler_state`` group) for ``--draws`` more draws: the draws
+are bit-identical to those of one run of the total length.
+
+A bad config or a missing file prints one line ``gibbsjax: error: ...`` and
+exits with status 2; so does an output folder that cannot be written and a run
+whose memory estimate exceeds what the machine has (:mod:`gibbsjax.memory`),
+before any sampling.  ``--chains``, ``--warmup`` and ``--draws`` override the
+config's ``num_chains``, ``num_warmup`` and ``num_draws``.
 
 Also available as ``python -m gibbsjax``.  JAX and ArviZ are imported only by
 the commands that need them.
@@ -35,7 +48,8 @@ from gibbsjax import __version__
 __all__ = ["main", "build_parser"]
 
 EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
+EXIT_TERMINATED = 143  # 128 + SIGTERM
 
 
 class CLIError(Exception):
@@ -115,19 +129,123 @@ def _open_result(path_arg: str):
     return path, idata
 
 
+class _StopSignals:
+    """For the whole command: SIGTERM (``timeout``, ``kill``, job schedulers) acts
+    like Ctrl-C, raising ``KeyboardInterrupt``; the runner turns both into "stop
+    after the chunk in flight" while it samples.  ``name`` is the last signal."""
+
+    name: str | None = None
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        self._previous = None
+        if threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGTERM"):
+            self._previous = signal.signal(signal.SIGTERM, self._handle)
+        return self
+
+    def _handle(self, signum, frame):
+        _StopSignals.name = "SIGTERM"
+        raise KeyboardInterrupt
+
+    def __exit__(self, *exc):
+        import signal
+
+        if self._previous is not None:
+            signal.signal(signal.SIGTERM, self._previous)
+        return False
+
+
+class _Deferred:
+    """Hold SIGINT/SIGTERM while a file is written; act on them after (one
+    KeyboardInterrupt), or at once on a second signal."""
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        self.caught: str | None = None
+        self._previous = {}
+        if threading.current_thread() is threading.main_thread():
+            for name in ("SIGINT", "SIGTERM"):
+                signum = getattr(signal, name, None)
+                if signum is not None:
+                    self._previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def _handle(self, signum, frame):
+        import signal
+
+        if self.caught is not None:
+            raise KeyboardInterrupt
+        self.caught = signal.Signals(signum).name
+
+    def __exit__(self, exc_type, *exc):
+        import signal
+
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+        if exc_type is None and self.caught is not None:
+            _StopSignals.name = self.caught
+            raise KeyboardInterrupt
+        return False
+
+
+def _partial_path(out: Path) -> Path:
+    return out.with_name(f".{out.name}.partial")
+
+
 def _save(idata, out: Path) -> None:
-    """Write NetCDF via a temporary file, so an interrupted save leaves no half file."""
-    tmp = out.with_name(f".{out.name}.partial")
+    """Write NetCDF via a temporary file renamed over ``out`` (atomic): an
+    interrupted or failed save leaves the previous file and no half file.
+    Signals are held until the file is complete."""
+    tmp = _partial_path(out)
     try:
-        idata.to_netcdf(str(tmp))
-        os.replace(tmp, out)
+        with _Deferred():
+            if tmp.exists():  # left by a save that was killed (SIGKILL) earlier
+                tmp.unlink()
+            idata.to_netcdf(str(tmp))
+            os.replace(tmp, out)
     finally:
         if tmp.exists():
             tmp.unlink()
 
 
-# ============================================================================ commands
-def _cmd_run(args) -> int:
+def _check_writable(out: Path) -> None:
+    """Before sampling: the output folder exists and takes a file (one line, exit 2)."""
+    import tempfile
+
+    if not out.parent.exists():
+        raise CLIError(f"output folder does not exist: {out.parent}")
+    if out.is_dir():
+        raise CLIError(f"output path is a directory: {out}")
+    try:
+        with tempfile.NamedTemporaryFile(dir=out.parent, prefix=f".{out.name}.", suffix=".check") as f:
+            f.write(b"gibbsjax")
+            f.flush()
+    except OSError as e:
+        raise CLIError(f"cannot write to {out.parent} ({e.strerror or _one_line(e)}): "
+                       "choose another --out before sampling") from None
+
+
+def _quick_output(config_path: str, override: str | None) -> Path | None:
+    """The output path of a config from its TOML alone (no data built), or None."""
+    import tomllib
+
+    if override is not None:
+        return Path(override)
+    try:
+        doc = tomllib.loads(Path(config_path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None  # load_config says what is wrong
+    output = doc.get("output")
+    if isinstance(output, dict) and isinstance(output.get("path"), str) and output["path"]:
+        return Path(output["path"])
+    return Path(f"{Path(config_path).stem}.nc")
+
+
+def _enable_cache() -> None:
     if not os.environ.get("GIBBSJAX_NO_CACHE"):  # before anything compiles (data building does)
         from gibbsjax.run import enable_compilation_cache
 
@@ -135,54 +253,128 @@ def _cmd_run(args) -> int:
             enable_compilation_cache()
         except OSError:  # read-only home: run without the cache
             pass
-    from gibbsjax.config import load_config, run_config
+
+
+def _sample_and_save(config, out: Path, sample, *, requested: int, before: int = 0) -> int:
+    """The end of ``run`` and ``resume``: sample, save the raw draws (atomically),
+    post-process, save the result over them; say what was kept at every exit."""
+    from gibbsjax.config import postprocess_result
+
+    _StopSignals.name = None
+    with warnings.catch_warnings():
+        # this command reports an interrupt itself, below
+        warnings.filterwarnings("ignore", message="(resumed )?run interrupted", category=RuntimeWarning)
+        try:
+            raw = sample()
+        except KeyboardInterrupt:
+            _err("interrupted before any draw finished; nothing saved")
+            return _interrupt_status(_StopSignals.name)
+    interrupted = bool(int(raw.attrs.get("interrupted", 0)))
+    n_chains = int(raw.posterior.sizes["chain"])
+    n_draws = int(raw.posterior.sizes["draw"])
+    try:
+        _save(raw, out)
+    except KeyboardInterrupt:
+        _err(f"interrupted while saving; {out} was not written (any earlier file there is unchanged)")
+        return _interrupt_status(_StopSignals.name)
+    except OSError as e:
+        raise CLIError(f"cannot write {out}: {e.strerror or _one_line(e)}") from None
+    kept = f"{n_draws} draws per chain ({n_chains} chains)"
+    if interrupted:
+        by = raw.attrs.get("interrupted_by", "SIGINT")
+        _err(
+            f"run interrupted ({by}): kept {n_draws - before} of {requested} draws per chain "
+            f"({n_chains} chains), saved to {out} (attrs interrupted = 1); "
+            f"continue with: gibbsjax resume {out} --draws {max(requested - (n_draws - before), 1)}"
+        )
+    if n_draws:
+        try:
+            idata = postprocess_result(config, raw)
+            _save(idata, out)
+        except KeyboardInterrupt:
+            _err(f"interrupted during post-processing: the raw draws ({kept}) are saved in {out}, "
+                 f"not post-processed; finish with: gibbsjax resume {out} --draws 0")
+            return _interrupt_status(_StopSignals.name)
+        except Exception as e:  # a failing postprocess must not lose the draws
+            raise CLIError(f"post-processing failed ({type(e).__name__}: {_one_line(e)}); the raw draws "
+                           f"({kept}) are saved in {out}") from None
+    else:
+        idata = raw
+    _print_summary(idata)
+    _print_until(idata)
+    print(f"saved {out}")
+    return _interrupt_status(str(raw.attrs.get("interrupted_by", "SIGINT"))) if interrupted else 0
+
+
+def _interrupt_status(name: str | None) -> int:
+    """130 after Ctrl-C, 143 after SIGTERM (128 + the signal's number, as shells report)."""
+    return EXIT_TERMINATED if name == "SIGTERM" else EXIT_INTERRUPTED
+
+
+def _print_until(idata) -> None:
+    attrs = idata.attrs
+    if not attrs.get("until"):
+        return
+    n = int(idata.posterior.sizes["draw"])
+    values = attrs.get("until_values", "")
+    if int(attrs.get("until_met", 0)):
+        print(f"until {attrs['until']}: met after {n} draws per chain ({values})")
+    elif int(attrs.get("interrupted", 0)):
+        print(f"until {attrs['until']}: not checked to the end (interrupted at {n} draws per chain)")
+    else:
+        print(f"until {attrs['until']}: NOT met; stopped at the cap of {attrs.get('max_draws')} draws per chain "
+              f"({values}); see the advice above, or resume with a higher --max-draws")
+
+
+# ============================================================================ commands
+def _cmd_run(args) -> int:
+    early = _quick_output(args.config, args.out)
+    if early is not None:
+        _check_writable(early)  # seconds, not after an hour of sampling
+    _enable_cache()
+    from gibbsjax.config import load_config, sample_config
 
     config = load_config(args.config)
     out = config.output_path(args.out)
     if out.resolve() == Path(args.config).resolve():
         raise CLIError(f"the output path {out} is the config file itself; choose another --out")
-    if not out.parent.exists():
-        raise CLIError(f"output folder does not exist: {out.parent}")
-    if out.is_dir():
-        raise CLIError(f"output path is a directory: {out}")
+    _check_writable(out)
+    if args.max_draws is not None and args.until is None:
+        raise CLIError("--max-draws is the cap of --until; give --until as well")
     import arviz  # noqa: F401  (imported now, not after a Ctrl-C)
 
+    def sample():
+        return sample_config(config, seed=args.seed, chunk_size=args.chunk_size, progress=not args.no_progress,
+                             num_chains=args.chains, num_warmup=args.warmup, num_draws=args.draws,
+                             until=args.until, max_draws=args.max_draws)
 
-    with warnings.catch_warnings():
-        # this command reports an interrupt itself, below
-        warnings.filterwarnings("ignore", message="run interrupted", category=RuntimeWarning)
-        try:
-            idata = run_config(
-                config,
-                seed=args.seed,
-                chunk_size=args.chunk_size,
-                progress=not args.no_progress,
-                num_chains=args.chains,
-                num_warmup=args.warmup,
-                num_draws=args.draws,
-            )
-        except KeyboardInterrupt:
-            _err("interrupted before any draw finished; nothing saved")
-            return EXIT_INTERRUPTED
+    requested = args.draws or config.sampler.num_draws
+    return _sample_and_save(config, out, sample, requested=requested)
 
-    interrupted = bool(int(idata.attrs.get("interrupted", 0)))
-    n_chains = int(idata.posterior.sizes["chain"])
-    n_draws = int(idata.posterior.sizes["draw"])
-    try:
-        _save(idata, out)
-    except KeyboardInterrupt:
-        _err(f"interrupted while saving; {out} was not written")
-        return EXIT_INTERRUPTED
-    except OSError as e:
-        raise CLIError(f"cannot write {out}: {e.strerror or _one_line(e)}") from None
-    if interrupted:
-        _err(
-            f"run interrupted: kept {n_draws} of {args.draws or config.sampler.num_draws} draws per chain "
-            f"({n_chains} chains), saved to {out} (attrs interrupted = 1)"
-        )
-    _print_summary(idata)
-    print(f"saved {out}")
-    return EXIT_INTERRUPTED if interrupted else 0
+
+def _cmd_resume(args) -> int:
+    path = Path(args.result)
+    out = Path(args.out) if args.out else path
+    _check_writable(out)
+    if args.max_draws is not None and args.until is None:
+        raise CLIError("--max-draws is the cap of --until; give --until as well")
+    if args.until is not None and args.draws == 0:
+        raise CLIError("--until needs --draws N >= 1: the draws added between checks")
+    _enable_cache()
+    path, idata = _open_result(args.result)
+    from gibbsjax.config import config_of
+    from gibbsjax.run import resume
+
+    config = config_of(idata)
+    idata.load()  # read it all now: the file may be replaced by the result
+    before = int(idata.posterior.sizes["draw"])
+    import arviz  # noqa: F401
+
+    def sample():
+        return resume(idata, config.kernel, config.data, args.draws, progress=not args.no_progress,
+                      chunk_size=args.chunk_size, until=args.until, max_draws=args.max_draws)
+
+    return _sample_and_save(config, out, sample, requested=args.draws, before=before)
 
 
 _ATTRS_SHOWN = (
@@ -192,7 +384,11 @@ _ATTRS_SHOWN = (
     ("config_file", "config"),
     ("seed", "seed"),
     ("num_warmup", "warm-up"),
+    ("warmup", "warm-up transition"),
     ("thin", "thin"),
+    ("resumed", "resumed (times)"),
+    ("until", "until"),
+    ("until_values", "at the last check"),
     ("sampling_time_s", "sampling time (s)"),
 )
 
@@ -293,6 +489,35 @@ def _seed(text: str) -> int:
     return v
 
 
+def _until(text: str) -> str:
+    from gibbsjax.stopping import parse_until
+
+    try:
+        parse_until(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
+def _add_run_options(p) -> None:
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--chunk-size",
+        type=_pos_int,
+        metavar="N",
+        help="draws per compiled chunk (progress and Ctrl-C granularity; draws do not depend on it)",
+    )
+    p.add_argument(
+        "--until",
+        type=_until,
+        metavar="RULE",
+        help='run until converged, e.g. "rhat<1.01,ess>400" (on lp and the label-invariant variables), '
+        "checking after every --draws draws",
+    )
+    p.add_argument("--max-draws", type=_pos_int, metavar="N", help="cap of --until, draws per chain in all "
+                   "(default: 10 times the draws)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gibbsjax",
@@ -315,14 +540,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chains", type=_pos_int, metavar="N", help="override the config's num_chains")
     p.add_argument("--warmup", type=_nonneg_int, metavar="N", help="override the config's num_warmup")
     p.add_argument("--draws", type=_pos_int, metavar="N", help="override the config's num_draws")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument(
-        "--chunk-size",
-        type=_pos_int,
-        metavar="N",
-        help="draws per compiled chunk (progress and Ctrl-C granularity; draws do not depend on it)",
-    )
+    _add_run_options(p)
     p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser(
+        "resume",
+        help="continue a saved run for more draws (bit-identical to one longer run)",
+        description="Continue the run a result file holds (its last state, keys and settings are "
+        "saved with it) for --draws more draws per chain, then post-process and save the whole run. "
+        "The draws are bit-identical to those of one run of the total length. --draws 0 only "
+        "post-processes (e.g. after an interrupted post-processing).",
+    )
+    p.add_argument("result", metavar="RESULT.nc")
+    p.add_argument("--draws", type=_nonneg_int, metavar="N", required=True, help="draws per chain to add")
+    p.add_argument("--out", metavar="NEW.nc", help="output file (default: RESULT.nc itself, replaced atomically)")
+    _add_run_options(p)
+    p.set_defaults(func=_cmd_resume)
 
     p = sub.add_parser(
         "summary",
@@ -358,14 +591,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     _quiet_arviz()
     try:
-        status = args.func(args)
+        with _StopSignals():
+            status = args.func(args)
     except (CLIError, ValueError) as e:  # ConfigError and model/data ValueErrors included
         _err(f"error: {_one_line(e)}")
         return EXIT_USAGE
     except KeyboardInterrupt:
         _err("interrupted")
-        status = EXIT_INTERRUPTED
-    if status == EXIT_INTERRUPTED and argv is None:
+        status = _interrupt_status(_StopSignals.name)
+    if status in (EXIT_INTERRUPTED, EXIT_TERMINATED) and argv is None:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(status)

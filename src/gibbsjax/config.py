@@ -91,6 +91,10 @@ __all__ = [
     "load_config",
     "parse_config",
     "run_config",
+    "sample_config",
+    "postprocess_result",
+    "resume_result",
+    "config_of",
     "hyperparameters_of",
 ]
 
@@ -435,16 +439,93 @@ def run_config(config: Config, *, progress: bool = True, **overrides):
     """Run a loaded config with :func:`gibbsjax.run.sample`, then the model's postprocess.
 
     ``overrides`` replace fields of the config's :class:`~gibbsjax.run.Settings`
-    (e.g. ``seed=3``, ``chunk_size=50``); ``None`` values are ignored, so a
-    command line can pass its options through unset.  The result's ``attrs`` record the
-    model name, its hyperparameters (``model_<name>``) and the config file,
-    besides what the runner records (seed, settings, ``interrupted``).
+    (e.g. ``seed=3``, ``chunk_size=50``, ``until="rhat<1.01"``); ``None``
+    values are ignored, so a command line can pass its options through unset.
+    The result's ``attrs`` record the model name, its hyperparameters
+    (``model_<name>``) and the config file, besides what the runner records
+    (seed, settings, ``interrupted``).  Same as :func:`sample_config` followed
+    by :func:`postprocess_result`.
     """
+    return postprocess_result(config, sample_config(config, progress=progress, **overrides))
+
+
+def sample_config(config: Config, *, progress: bool = True, **overrides):
+    """Only the sampling of :func:`run_config`: the raw draws, before any
+    postprocess (so they can be saved first, and nothing finished is lost if
+    postprocessing fails or is interrupted).  ``attrs["postprocessed"]`` is 0."""
     from gibbsjax.run import sample
 
     settings = config.sampler.replace(progress=progress, **{k: v for k, v in overrides.items() if v is not None})
-    idata = sample(config.kernel, config.data, settings=settings, attrs=config.attrs())
+    attrs = {**config.attrs(), "postprocessed": 0}
+    return sample(config.kernel, config.data, settings=settings, attrs=attrs)
+
+
+def postprocess_result(config: Config, raw):
+    """The model's postprocess of raw draws (alignment, estimates), keeping copies
+    of the draws it relabelled (``raw_<group>``, see
+    :func:`gibbsjax.run.keep_raw_draws`) so the result can be resumed.
+    ``attrs["postprocessed"]`` becomes 1.  A run without draws is returned as it is."""
+    from gibbsjax.run import keep_raw_draws
+
     spec = get_spec(config.model)
-    if spec.postprocess is not None and int(idata.posterior.sizes.get("draw", 0)) > 0:
-        idata = spec.postprocess(idata, config.kernel, config.data, config.extras)
+    if spec.postprocess is None or int(raw.posterior.sizes.get("draw", 0)) == 0:
+        idata = raw
+    else:
+        idata = keep_raw_draws(spec.postprocess(raw.copy(), config.kernel, config.data, config.extras), raw)
+    idata.attrs["postprocessed"] = 1
     return idata
+
+
+def config_of(idata, *, base_dir: str | Path | None = None) -> Config:
+    """The config a saved result was run from, rebuilt from ``attrs["config_toml"]``.
+
+    Relative data paths are resolved against ``base_dir`` (default: the
+    folder of ``attrs["config_file"]``, as in the original run).  Raises
+    :class:`ConfigError` when the result does not hold its config.
+    """
+    attrs = dict(getattr(idata, "attrs", {}))
+    text = attrs.get("config_toml")
+    if not text:
+        raise ConfigError("this result does not hold the config it was run from (attrs config_toml); "
+                          "only results of gibbsjax run / run_config can be resumed from the command line")
+    path = Path(str(attrs["config_file"])) if attrs.get("config_file") else None
+    if base_dir is None:
+        base_dir = path.parent if path is not None else Path(".")
+    try:
+        doc = tomllib.loads(str(text))
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"the result's stored config is not valid TOML: {e}") from None
+    return parse_config(doc, base_dir=base_dir, path=path, text=str(text))
+
+
+def resume_result(idata, num_draws: int | None = None, *, progress: bool = True, chunk_size: int | None = None,
+                  until: str | None = None, max_draws: int | None = None, config: Config | None = None,
+                  postprocess: bool = True):
+    """Continue a saved ``gibbsjax run`` result for ``num_draws`` more draws per chain.
+
+    ``idata`` is the InferenceData (or a path to the NetCDF file).  The config is
+    rebuilt from the result (:func:`config_of`) unless given, the data are
+    checked to be the same, and the draws continue bit-identically
+    (:func:`gibbsjax.run.resume`); the model's postprocess is applied to the
+    whole run again.  ``num_draws=0`` only post-processes (e.g. a run whose
+    postprocessing was interrupted).
+
+    >>> import tempfile, os
+    >>> from gibbsjax.config import load_config
+    >>> c = load_config("configs/body-temperature.toml")  # doctest: +SKIP
+    >>> first = run_config(c, num_draws=200, progress=False)  # doctest: +SKIP
+    >>> longer = resume_result(first, 300, progress=False)  # doctest: +SKIP
+    """
+    from gibbsjax.run import resume
+
+    if isinstance(idata, (str, Path)):
+        import arviz as az
+
+        idata = az.from_netcdf(str(idata))
+    config = config or config_of(idata)
+    raw = resume(idata, config.kernel, config.data, num_draws, progress=progress, chunk_size=chunk_size,
+                 until=until, max_draws=max_draws)
+    for group in [g for g in raw.groups() if g.startswith("raw_")]:
+        del raw[group]
+    raw.attrs["postprocessed"] = 0
+    return postprocess_result(config, raw) if postprocess else raw

@@ -34,6 +34,11 @@ runner (:func:`gibbsjax.sample`) vmaps it over chains and scans it over sweeps.
   not leave the posterior invariant (e.g. a sweep that reaches the typical set
   sooner); the sampling phase always uses ``step``.  ``warmup_name`` describes
   it; the runner records which warm-up ran in ``attrs["warmup"]``.
+* ``label_dims`` (optional): dimensions whose labels the posterior is
+  symmetric in (a mixture's ``cluster``, a topic model's ``topic``, an HMM's
+  ``state``): chains may label them differently, so R-hat of a variable with
+  such a dimension means nothing before alignment.  Stopping rules
+  (``until=``) look only at ``lp`` and the variables without them.
 
 States are pytrees (usually NamedTuples).  Data is a pytree built by a model's
 validating constructor; hyperparameters are closed over by the model factory.
@@ -87,6 +92,7 @@ class Kernel(NamedTuple):
     check_init: Callable[[dict[str, Any]], None] | None = None
     warmup_step: Callable[[jax.Array, State, Data], State] | None = None
     warmup_name: str = ""
+    label_dims: tuple[str, ...] = ()
 
 
 def set_field(state: State, field: str, value: Any) -> State:

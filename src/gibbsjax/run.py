@@ -19,7 +19,7 @@ import functools
 import math
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import jax
@@ -32,7 +32,7 @@ from gibbsjax.diagnostics import to_inference_data
 from gibbsjax.kernel import Kernel
 from gibbsjax.memory import check_run as check_run_memory
 
-__all__ = ["sample", "Settings", "enable_compilation_cache", "DEFAULT_NUM_CHUNKS"]
+__all__ = ["sample", "resume", "keep_raw_draws", "Settings", "enable_compilation_cache", "DEFAULT_NUM_CHUNKS"]
 
 #: a run is cut into about this many chunks per phase (warm-up, sampling)
 DEFAULT_NUM_CHUNKS = 20
@@ -56,6 +56,11 @@ class Settings:
       ``DEFAULT_NUM_CHUNKS`` chunks per phase.  Draws do not depend on it.
     * ``save_warmup``: keep warm-up sweeps in a ``warmup_posterior`` group;
       its draw 0 is the starting state, draw ``t`` the state after sweep ``t``.
+    * ``until``: run until converged, a rule such as ``"rhat<1.01,ess>400"``
+      (:mod:`gibbsjax.stopping`) on the label-invariant quantities (``lp`` and
+      the recorded variables without a dimension in ``kernel.label_dims``),
+      checked after ``num_draws`` draws and after every further ``num_draws``.
+    * ``max_draws``: the cap of a run with ``until`` (default ``10 * num_draws``).
 
     Values are checked on construction (``ValueError`` naming the field).
 
@@ -72,6 +77,8 @@ class Settings:
     progress: bool = True
     chunk_size: int | None = None
     save_warmup: bool = False
+    until: str | None = None
+    max_draws: int | None = None
 
     def __post_init__(self):
         for name, minimum in (("num_chains", 1), ("num_warmup", 0), ("num_draws", 1), ("thin", 1)):
@@ -80,6 +87,16 @@ class Settings:
             object.__setattr__(self, "chunk_size", _check_int("chunk_size", self.chunk_size, 1))
         if self.seed is not None:
             object.__setattr__(self, "seed", _check_int("seed", self.seed, 0))
+        if self.until is not None:
+            from gibbsjax.stopping import parse_until
+
+            parse_until(self.until)
+        if self.max_draws is not None:
+            object.__setattr__(self, "max_draws", _check_int("max_draws", self.max_draws, 1))
+            if self.until is None:
+                raise ValueError("max_draws is the cap of a run with until; give until as well")
+            if self.max_draws < self.num_draws:
+                raise ValueError(f"max_draws ({self.max_draws}) must be at least num_draws ({self.num_draws})")
         for name in ("progress", "save_warmup"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
@@ -339,42 +356,56 @@ def _apply_init(template, init, num_chains: int, check_init: Callable | None = N
 
 
 # ----------------------------------------------------------------------------- interrupts
+#: the signals a run turns into "stop after the chunk in flight": Ctrl-C, and
+#: SIGTERM, which ``timeout``, ``kill`` and job schedulers send
+STOP_SIGNALS = ("SIGINT", "SIGTERM")
+
+
 class _Interrupts:
-    """Turn the first Ctrl-C into a flag checked between chunks.
+    """Turn the first Ctrl-C (or SIGTERM) into a flag checked between chunks.
 
     A ``KeyboardInterrupt`` raised at an arbitrary point can land inside JAX
     (a GC callback swallows it; mid-compile it can crash the interpreter at
-    exit), so while chunks run, SIGINT only sets ``requested``; the loop stops
-    after the chunk in flight and keeps every finished draw.  A second Ctrl-C
-    raises ``KeyboardInterrupt`` at once.  Only in the main thread (elsewhere
-    signals cannot be handled); the previous handler is restored on exit.
+    exit), so while chunks run, SIGINT and SIGTERM only set ``requested``; the
+    loop stops after the chunk in flight and keeps every finished draw.  A
+    second signal raises ``KeyboardInterrupt`` at once.  Only in the main
+    thread (elsewhere signals cannot be handled); the previous handlers are
+    restored on exit.  ``signal_name`` says which signal arrived.
     """
 
     def __init__(self):
         self.requested = False
-        self._previous = None
+        self.signal_name: str | None = None
+        self._previous: dict = {}
 
     def __enter__(self):
         import signal
         import threading
 
         if threading.current_thread() is threading.main_thread():
-            try:
-                self._previous = signal.signal(signal.SIGINT, self._handle)
-            except (ValueError, OSError):  # embedded interpreters
-                self._previous = None
+            for name in STOP_SIGNALS:
+                signum = getattr(signal, name, None)
+                if signum is None:
+                    continue
+                try:
+                    self._previous[signum] = signal.signal(signum, self._handle)
+                except (ValueError, OSError):  # embedded interpreters
+                    pass
         return self
 
     def _handle(self, signum, frame):
+        import signal
+
         if self.requested:
             raise KeyboardInterrupt
         self.requested = True
+        self.signal_name = signal.Signals(signum).name
 
     def __exit__(self, *exc):
         import signal
 
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
         return False
 
 
@@ -387,9 +418,142 @@ def _progress_bar(total: int, enabled: bool, desc: str):
     return tqdm(total=total, desc=desc, unit="sweep", leave=True, dynamic_ncols=True)
 
 
+# ----------------------------------------------------------------------------- a run in progress
+@dataclasses.dataclass
+class _Run:
+    """Everything a run has made so far; updated after every finished chunk only,
+    so an interrupt at any point leaves it consistent (state, sums and records
+    of the same sweep)."""
+
+    kernel: Kernel
+    data: Any
+    settings: Settings
+    run_keys: Any
+    state: Any
+    acc: dict
+    next_sweep: int = 0
+    outputs: dict = dataclasses.field(default_factory=lambda: {"warm-up": [], "sampling": []})
+    kept: int = 0
+    elapsed: float = 0.0
+    interrupted: bool = False
+    signal_name: str | None = None
+    until_note: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def warmup_left(self) -> int:
+        return max(0, self.settings.num_warmup - self.next_sweep)
+
+
+def _compiled(kernel: Kernel, s: Settings, n_iters: int):
+    length = _chunk_length(max(n_iters, 1), s.chunk_size)
+    draw_fn = _chunk_fn(kernel.step, kernel.record, kernel.log_joint, s.thin, length, kernel.accumulate)
+    warm_fn = _chunk_fn(kernel.warmup_step or kernel.step, kernel.record, kernel.log_joint, 1, length,
+                        kernel.accumulate)
+    return length, warm_fn, draw_fn
+
+
+def _advance(run: _Run, num_draws: int, stop: _Interrupts, bar) -> None:
+    """Finish the warm-up, then add ``num_draws`` kept draws, chunk by chunk."""
+    kernel, s = run.kernel, run.settings
+    length, warm_fn, draw_fn = _compiled(kernel, s, max(run.warmup_left, num_draws))
+    if run.warmup_left:
+        _run_phase(run, warm_fn, run.warmup_left, 1, length, s.save_warmup, False, "warm-up", stop, bar)
+    if num_draws:
+        _run_phase(run, draw_fn, num_draws, s.thin, length, True, True, "sampling", stop, bar)
+
+
+def _run_phase(run: _Run, fn, n_iters: int, thin: int, length: int, keep: bool, accum: bool,
+               phase: str, stop: _Interrupts, bar) -> None:
+    """Run ``n_iters`` iterations of ``thin`` sweeps in chunks of ``length``.
+
+    Records go to ``run.outputs[phase]`` (host copies) when ``keep``;
+    accumulators are summed when ``accum``.  Between chunks the interrupt flag
+    is checked and the bar moves.  ``run`` is only updated once a chunk has
+    finished and its records are on the host."""
+    done = 0
+    desc = f"{run.kernel.name} {phase}"
+    while done < n_iters:
+        if stop.requested:
+            raise KeyboardInterrupt
+        n = min(length, n_iters - done)
+        state, acc, records = fn(run.run_keys, run.state, run.acc, run.data, np.int32(run.next_sweep),
+                                 np.int32(n), np.bool_(keep), np.bool_(accum))
+        if keep:
+            host = _to_host(records, n)
+        else:
+            jax.block_until_ready(state)
+        run.state, run.acc, run.next_sweep = state, acc, run.next_sweep + n * thin
+        if keep:
+            run.outputs[phase].append(host)
+        if accum:
+            run.kept += n
+        done += n
+        if bar is not None:
+            bar.set_description(desc)
+            bar.update(n * thin)
+
+
+def _drive(run: _Run, num_draws: int, until, max_draws: int | None, until_vars) -> None:
+    """Sample ``num_draws`` more draws; with a rule ``until``, then keep adding
+    ``num_draws`` at a time until it holds or ``max_draws`` draws are kept."""
+    from gibbsjax.stopping import check_until
+
+    s = run.settings
+    target = run.kept + num_draws
+    total = run.warmup_left + num_draws * s.thin
+    bar = _progress_bar(total, s.progress, run.kernel.name)
+    start = time.perf_counter()
+    try:
+        with _Interrupts() as stop:
+            try:
+                _advance(run, num_draws, stop, bar)
+                while until is not None:
+                    result = check_until(until, _invariant_draws(run, until_vars))
+                    run.until_note = {"until_met": int(result.met), "until_checked_draws": run.kept,
+                                      "until_values": result.describe()}
+                    if result.met or run.kept >= max_draws:
+                        break
+                    more = min(num_draws, max_draws - run.kept)
+                    if more <= 0:
+                        break
+                    if bar is not None:
+                        bar.total += more * s.thin
+                        bar.refresh()
+                    _advance(run, more, stop, bar)
+            finally:
+                run.signal_name = stop.signal_name
+    except KeyboardInterrupt:
+        run.interrupted = True
+        if run.signal_name is None:
+            run.signal_name = "SIGINT"
+    finally:
+        if bar is not None:
+            bar.close()
+        run.elapsed += time.perf_counter() - start
+    del target
+
+
+def _invariant_draws(run: _Run, names) -> dict:
+    """``lp`` and the label-invariant recorded variables, (chain, draw, ...)."""
+    posterior, stats = _stack(run.outputs["sampling"])
+    out = {}
+    if "lp" in stats:
+        out["lp"] = stats["lp"]
+    label_dims = set(run.kernel.label_dims or ())
+    dims = dict(run.kernel.dims or {})
+    for name, arr in posterior.items():
+        if names is not None and name not in names:
+            continue
+        if names is None and label_dims & set(dims.get(name, ())):
+            continue
+        out[name] = arr
+    return out
+
+
 # ----------------------------------------------------------------------------- main entry
 def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *,
-           key: jax.Array | None = None, attrs: Mapping[str, Any] | None = None, **options):
+           key: jax.Array | None = None, attrs: Mapping[str, Any] | None = None,
+           until_vars: Sequence[str] | None = None, **options):
     """Run ``num_chains`` chains of ``kernel`` on ``data`` and return ArviZ InferenceData.
 
     Parameters
@@ -402,13 +566,19 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     settings, **options:
         A :class:`Settings`, and/or its fields as keywords (``seed``,
         ``num_chains``, ``num_warmup``, ``num_draws``, ``thin``, ``init``,
-        ``progress``, ``chunk_size``, ``save_warmup``), which override it.
-        Without a seed (nor ``key``) a fresh one is drawn and stored in
-        ``attrs["seed"]`` so the run can be repeated.
+        ``progress``, ``chunk_size``, ``save_warmup``, ``until``,
+        ``max_draws``), which override it.  Without a seed (nor ``key``) a
+        fresh one is drawn and stored in ``attrs["seed"]`` so the run can be
+        repeated.  With ``until`` (e.g. ``"rhat<1.01,ess>400"``) the run goes on
+        past ``num_draws`` until the rule holds or ``max_draws`` draws are kept
+        (see :class:`Settings`); ``attrs["until_met"]`` says which.
     key:
         A typed key ``jax.random.key(...)`` instead of a seed.
     attrs:
         Extra attributes stored in the result.
+    until_vars:
+        The recorded variables the rule looks at besides ``lp`` (default: the
+        label-invariant ones).
 
     Returns
     -------
@@ -417,8 +587,11 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         returns; ``sample_stats.lp``, the log joint, when the kernel has one.
         ``posterior_mean`` holds per-chain means over the kept draws of what
         ``kernel.accumulate`` returns (when the kernel has it).
-        ``attrs`` hold the seed, the settings and ``interrupted`` (1 when the run
-        was cut short by Ctrl-C: every finished draw is kept).
+        ``sampler_state`` holds what :func:`resume` needs to continue the run
+        (the last state of every chain, its key, the running sums, the sweep
+        count) as plain arrays.  ``attrs`` hold the seed, the settings and
+        ``interrupted`` (1 when the run was cut short by Ctrl-C or SIGTERM:
+        every finished draw is kept).
 
     Example
     -------
@@ -434,63 +607,40 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     if settings is not None and not isinstance(settings, Settings):
         raise ValueError(f"settings must be a gibbsjax.run.Settings, got {type(settings).__name__}")
     s = (settings or Settings()).replace(**options)
+    rule, max_draws = _check_until(s.until, s.max_draws, s.num_draws, s.num_chains)
     key, seed_used = _resolve_key(s.seed, key)
     _check_data_type(kernel, data)
 
-    length = _chunk_length(max(s.num_warmup, s.num_draws), s.chunk_size)
-    draw_fn = _chunk_fn(kernel.step, kernel.record, kernel.log_joint, s.thin, length, kernel.accumulate)
-    warm_fn = _chunk_fn(kernel.warmup_step or kernel.step, kernel.record, kernel.log_joint, 1, length,
-                        kernel.accumulate)
+    length, warm_fn, draw_fn = _compiled(kernel, s, max(s.num_warmup, s.num_draws))
     if s.init is not None:  # check init values on the abstract state, before compiling
         abstract = jax.eval_shape(_start_fn(kernel.init), key, jax.ShapeDtypeStruct((s.num_chains,), jnp.int32), data)
         _apply_init(abstract[1], s.init, s.num_chains, kernel.check_init)
+    kept_max = max_draws if rule is not None else s.num_draws
     check_run_memory(  # before anything big is allocated: refuse a run that cannot fit
         _start_fn(kernel.init), (draw_fn, warm_fn), functools.partial(_zero_accumulators, kernel.accumulate),
-        key, s.num_chains, data, length=length, kept=s.num_draws + (s.num_warmup + 1 if s.save_warmup else 0),
+        key, s.num_chains, data, length=length, kept=kept_max + (s.num_warmup + 1 if s.save_warmup else 0),
         kernel_name=kernel.name,
     )
 
     run_keys, state = _start_fn(kernel.init)(key, jnp.arange(s.num_chains, dtype=jnp.int32), data)
     if s.init is not None:
         state = _apply_init(state, s.init, s.num_chains, kernel.check_init)
-
-    phases = [("warm-up", s.num_warmup, 1, s.save_warmup, False, warm_fn),
-              ("sampling", s.num_draws, s.thin, True, True, draw_fn)]
-    acc = _zero_accumulators(kernel.accumulate, state, data)
-    outputs: dict[str, list[dict]] = {"warm-up": [], "sampling": []}
+    run = _Run(kernel, data, s, run_keys, state, _zero_accumulators(kernel.accumulate, state, data))
     if s.save_warmup:
         # draw 0 of warmup_posterior is the starting state
         first = jax.device_get(_records_fn(kernel.record, kernel.log_joint)(state, data))
-        outputs["warm-up"].append(_to_host(jax.tree_util.tree_map(lambda a: np.asarray(a)[None], first), 1))
-    interrupted = False
-    start = time.perf_counter()
-    bar = _progress_bar(s.num_warmup + s.num_draws * s.thin, s.progress, kernel.name)
-    t0 = 0
-    try:
-        with _Interrupts() as stop:
-            for phase, n_iters, thin, keep, accum, fn in phases:
-                state, acc, t0 = _run_phase(fn, run_keys, state, acc, data, t0, n_iters, thin, length,
-                                            keep, accum, outputs[phase], stop, bar, f"{kernel.name} {phase}")
-    except KeyboardInterrupt:
-        interrupted = True
-        if not outputs["sampling"] and not outputs["warm-up"]:
-            raise
+        run.outputs["warm-up"].append(_to_host(jax.tree_util.tree_map(lambda a: np.asarray(a)[None], first), 1))
+
+    _drive(run, s.num_draws, rule, max_draws, until_vars)
+    if run.interrupted:
+        if not run.outputs["sampling"] and not run.outputs["warm-up"]:
+            raise KeyboardInterrupt
         warnings.warn(
-            f"run interrupted: keeping the {sum(o['n'] for o in outputs['sampling'])} draws per chain "
-            "finished so far (attrs['interrupted'] = 1)",
+            f"run interrupted ({run.signal_name}): keeping the {run.kept} draws per chain "
+            "finished so far (attrs['interrupted'] = 1); gibbsjax.resume can continue it",
             RuntimeWarning,
             stacklevel=2,
         )
-    finally:
-        if bar is not None:
-            bar.close()
-    elapsed = time.perf_counter() - start
-
-    posterior, stats = _stack(outputs["sampling"])
-    warm_posterior, warm_stats = _stack(outputs["warm-up"])
-    if not posterior:
-        # interrupted during warm-up with save_warmup: no posterior draws yet
-        posterior = {k: v[:, :0] for k, v in warm_posterior.items()}
     run_attrs = {
         "gibbsjax_kernel": kernel.name,
         "seed": "" if seed_used is None else seed_used,
@@ -499,24 +649,289 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         "warmup": warmup_description(kernel),
         "num_draws_requested": s.num_draws,
         "thin": s.thin,
-        "interrupted": interrupted,
-        "sampling_time_s": round(elapsed, 4),
+        "save_warmup": int(s.save_warmup),
+        "data_sha256": data_fingerprint(data),
     }
+    if rule is not None:
+        run_attrs["until"] = ",".join(str(c) for c in rule)
+        run_attrs["max_draws"] = max_draws
     run_attrs.update(attrs or {})
-    kept = sum(o["n"] for o in outputs["sampling"])
+    return _finish(run, run_attrs)
+
+
+def _check_until(until, max_draws, num_draws: int, num_chains: int):
+    from gibbsjax.stopping import parse_until
+
+    if until is None:
+        if max_draws is not None:
+            raise ValueError("max_draws is the cap of a run with until=...; give until as well")
+        return None, None
+    rule = parse_until(until)
+    if any(c.stat == "rhat" for c in rule) and num_chains < 2:
+        raise ValueError(f"until={until!r} uses R-hat, which compares chains: run num_chains >= 2 (4 or more "
+                         f"is better), got {num_chains}")
+    if max_draws is None:
+        max_draws = 10 * num_draws
+    max_draws = _check_int("max_draws", max_draws, 1)
+    if max_draws < num_draws:
+        raise ValueError(f"max_draws ({max_draws}) must be at least num_draws ({num_draws})")
+    return rule, max_draws
+
+
+def data_fingerprint(data) -> str:
+    """SHA-256 of the data's arrays (shapes, dtypes and bytes): :func:`resume` checks
+    that a run continues on the very data it started on.
+
+    >>> import numpy as np
+    >>> data_fingerprint({"y": np.zeros(3)}) == data_fingerprint({"y": np.zeros(3)})
+    True
+    """
+    import hashlib
+
+    h = hashlib.sha256()
+    leaves, treedef = jax.tree_util.tree_flatten(data)
+    h.update(str(treedef).encode())
+    for leaf in leaves:
+        arr = np.ascontiguousarray(np.asarray(leaf))
+        h.update(f"{arr.dtype.str}{arr.shape}".encode())
+        h.update(memoryview(arr).cast("B"))
+    return h.hexdigest()
+
+
+# ----------------------------------------------------------------------------- result
+def _finish(run: _Run, run_attrs: dict):
+    """The InferenceData of a run: draws, per-chain means and its ``sampler_state``."""
+    s, kernel = run.settings, run.kernel
+    posterior, stats = _stack(run.outputs["sampling"])
+    warm_posterior, warm_stats = _stack(run.outputs["warm-up"])
+    if not posterior:
+        # interrupted during warm-up with save_warmup: no posterior draws yet
+        posterior = {k: v[:, :0] for k, v in warm_posterior.items()}
+    run_attrs = dict(run_attrs)
+    run_attrs.update({
+        "interrupted": int(run.interrupted),
+        "sampling_time_s": round(run.elapsed, 4),
+    })
+    if run.interrupted:
+        run_attrs["interrupted_by"] = run.signal_name or "SIGINT"
+    run_attrs.update(run.until_note)
     means = None
-    if acc and kept > 0:
-        means = {k: np.asarray(v) / kept for k, v in jax.device_get(acc).items()}
-    return to_inference_data(
+    if run.acc and run.kept > 0:
+        means = {k: np.asarray(v) / run.kept for k, v in jax.device_get(run.acc).items()}
+    idata = to_inference_data(
         posterior,
         sample_stats=stats,
         warmup_posterior=warm_posterior if s.save_warmup else None,
         warmup_sample_stats=warm_stats if s.save_warmup else None,
         dims=dict(kernel.dims or {}),
-        coords=dict(kernel.coords(data)) if kernel.coords is not None else {},
+        coords=dict(kernel.coords(run.data)) if kernel.coords is not None else {},
         attrs=run_attrs,
         posterior_mean=means,
     )
+    idata.add_groups({STATE_GROUP: _state_dataset(run)})
+    return idata
+
+
+#: the group of a result that holds what :func:`resume` needs
+STATE_GROUP = "sampler_state"
+#: groups a model's postprocess may rewrite (aligning components); their raw
+#: draws are kept as ``raw_<group>`` by :func:`keep_raw_draws` where they differ
+DRAW_GROUPS = ("posterior", "sample_stats", "warmup_posterior", "warmup_sample_stats")
+
+
+def _leaf_names(tree) -> list[str]:
+    def part(k) -> str:
+        for attr in ("name", "key", "idx"):
+            if hasattr(k, attr):
+                return str(getattr(k, attr))
+        return str(k)
+
+    paths = jax.tree_util.tree_flatten_with_path(tree)[0]
+    return ["__".join(part(k) for k in path) or "value" for path, _ in paths]
+
+
+def _state_dataset(run: _Run):
+    import xarray as xr
+
+    variables = {}
+    for prefix, tree in (("state", run.state), ("acc", run.acc)):
+        leaves = jax.device_get(jax.tree_util.tree_leaves(tree))
+        for name, leaf in zip(_leaf_names(tree), leaves):
+            arr = np.asarray(leaf)
+            var = f"{prefix}__{name}"
+            variables[var] = (("chain", *[f"{var}_dim_{i}" for i in range(arr.ndim - 1)]), arr)
+    keys = np.asarray(jax.random.key_data(run.run_keys))
+    variables["run_key"] = (("chain", "key_word"), keys)
+    attrs = {
+        "next_sweep": int(run.next_sweep),
+        "kept_draws": int(run.kept),
+        "key_impl": str(jax.random.key_impl(run.run_keys)),
+        "kernel": run.kernel.name,
+        "num_warmup": run.settings.num_warmup,
+        "thin": run.settings.thin,
+        "save_warmup": int(run.settings.save_warmup),
+        "note": "the last state of every chain, its run key and the running sums of the "
+                "per-chain means: what gibbsjax.resume needs to continue this run",
+    }
+    return xr.Dataset(variables, attrs=attrs)
+
+
+def keep_raw_draws(processed, raw):
+    """``processed`` with copies ``raw_<group>`` of the groups of ``raw`` that a
+    postprocess changed (e.g. components relabelled), so :func:`resume` can
+    continue from the draws as the sampler made them.  Unchanged groups are not
+    copied.  Returns ``processed``.
+
+    >>> from gibbsjax.models import normal
+    >>> idata = sample(normal.bivariate(rho=0.5), seed=0, num_warmup=5, num_draws=5, progress=False)
+    >>> sorted(g for g in keep_raw_draws(idata.copy(), idata).groups() if g.startswith("raw_"))
+    []
+    """
+    for group in DRAW_GROUPS:
+        if group not in raw.groups():
+            continue
+        before = raw[group]
+        after = processed[group] if group in processed.groups() else None
+        same = after is not None and set(before.data_vars) == set(after.data_vars) and all(
+            before[v].dims == after[v].dims and np.array_equal(before[v].values, after[v].values)
+            for v in before.data_vars
+        )
+        raw_name = f"raw_{group}"
+        if raw_name in processed.groups():
+            del processed[raw_name]
+        if not same:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # not an ArviZ schema group
+                processed.add_groups({raw_name: before})
+    return processed
+
+
+# ----------------------------------------------------------------------------- resume
+def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None, *,
+           progress: bool = True, chunk_size: int | None = None, until: str | None = None,
+           max_draws: int | None = None, until_vars: Sequence[str] | None = None):
+    """Continue a finished or interrupted run for ``num_draws`` more draws per chain.
+
+    ``idata`` is a result of :func:`sample` (or a file saved from one, read
+    with ``arviz.from_netcdf``), with its ``sampler_state`` group; ``kernel``
+    and ``data`` must be the ones it ran (the data are checked against
+    ``attrs["data_sha256"]``).  An unfinished warm-up is finished first.  The
+    draws of a run of 200 draws resumed for 300 more are bit-identical to those
+    of one run of 500 draws (sweep ``t`` of chain ``c`` always uses the same
+    key), and so are the per-chain means.  Returns the whole run: the old draws
+    (as the sampler made them: ``raw_<group>`` copies where a postprocess
+    relabelled components) followed by the new ones; model postprocessing
+    (alignment, estimates) must be applied again.
+
+    ``until``/``max_draws`` work as in :func:`sample` (``max_draws`` counts
+    every kept draw, old and new); ``num_draws`` defaults to the run's own
+    ``num_draws_requested``.  ``num_draws=0`` only finishes an interrupted
+    warm-up (or returns the run as it is).
+
+    >>> from gibbsjax.models import normal
+    >>> k = normal.bivariate(rho=0.5)
+    >>> first = sample(k, seed=0, num_warmup=10, num_draws=20, progress=False)
+    >>> longer = resume(first, k, num_draws=30, progress=False)
+    >>> longer.posterior.sizes["draw"]
+    50
+    """
+    if not isinstance(kernel, Kernel):
+        raise ValueError(f"kernel must be a gibbsjax.Kernel, got {type(kernel).__name__}")
+    if STATE_GROUP not in idata.groups():
+        raise ValueError("this result has no sampler_state group (it was made before gibbsjax 0.2, or its "
+                         "state was dropped), so it cannot be resumed; run it again")
+    st = idata[STATE_GROUP]
+    attrs = dict(idata.attrs)
+    if str(st.attrs.get("kernel", "")) != kernel.name:
+        raise ValueError(f"this result was made by kernel {st.attrs.get('kernel')!r}, not {kernel.name!r}")
+    _check_data_type(kernel, data)
+    stored = str(attrs.get("data_sha256", ""))
+    if stored and stored != data_fingerprint(data):
+        raise ValueError("the data differ from the data this run was sampled on (data_sha256 does not match); "
+                         "resume needs the very same data")
+    num_chains = int(st.sizes["chain"])
+    if num_draws is None:
+        num_draws = int(attrs.get("num_draws_requested", 0))
+    num_draws = _check_int("num_draws", num_draws, 0)
+    s = Settings(num_chains=num_chains, num_warmup=int(st.attrs["num_warmup"]), num_draws=max(num_draws, 1),
+                 thin=int(st.attrs["thin"]), progress=progress, chunk_size=chunk_size,
+                 save_warmup=bool(int(st.attrs.get("save_warmup", 0))))
+    kept_before = int(st.attrs["kept_draws"])
+    if until is not None and num_draws == 0:
+        raise ValueError("until needs num_draws >= 1: the draws added between checks")
+    rule, max_draws = _check_until(until, max_draws, kept_before + num_draws, num_chains)
+
+    # the state and running sums, with the kernel's own structure
+    abstract_keys, abstract_state = jax.eval_shape(
+        _start_fn(kernel.init), jax.random.key(0), jax.ShapeDtypeStruct((num_chains,), jnp.int32), data)
+    state = _restore_tree(st, "state", abstract_state)
+    acc = _restore_tree(st, "acc", _zero_accumulators_shape(kernel.accumulate, abstract_state, data))
+    run_keys = jax.random.wrap_key_data(jnp.asarray(st["run_key"].values, jnp.uint32),
+                                        impl=str(st.attrs["key_impl"]))
+    run = _Run(kernel, data, s, run_keys, state, acc, next_sweep=int(st.attrs["next_sweep"]), kept=kept_before,
+               elapsed=float(attrs.get("sampling_time_s", 0.0) or 0.0))
+    for phase, group, stats_group in (("sampling", "posterior", "sample_stats"),
+                                      ("warm-up", "warmup_posterior", "warmup_sample_stats")):
+        previous = _previous_draws(idata, group, stats_group)
+        if previous is not None:
+            run.outputs[phase].append(previous)
+
+    if num_draws or run.warmup_left:
+        _drive(run, num_draws, rule, max_draws, until_vars)
+    if run.interrupted:
+        warnings.warn(f"resumed run interrupted ({run.signal_name}): keeping the {run.kept} draws per chain "
+                      "finished so far (attrs['interrupted'] = 1)", RuntimeWarning, stacklevel=2)
+    keep = {k: v for k, v in attrs.items() if not k.startswith("until")}
+    keep["num_draws_requested"] = kept_before + num_draws if not int(attrs.get("interrupted", 0)) else \
+        max(int(attrs.get("num_draws_requested", 0)), kept_before + num_draws)
+    keep["resumed"] = int(attrs.get("resumed", 0)) + 1
+    keep.pop("interrupted_by", None)
+    if rule is not None:
+        keep["until"] = ",".join(str(c) for c in rule)
+        keep["max_draws"] = max_draws
+    return _finish(run, keep)
+
+
+def _zero_accumulators_shape(accumulate, abstract_state, data):
+    if accumulate is None:
+        return {}
+    return jax.eval_shape(functools.partial(_zero_accumulators, accumulate), abstract_state, data)
+
+
+def _restore_tree(st, prefix: str, abstract):
+    leaves, treedef = jax.tree_util.tree_flatten(abstract)
+    names = _leaf_names(abstract)
+    out = []
+    for name, leaf in zip(names, leaves):
+        var = f"{prefix}__{name}"
+        if var not in st:
+            raise ValueError(f"sampler_state has no {var!r}: the result was made by a different version of "
+                             "the kernel, so it cannot be resumed")
+        arr = np.asarray(st[var].values)
+        if arr.shape != tuple(leaf.shape):
+            raise ValueError(f"sampler_state {var!r} has shape {arr.shape}, the kernel's state needs "
+                             f"{tuple(leaf.shape)}: not the same model or data")
+        out.append(jnp.asarray(arr.astype(leaf.dtype, copy=False)))
+    return jax.tree_util.tree_unflatten(treedef, out)
+
+
+def _previous_draws(idata, group: str, stats_group: str) -> dict | None:
+    """A run's earlier records as one chunk (the raw copies where a postprocess changed them)."""
+    def pick(name):
+        for g in (f"raw_{name}", name):
+            if g in idata.groups():
+                return idata[g]
+        return None
+
+    post, stats = pick(group), pick(stats_group)
+    if post is None:
+        return None
+    n = int(post.sizes.get("draw", 0))
+    chunk: dict[str, Any] = {"n": n, "posterior": {k: np.asarray(v.transpose("chain", "draw", ...).values)
+                                                   for k, v in post.data_vars.items()}}
+    if stats is not None and "lp" in stats:
+        chunk["lp"] = np.asarray(stats["lp"].transpose("chain", "draw").values)
+    return chunk if n else None
 
 
 def warmup_description(kernel: Kernel) -> str:
@@ -529,33 +944,6 @@ def warmup_description(kernel: Kernel) -> str:
     if kernel.warmup_step is None:
         return f"the sampling kernel ({kernel.name})"
     return kernel.warmup_name or f"a warm-up transition of {kernel.name}"
-
-
-def _run_phase(fn, run_keys, state, acc, data, t0: int, n_iters: int, thin: int, length: int,
-               keep: bool, accum: bool, out: list, stop: _Interrupts, bar, desc: str):
-    """Run ``n_iters`` iterations of ``thin`` sweeps from sweep ``t0`` in chunks of ``length``.
-
-    Records go to ``out`` (host copies) when ``keep``; accumulators are summed
-    when ``accum``.  Between chunks the interrupt flag is checked and the bar
-    moves.  The accumulators are only replaced once a chunk has finished, so
-    an interrupt never leaves a half-counted sum.  Returns ``(state, acc, t)``
-    with ``t`` the next sweep's index."""
-    done = 0
-    while done < n_iters:
-        if stop.requested:
-            raise KeyboardInterrupt
-        n = min(length, n_iters - done)
-        state, acc, records = fn(run_keys, state, acc, data, np.int32(t0 + done * thin), np.int32(n),
-                                 np.bool_(keep), np.bool_(accum))
-        if keep:
-            out.append(_to_host(records, n))
-        else:
-            jax.block_until_ready(state)
-        done += n
-        if bar is not None:
-            bar.set_description(desc)
-            bar.update(n * thin)
-    return state, acc, t0 + n_iters * thin
 
 
 def _to_host(out: dict, n: int) -> dict:

@@ -390,6 +390,7 @@ def _normal_gamma(K, alpha, mu0, lam, a, b, dim, allow_improper) -> Kernel:
         accumulate=accumulate,
         check_init=init_checker(positive=("tau",), log_simplex=("log_weights",), labels={"z": K}),
         name="gaussian_mixture.normal_gamma",
+        label_dims=("component",),
     )
 
 

@@ -574,6 +574,7 @@ def _build(K: int, alpha_init, alpha_trans, em: _Emission, name: str) -> Kernel:
         simulate_data=em.simulate,
         accumulate=accumulate,
         name=name,
+        label_dims=("state", "state_to"),
         check_init=init_checker(
             positive=("tau",), log_simplex=("log_initial", "log_transition", "log_emission"), labels={"z": K}
         ),

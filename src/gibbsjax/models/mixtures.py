@@ -384,6 +384,7 @@ def _unigrams(k: int, alpha, lam: float, keep_draws: bool) -> Kernel:
         sample_prior=sample_prior,
         simulate_data=simulate_data,
         name="mixtures.unigrams",
+        label_dims=("cluster",),
         accumulate=None if keep_draws else big,
     )
 
@@ -464,6 +465,7 @@ def _unigrams_collapsed(k: int, alpha, lam: float, keep_draws: bool) -> Kernel:
         sample_prior=sample_prior,
         simulate_data=simulate_data,
         name="mixtures.unigrams_collapsed",
+        label_dims=("cluster",),
         accumulate=None if keep_draws else big,
     )
 
@@ -539,6 +541,7 @@ def _bernoulli(k: int, alpha, a: float, b: float, keep_draws: bool) -> Kernel:
         sample_prior=sample_prior,
         simulate_data=simulate_data,
         name="mixtures.bernoulli",
+        label_dims=("cluster",),
         accumulate=None if keep_draws else big,
     )
 

@@ -1,0 +1,379 @@
+"""Resume and extend, run until converged, and nothing finished lost (issue 10).
+
+Bit-identity: a run of 500 draws and a run of 200 draws resumed for 300 more
+must give the very same draws (sweep ``t`` of chain ``c`` always uses the key
+``fold_in(run_key_c, t)`` and the state is saved exactly), for the body
+temperature model and for LDA, through the Python API and the command line.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from gibbsjax.cli import main
+from gibbsjax.config import load_config, resume_result, run_config
+from gibbsjax.kernel import Kernel
+from gibbsjax.run import Settings, resume, sample
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "configs"
+TIMEOUT = 120
+
+
+def _open(path):
+    import arviz as az
+
+    return az.from_netcdf(path)
+
+
+def _assert_same_groups(a, b, groups=("posterior", "sample_stats", "posterior_mean")):
+    for group in groups:
+        if group not in a.groups():
+            continue
+        assert group in b.groups(), group
+        assert set(a[group].data_vars) == set(b[group].data_vars), group
+        for name in a[group].data_vars:
+            np.testing.assert_array_equal(a[group][name].values, b[group][name].values, err_msg=f"{group}.{name}")
+
+
+# ----------------------------------------------------------------------------- Python API
+@pytest.fixture(scope="module")
+def body():
+    return load_config(CONFIGS / "body-temperature.toml")
+
+
+def test_resume_is_bit_identical_body_temperature(body, tmp_path):
+    kw = dict(seed=11, num_chains=4, num_warmup=100, progress=False, chunk_size=64)
+    full = sample(body.kernel, body.data, num_draws=500, **kw)
+    first = sample(body.kernel, body.data, num_draws=200, **kw)
+    first.to_netcdf(str(tmp_path / "first.nc"))  # through the file, as a user would
+    more = resume(_open(tmp_path / "first.nc"), body.kernel, body.data, 300, progress=False, chunk_size=7)
+    assert more.posterior.sizes["draw"] == 500
+    _assert_same_groups(full, more)
+    assert int(more.attrs["resumed"]) == 1
+    assert int(more.attrs["num_draws_requested"]) == 500
+    # and once more: 500 + 100 equals a run of 600
+    longer = resume(more, body.kernel, body.data, 100, progress=False)
+    full600 = sample(body.kernel, body.data, num_draws=600, **kw)
+    _assert_same_groups(full600, longer)
+
+
+def test_resume_is_bit_identical_lda_with_means():
+    from gibbsjax.datasets import abc_corpus
+    from gibbsjax.models import lda
+
+    kernel = lda.partially_collapsed(2, alpha=0.5, eta=0.5)
+    d = lda.data(abc_corpus())
+    kw = dict(seed=5, num_chains=3, num_warmup=50, progress=False)
+    full = sample(kernel, d, num_draws=500, **kw)
+    part = resume(sample(kernel, d, num_draws=200, **kw), kernel, d, 300, progress=False)
+    _assert_same_groups(full, part)  # posterior_mean too: running sums are saved, not means
+    for name in full.sampler_state.data_vars:
+        np.testing.assert_array_equal(full.sampler_state[name].values, part.sampler_state[name].values)
+
+
+def test_resume_finishes_an_interrupted_warmup_and_thins(monkeypatch, body):
+    """A run stopped in the warm-up (save_warmup keeps its records) and resumed equals one whole run."""
+    import gibbsjax.run as run_module
+
+    kw = dict(seed=2, num_chains=2, num_warmup=40, num_draws=30, thin=3, save_warmup=True, chunk_size=8,
+              progress=False)
+    full = sample(body.kernel, body.data, **kw)
+    real, calls = run_module._to_host, {"n": 0}
+
+    def flaky(out, n):
+        calls["n"] += 1
+        if calls["n"] == 4:  # the 1st call is draw 0; the 4th is inside the warm-up
+            raise KeyboardInterrupt
+        return real(out, n)
+
+    monkeypatch.setattr(run_module, "_to_host", flaky)
+    with pytest.warns(RuntimeWarning, match="interrupted"):
+        cut = sample(body.kernel, body.data, **kw)
+    monkeypatch.setattr(run_module, "_to_host", real)
+    assert int(cut.attrs["interrupted"]) == 1 and cut.posterior.sizes["draw"] == 0
+    assert 0 < int(cut.sampler_state.attrs["next_sweep"]) < 40
+    done = resume(cut, body.kernel, body.data, 30, progress=False)
+    _assert_same_groups(full, done, ("posterior", "sample_stats", "warmup_posterior", "warmup_sample_stats"))
+    assert int(done.attrs["interrupted"]) == 0
+
+
+def test_resume_refuses_other_data_or_kernel(body):
+    from gibbsjax.models import normal
+
+    first = sample(body.kernel, body.data, seed=0, num_warmup=5, num_draws=5, progress=False)
+    other = normal.data(np.asarray(body.data.y) + 1.0)
+    with pytest.raises(ValueError, match="data differ"):
+        resume(first, body.kernel, other, 5, progress=False)
+    with pytest.raises(ValueError, match="made by kernel"):
+        resume(first, normal.bivariate(rho=0.5), None, 5, progress=False)
+    bare = first.copy()
+    del bare["sampler_state"]
+    with pytest.raises(ValueError, match="no sampler_state"):
+        resume(bare, body.kernel, body.data, 5, progress=False)
+
+
+# ----------------------------------------------------------------------------- until
+def _stuck_kernel() -> Kernel:
+    """Chains that never move: each stays at its own starting value (R-hat never comes down)."""
+    return Kernel(
+        init=lambda key, d: {"x": jax.random.normal(key) * 10.0},
+        step=lambda key, s, d: {"x": s["x"] + 1e-3 * jax.random.normal(key)},
+        record=lambda s, d: {"x": s["x"]},
+        log_joint=lambda s, d: -0.5 * s["x"] ** 2,
+        name="stuck",
+    )
+
+
+def test_until_stops_early_when_converged(body):
+    idata = sample(body.kernel, body.data, seed=4, num_warmup=100, num_draws=100, until="rhat<1.01,ess>400",
+                   max_draws=5000, progress=False)
+    n = idata.posterior.sizes["draw"]
+    assert n < 5000 and n % 100 == 0
+    assert int(idata.attrs["until_met"]) == 1
+    # independently: the rule holds on the kept draws, and did not hold 100 draws earlier
+    import arviz as az
+
+    assert float(az.rhat(idata.sample_stats["lp"].values)) < 1.01
+    for name in ("mu", "sigma2"):
+        assert float(az.ess(idata.posterior[name].values, method="bulk")) > 400 or n == 100
+    # the same draws as a plain run of that length: until only decides when to stop
+    plain = sample(body.kernel, body.data, seed=4, num_warmup=100, num_draws=n, progress=False)
+    _assert_same_groups(plain, idata, ("posterior", "sample_stats"))
+
+
+def test_until_runs_to_the_cap_when_chains_disagree():
+    idata = sample(_stuck_kernel(), seed=0, num_chains=4, num_warmup=0, num_draws=50, until="rhat<1.01",
+                   max_draws=175, progress=False)
+    assert idata.posterior.sizes["draw"] == 175
+    assert int(idata.attrs["until_met"]) == 0
+    assert "max R-hat" in idata.attrs["until_values"]
+
+
+def test_until_uses_only_label_invariant_variables():
+    """A kernel with label_dims: the rule looks at lp and the variables without those dims."""
+    base = _stuck_kernel()
+
+    def record(s, d):
+        return {"x": s["x"], "labelled": jnp.stack([s["x"], -s["x"]])}
+
+    kernel = base._replace(record=record, dims={"labelled": ("component",)}, label_dims=("component",),
+                           step=lambda key, s, d: {"x": jax.random.normal(key)},
+                           log_joint=lambda s, d: -0.5 * s["x"] ** 2)
+    idata = sample(kernel, seed=1, num_chains=4, num_warmup=0, num_draws=200, until="rhat<1.05",
+                   max_draws=400, progress=False)
+    assert int(idata.attrs["until_met"]) == 1
+    assert "labelled" not in idata.attrs["until_values"]
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(until="rhat>1.01"), "R-hat to be large"),
+    (dict(until="ess<10"), "ESS to be small"),
+    (dict(until="speed<1"), "unknown statistic"),
+    (dict(until="rhat<1.01", num_chains=1), "compares chains"),
+    (dict(max_draws=10), "give until"),
+    (dict(until="rhat<1.01", max_draws=5), "at least num_draws"),
+])
+def test_until_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        sample(_stuck_kernel(), **{"seed": 0, "num_draws": 10, "progress": False, **kwargs})
+
+
+def test_settings_take_until():
+    s = Settings(num_draws=100, until="rhat<1.01,ess>400", max_draws=1000)
+    assert s.until == "rhat<1.01,ess>400" and s.max_draws == 1000
+
+
+# ----------------------------------------------------------------------------- config and CLI
+def test_cli_resume_is_bit_identical_and_keeps_relabelled_draws(tmp_path, capsys):
+    """A mixture (draws relabelled by its postprocess) and LDA, through `gibbsjax run` / `resume`."""
+    lda_config = tmp_path / "lda.toml"
+    lda_config.write_text(textwrap.dedent("""
+        [model]
+        name = "lda.partially_collapsed"
+        K = 2
+        alpha = 0.5
+        eta = 0.5
+        [data]
+        corpus = "abc"
+        [sampler]
+        seed = 3
+        num_chains = 2
+        num_warmup = 30
+        num_draws = 500
+    """), encoding="utf-8")
+    for config in (lda_config, CONFIGS / "abc-topics.toml"):
+        one, two = tmp_path / f"{config.stem}-500.nc", tmp_path / f"{config.stem}-200.nc"
+        assert main(["run", str(config), "--out", str(one), "--no-progress", "--draws", "500"]) == 0
+        assert main(["run", str(config), "--out", str(two), "--no-progress", "--draws", "200"]) == 0
+        assert main(["resume", str(two), "--draws", "300", "--no-progress"]) == 0
+        out = capsys.readouterr().out
+        assert f"saved {two}" in out
+        a, b = _open(one), _open(two)
+        assert b.posterior.sizes["draw"] == 500
+        groups = [g for g in a.groups() if g not in ("sampler_state",)]
+        _assert_same_groups(a, b, groups)
+
+
+def test_cli_until(tmp_path, capsys):
+    out = tmp_path / "u.nc"
+    assert main(["run", str(CONFIGS / "body-temperature.toml"), "--out", str(out), "--no-progress",
+                 "--draws", "200", "--until", "rhat<1.01,ess>400", "--max-draws", "4000"]) == 0
+    text = capsys.readouterr().out
+    assert "until rhat<1.01,ess_bulk>400: met after" in text
+    assert _open(out).posterior.sizes["draw"] < 4000
+    bad = tmp_path / "bivariate.toml"
+    bad.write_text('[model]\nname = "normal.bivariate"\nrho = 0.999\n[sampler]\nseed = 1\nnum_warmup = 0\n'
+                   "num_draws = 50\n", encoding="utf-8")
+    assert main(["run", str(bad), "--out", str(tmp_path / "b.nc"), "--no-progress",
+                 "--until", "rhat<1.001,ess>100000", "--max-draws", "120"]) == 0
+    text = capsys.readouterr().out
+    assert "NOT met; stopped at the cap of 120 draws" in text
+    assert _open(tmp_path / "b.nc").posterior.sizes["draw"] == 120
+
+
+def test_resume_result_postprocesses_only_with_zero_draws(tmp_path):
+    config = load_config(CONFIGS / "abc-topics.toml")
+    first = run_config(config, num_draws=40, num_warmup=20, progress=False)
+    again = resume_result(first, 0, progress=False)
+    _assert_same_groups(first, again, ("posterior", "sample_stats", "estimates"))
+
+
+# ----------------------------------------------------------------------------- subprocesses
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["JAX_PLATFORMS"] = "cpu"
+    env["PYTHONUNBUFFERED"] = "1"
+    env["GIBBSJAX_NO_CACHE"] = "1"
+    env.pop("PYTHONWARNINGS", None)
+    return env
+
+
+def _wait_for(proc, path: Path, marker: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        text = path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+        if marker in text:
+            return
+        if proc.poll() is not None:
+            pytest.fail(f"process ended (rc={proc.returncode}) before {marker!r}: {text[-2000:]}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"no {marker!r} after {timeout} s: {text[-2000:]}")
+        time.sleep(0.05)
+
+
+def _start(args, tmp_path, *, script: str | None = None):
+    log = tmp_path / "stderr.txt"
+    cmd = [sys.executable, "-c", script] if script else [sys.executable, "-m", "gibbsjax", *map(str, args)]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=_env(), stdout=subprocess.PIPE,
+                            stderr=open(log, "wb"))  # noqa: SIM115 (closed with the process)
+    return proc, log
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_sigterm_mid_sampling_saves_finished_draws(tmp_path):
+    config = tmp_path / "long.toml"
+    text = (CONFIGS / "body-temperature.toml").read_text(encoding="utf-8")
+    config.write_text(text.replace("num_draws = 2000", "num_draws = 10000000").replace("thin = 1", "thin = 100"),
+                      encoding="utf-8")
+    out = tmp_path / "long.nc"
+    proc, log = _start(["run", config, "--out", out, "--chunk-size", "5"], tmp_path)
+    try:
+        _wait_for(proc, log, "sampling", TIMEOUT)
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGTERM)
+        rc = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    stderr = log.read_text(encoding="utf-8", errors="replace")
+    assert rc == 143, stderr
+    assert "Traceback" not in stderr
+    assert "run interrupted (SIGTERM): kept" in stderr and "gibbsjax resume" in stderr
+    idata = _open(out)
+    assert int(idata.attrs["interrupted"]) == 1 and idata.attrs["interrupted_by"] == "SIGTERM"
+    assert 0 < idata.posterior.sizes["draw"] < 10_000_000
+    assert not list(tmp_path.glob(".*.partial"))
+
+
+_SLOW_POSTPROCESS = """
+import sys, time
+from gibbsjax import config as c
+from gibbsjax.spec import ModelSpec
+spec = c.get_spec("normal.semiconjugate")
+def slow(idata, kernel, data, extras):
+    print("postprocessing now", file=sys.stderr, flush=True)
+    time.sleep(60)
+    return idata
+c.register_model(ModelSpec(spec.name, spec.factory, spec.make_data, slow, spec.report), replace=True)
+from gibbsjax.cli import main
+sys.exit(main(sys.argv[1:] or {args!r}))
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_sigint_during_postprocessing_keeps_raw_draws(tmp_path):
+    out = tmp_path / "raw.nc"
+    args = ["run", str(CONFIGS / "body-temperature.toml"), "--out", str(out), "--no-progress", "--draws", "300",
+            "--warmup", "100"]
+    proc, log = _start(None, tmp_path, script=_SLOW_POSTPROCESS.format(args=args))
+    try:
+        _wait_for(proc, log, "postprocessing now", TIMEOUT)
+        proc.send_signal(signal.SIGINT)
+        rc = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    stderr = log.read_text(encoding="utf-8", errors="replace")
+    assert rc == 130, stderr
+    assert "interrupted during post-processing: the raw draws (300 draws per chain (4 chains))" in stderr
+    assert "gibbsjax resume" in stderr and "--draws 0" in stderr
+    idata = _open(out)
+    assert idata.posterior.sizes["draw"] == 300 and int(idata.attrs["postprocessed"]) == 0
+    assert int(idata.attrs["interrupted"]) == 0
+    assert not list(tmp_path.glob(".*.partial"))
+
+
+def _unwritable_folder(tmp_path: Path) -> Path:
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        return Path("/sys")  # root writes anywhere a mode allows; sysfs takes no new files
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    folder.chmod(0o500)
+    return folder
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
+def test_unwritable_output_fails_fast_before_sampling(tmp_path):
+    folder = _unwritable_folder(tmp_path)
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "gibbsjax", "run", str(CONFIGS / "lda-demo.toml"), "--out",
+                           str(folder / "x.nc")], cwd=tmp_path, env=_env(), capture_output=True, text=True,
+                          timeout=TIMEOUT)
+    elapsed = time.perf_counter() - start
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gibbsjax: error: cannot write to"), proc.stderr
+    assert "sweep" not in proc.stderr  # no progress bar: nothing was sampled
+    assert elapsed < 5, elapsed
+
+
+def test_stale_partial_file_is_removed(tmp_path, capsys):
+    out = tmp_path / "r.nc"
+    stale = tmp_path / ".r.nc.partial"
+    stale.write_bytes(b"left by a killed save")
+    assert main(["run", str(CONFIGS / "body-temperature.toml"), "--out", str(out), "--no-progress",
+                 "--draws", "50", "--warmup", "20"]) == 0
+    assert out.exists() and not stale.exists()
