@@ -377,3 +377,18 @@ def test_stale_partial_file_is_removed(tmp_path, capsys):
     assert main(["run", str(CONFIGS / "body-temperature.toml"), "--out", str(out), "--no-progress",
                  "--draws", "50", "--warmup", "20"]) == 0
     assert out.exists() and not stale.exists()
+
+
+def test_full_disk_is_found_before_sampling(tmp_path, monkeypatch, capsys):
+    import shutil
+    from collections import namedtuple
+
+    import gibbsjax.run as run_module
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10**9, 10**9 - 1000, 1000))
+    monkeypatch.setattr(run_module, "_drive", lambda *a, **k: pytest.fail("sampling started"))
+    status = main(["run", str(CONFIGS / "body-temperature.toml"), "--out", str(tmp_path / "x.nc"), "--no-progress"])
+    assert status == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "MiB on disk" in err[0] and "0 MiB free" in err[0], err

@@ -229,6 +229,21 @@ def _check_writable(out: Path) -> None:
                        "choose another --out before sampling") from None
 
 
+def _check_disk(out: Path, kernel, data, settings) -> None:
+    """Before sampling: the disk holding ``out`` has room for the result (written
+    twice over: the raw draws, then the result beside them until renamed)."""
+    import shutil
+
+    from gibbsjax.run import estimate_result_bytes
+
+    need = 2 * estimate_result_bytes(kernel, data, settings)
+    free = shutil.disk_usage(out.parent).free
+    if need > free:
+        raise CLIError(f"the result needs about {need / 2**20:.0f} MiB on disk (written twice: raw draws, then "
+                       f"the result) but {out.parent} has {free / 2**20:.0f} MiB free: free space, choose "
+                       "another --out, or keep fewer draws (--draws, thin)")
+
+
 def _quick_output(config_path: str, override: str | None) -> Path | None:
     """The output path of a config from its TOML alone (no data built), or None."""
     import tomllib
@@ -341,12 +356,14 @@ def _cmd_run(args) -> int:
     _check_writable(out)
     if args.max_draws is not None and args.until is None:
         raise CLIError("--max-draws is the cap of --until; give --until as well")
+    overrides = dict(seed=args.seed, chunk_size=args.chunk_size, num_chains=args.chains, num_warmup=args.warmup,
+                     num_draws=args.draws, until=args.until, max_draws=args.max_draws)
+    _check_disk(out, config.kernel, config.data,
+                config.sampler.replace(**{k: v for k, v in overrides.items() if v is not None}))
     import arviz  # noqa: F401  (imported now, not after a Ctrl-C)
 
     def sample():
-        return sample_config(config, seed=args.seed, chunk_size=args.chunk_size, progress=not args.no_progress,
-                             num_chains=args.chains, num_warmup=args.warmup, num_draws=args.draws,
-                             until=args.until, max_draws=args.max_draws)
+        return sample_config(config, progress=not args.no_progress, **overrides)
 
     requested = args.draws or config.sampler.num_draws
     return _sample_and_save(config, out, sample, requested=requested)

@@ -698,6 +698,30 @@ def data_fingerprint(data) -> str:
     return h.hexdigest()
 
 
+def estimate_result_bytes(kernel: Kernel, data: Any, settings: Settings) -> int:
+    """About how many bytes the InferenceData of a run takes (and its NetCDF file,
+    uncompressed): the kept records, ``lp``, the per-chain means and the
+    ``sampler_state``; computed on abstract shapes, nothing runs.  With
+    ``until`` the cap ``max_draws`` counts.
+
+    >>> from gibbsjax.models import normal
+    >>> estimate_result_bytes(normal.bivariate(rho=0.5), None, Settings(num_chains=4, num_draws=1000)) > 0
+    True
+    """
+    s = settings
+    chains = jax.ShapeDtypeStruct((s.num_chains,), jnp.int32)
+    _, state = jax.eval_shape(_start_fn(kernel.init), jax.random.key(0), chains, data)
+    per_draw = jax.eval_shape(_records_fn(kernel.record, kernel.log_joint), state, data)
+    draws = (s.max_draws or 10 * s.num_draws) if s.until else s.num_draws
+    draws += (s.num_warmup + 1) if s.save_warmup else 0
+
+    def nbytes(tree) -> int:
+        return sum(int(np.prod(x.shape)) * np.dtype(x.dtype).itemsize for x in jax.tree_util.tree_leaves(tree))
+
+    acc = _zero_accumulators_shape(kernel.accumulate, state, data)
+    return draws * nbytes(per_draw) + 2 * nbytes(acc) + nbytes(state)
+
+
 # ----------------------------------------------------------------------------- result
 def _finish(run: _Run, run_attrs: dict):
     """The InferenceData of a run: draws, per-chain means and its ``sampler_state``."""
