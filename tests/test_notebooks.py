@@ -4,6 +4,11 @@ Each notebook runs top to bottom in a fresh ipykernel (cwd = notebooks/,
 MPLBACKEND=Agg); a cell that raises fails the test with the cell's traceback.
 The kernel is always ipykernel on the Python running the tests (not whatever a
 "python3" kernelspec elsewhere on the machine points to).
+
+Notebooks are stored *with* their outputs, so they show their plots on GitHub
+or in Jupyter without being run.  To refresh the stored outputs after a change::
+
+    python tests/test_notebooks.py notebooks/topic-models.ipynb   # or several, or none for all
 """
 
 from __future__ import annotations
@@ -88,10 +93,36 @@ def test_notebook_executes(path: Path, monkeypatch: pytest.MonkeyPatch):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_is_committed_without_outputs(path: Path):
+def test_notebook_is_stored_with_outputs(path: Path):
+    """Every code cell was run, in order, without errors, and the stored outputs hold the
+    expected text and figures (refresh them with ``python tests/test_notebooks.py``)."""
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
-    for i, cell in enumerate(c for c in nb.cells if c.cell_type == "code"):
-        assert not cell.outputs and cell.execution_count is None, (
-            f"{path.name}: code cell {i} has saved outputs; clear them before committing"
-        )
+    code_cells = [c for c in nb.cells if c.cell_type == "code"]
+    counts = [c.execution_count for c in code_cells]
+    assert all(n is not None for n in counts), f"{path.name}: stored without outputs; run python tests/test_notebooks.py"
+    assert counts == sorted(counts), f"{path.name}: cells were run out of order"
+    for i, cell in enumerate(code_cells):
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        assert not errors, f"{path.name}: stored code cell {i} holds an error output"
+    text = "".join(_text_outputs(c) for c in code_cells)
+    for expected in EXPECTED_TEXT.get(path.name, []):
+        assert expected in text, f"{path.name}: stored outputs lack {expected!r}"
+    figures = sum("image/png" in o.get("data", {}) for c in code_cells for o in c.outputs)
+    assert figures >= MIN_FIGURES.get(path.name, 0), f"{path.name}: only {figures} figures stored"
+
+
+def store_outputs(paths) -> None:
+    """Execute notebooks and write them back with their outputs (the probe cell removed)."""
+    import os
+
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    for path in paths:
+        nb = _execute(Path(path).resolve())
+        nb.cells.pop()  # the probe cell
+        nbformat.write(nb, str(path))
+        print(f"stored outputs of {path}")
+
+
+if __name__ == "__main__":
+    store_outputs(sys.argv[1:] or NOTEBOOKS)
