@@ -988,7 +988,9 @@ def _stack(chunks: list[dict]) -> tuple[dict, dict]:
     stats: dict[str, np.ndarray] = {}
     if "posterior" in chunks[0]:
         for name in chunks[0]["posterior"]:
-            posterior[name] = np.concatenate([c["posterior"][name] for c in chunks], axis=1)
+            # C order whatever the chunks: reductions over draws (numpy's pairwise sums) then
+            # give the same bits for one run and for a resumed one
+            posterior[name] = np.ascontiguousarray(np.concatenate([c["posterior"][name] for c in chunks], axis=1))
     if "lp" in chunks[0]:
-        stats["lp"] = np.concatenate([c["lp"] for c in chunks], axis=1)
+        stats["lp"] = np.ascontiguousarray(np.concatenate([c["lp"] for c in chunks], axis=1))
     return posterior, stats
