@@ -34,32 +34,51 @@ Design (one Pallas program per block of ``L`` lanes; grid = ceil(R / L)):
 Row ``D`` of the count table (the dummy document of padding slots) is written
 as zeros; padding slots' topics are set to 0 after the kernel.  K is padded to
 a power of two inside the kernel (a Triton requirement) by masked loads: the
-padded topics have weight 0 and are never drawn.
+padded topics have weight 0 and are never drawn.  Rows move between registers
+and the table only on steps where some lane of the program starts a document:
+a per-(step, program) flag computed in XLA beforehand makes that a uniform
+branch on one scalar, with no cross-lane reduction in the loop.
 
-Backend: **Triton** (``compiler_params=pallas.triton.CompilerParams``), not
-Mosaic GPU, because the kernel is a per-lane gather/scan loop, which is what
-Triton's programming model expresses directly: (i) its lowering has ``cumsum``
-(an associative scan over the K axis), ``argmax`` and masked gathers by
-pointer arithmetic (``φᵀ[w]`` and ``n_dk[doc]`` rows for a vector of lanes),
-and ``scf.for``/``scf.if`` with tensor carries — all this kernel needs;
-Mosaic GPU in jax 0.10 has no ``cumsum`` lowering, and it is built around
-warpgroup/TMA tiles staged in shared memory, with no gather of arbitrary rows
-from global memory by a vector of indices; (ii) the feasibility probe measured
-this very kernel shape on the Triton backend on an H100 (4,200 M tokens/s at
-K = 100, 656 M at K = 1,000); (iii) ``pl.pallas_call`` remains the entry point
-for Triton kernels, while for Mosaic GPU it is deprecated in favour of
-``plgpu.kernel``.  The Triton backend is "best effort" upstream; if it
-breaks on a future jax, the XLA path (``lda.sample_z_partially_collapsed``)
-is the fallback, and :func:`available` says whether this one can run.
+Per token the kernel moves ~28 bytes to and from device memory (word, document,
+old and new topic, uniform; the old topic twice) plus one φᵀ row (4K bytes) from
+L2, against ~12 (R × K)-sized XLA intermediates per scan step on the XLA path.
+
+**Backend: Triton** (``pl.pallas_call`` with
+``compiler_params=pallas.triton.CompilerParams``), not Mosaic GPU:
+
+* the kernel is a per-lane gather/scan loop, which Triton's model expresses
+  directly: its Pallas lowering has ``cumsum`` (an associative scan along K),
+  masked gathers by pointer arithmetic (the φᵀ rows of a vector of word ids,
+  the n_dk rows of a vector of documents) and ``scf.for``/``scf.if`` with
+  tensor carries — everything used here.  Mosaic GPU (jax 0.10 and 0.11) has
+  no ``cumsum`` or ``argmax`` lowering and no gather of arbitrary rows from
+  global memory by a vector of indices: it is built around warpgroup tiles
+  staged through shared memory by TMA.  A Mosaic GPU version would have to
+  copy every lane's φ row into shared memory by hand each step and write the
+  cumulative sum as a log-step shift-and-add over register layouts (a matmul
+  with a triangular matrix would round the weights to tf32: not exact);
+* the issue's feasibility probe measured this kernel shape on the Triton
+  backend on an H100 (4,200 M tokens/s at K = 100, 656 M at K = 1,000);
+* it lowers to Triton IR without a GPU, so the test suite checks on a CPU
+  that every operation has a Triton lowering (``tests/test_lda_pallas.py``).
+
+The cost of the choice: jax 0.11.0 deprecated the Pallas Triton backend
+("will be removed in a future version"; its lowering emits a
+``DeprecationWarning``; upstream points to jax_triton and the official Triton
+bindings).  When it is removed, ``import jax.experimental.pallas.triton``
+fails, :func:`available` returns False and callers fall back to the XLA path
+(``lda.sample_z_partially_collapsed``), which stays the reference.
 
 On a machine without a GPU the kernel runs in Pallas interpret mode
 (``interpret=True``, the default there): slow, but the same program, which is
 how the tests check it on a CPU.
 
-The uncollapsed sampler (z_i ∝ θ_{d,k} φ_{k,w_i}, all tokens independent) could
-use the same kernel with the count row replaced by the document's θ row
-(reloaded per document, never updated) — never materialising the N × K logits
-of the XLA path.  It is not implemented here (see the report of issue 9).
+An uncollapsed fused variant (z_i ∝ θ_{d,k} φ_{k,w_i}) would be this kernel
+with the count row replaced by the document's θ row, loaded once per document
+and never updated; what it would fix is memory (the XLA path materialises the
+N × K logits), which chunking the XLA path over steps fixes as well, while its
+speed cannot exceed this kernel's (same gathers and cumulative sums, plus a θ
+draw of D × K gammas per sweep) and it mixes slower per sweep.  Not built.
 """
 
 from __future__ import annotations
@@ -78,7 +97,6 @@ __all__ = ["available", "default_lanes_per_program", "sample_z_pallas", "sample_
 #: ~2,048 floats per tile; larger tiles spill registers.
 _TILE_ELEMENTS = 2048
 _MAX_LANES = 32
-_DEBUG = False
 
 
 def _pallas():
@@ -194,7 +212,9 @@ def _kernel(words_ref, docs_ref, z_ref, u_ref, starts_ref, phi_ref, z_out_ref, n
         store_rows(prev, row, real(prev))
 
 
-def _z_update(key, state, d, *, K, alpha, interpret, lanes_per_program, stale=False):
+def _z_update(key, state, d, *, K, alpha, interpret, lanes_per_program, stale=False, num_warps=4):
+    """Checks, φᵀ and the uniforms, then the kernel; ``stale`` (tests only: not exact) and
+    ``num_warps`` (Triton's, for benchmarks) are private."""
     from gibbsjax.models.lda import LOG_PHI_FLOOR
 
     if _pallas() is None:
@@ -220,11 +240,12 @@ def _z_update(key, state, d, *, K, alpha, interpret, lanes_per_program, stale=Fa
     phi_t = jnp.exp(scaled).T  # (V, K), as the XLA path
     u = jax.random.uniform(key, state.z.shape)
     return _call(d.words, d.docs, d.mask, state.z, u, phi_t, K=K, alpha=alpha, lanes=lanes,
-                 num_docs=num_docs, interpret=bool(interpret), stale=stale)
+                 num_docs=num_docs, interpret=bool(interpret), stale=stale,
+                 num_warps=check_int("num_warps", num_warps, 1))
 
 
-@functools.partial(jax.jit, static_argnames=("K", "alpha", "lanes", "num_docs", "interpret", "stale"))
-def _call(words, docs, mask, z, u, phi_t, *, K, alpha, lanes, num_docs, interpret, stale):
+@functools.partial(jax.jit, static_argnames=("K", "alpha", "lanes", "num_docs", "interpret", "stale", "num_warps"))
+def _call(words, docs, mask, z, u, phi_t, *, K, alpha, lanes, num_docs, interpret, stale, num_warps):
     pl, plgpu = _pallas()
     steps, num_lanes = words.shape
     padded = -(-num_lanes // lanes) * lanes
@@ -245,8 +266,8 @@ def _call(words, docs, mask, z, u, phi_t, *, K, alpha, lanes, num_docs, interpre
                    jax.ShapeDtypeStruct((num_docs + 1, K), jnp.int32)),
         grid=(padded // lanes,),
         interpret=interpret,
-        compiler_params=plgpu.CompilerParams(num_warps=4, num_stages=1),
-        name="lda_partially_collapsed_z", debug=_DEBUG,
+        compiler_params=plgpu.CompilerParams(num_warps=num_warps, num_stages=1),
+        name="lda_partially_collapsed_z",
     )(words, docs, z, u, starts, phi_t)
     return jnp.where(mask, z_new[:, :num_lanes], 0), ndk
 
