@@ -229,5 +229,5 @@ def test_bad_input(kwargs, msg):
         lp.sample_z_pallas(jax.random.key(0), state, d, **kwargs)
 
 
-def test_available_is_false_without_a_gpu():
+def test_available_matches_the_backend():
     assert lp.available() == (jax.default_backend() == "gpu")
