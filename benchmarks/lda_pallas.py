@@ -1,0 +1,155 @@
+"""The fused Pallas z-update of partially collapsed LDA against the XLA scan, on a GPU.
+
+Corpus: synthetic, from the LDA generative process (`gibbsjax.datasets.synthetic.lda_corpus`):
+10 M tokens by default (100,000 documents of ~100 tokens), V = 10,000, α = 0.1, η = 0.01,
+packed by `lda.data` with its default lanes.  For each K:
+
+* the z-update alone, XLA scan (`lda.sample_z_partially_collapsed`) and the fused kernel
+  (`lda_pallas.sample_z_pallas`) for each lanes-per-program setting (and Triton warps):
+  compile seconds apart, then the mean of ``--reps`` timed calls; M tokens/s;
+* how many tokens the two paths draw differently for the same key and state (expected: a
+  few per 100,000 at K = 100, from the order of the float32 cumulative sums);
+* whole sweeps (φ draw with its counts, then the z-update), XLA and fused with the best
+  lanes setting, ``--sweeps`` sweeps in one jitted loop: M tokens/s, and the φ step alone;
+* the device's peak memory.
+
+Run on the GPU machine (see ../shared/gpu/README.md), from the project root:
+    python3 benchmarks/lda_pallas.py                       # K = 100 and 1,000, 10 M tokens
+    python3 benchmarks/lda_pallas.py --topics 100 --lanes 8 16 32 --warps 2 4 8
+Smoke test on a CPU (Pallas interpret mode, tiny; the timings mean nothing there):
+    python3 benchmarks/lda_pallas.py --tokens 20000 --vocab 500 --topics 10 --lanes 4 --reps 1 --sweeps 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import time
+
+import jax
+import numpy as np
+
+from gibbsjax.datasets.synthetic import lda_corpus
+from gibbsjax.kernel import sweep
+from gibbsjax.models import lda
+from gibbsjax.models import lda_pallas
+
+ALPHA, ETA = 0.1, 0.01
+
+
+def _timed(fn, *args, reps):
+    """(compile seconds, mean seconds per call) of a jitted ``fn``."""
+    t = time.perf_counter()
+    jax.block_until_ready(fn(*args))
+    first = time.perf_counter() - t
+    t = time.perf_counter()
+    for _ in range(reps):
+        out = fn(*args)
+    jax.block_until_ready(out)
+    per_call = (time.perf_counter() - t) / reps
+    return max(first - per_call, 0.0), per_call
+
+
+def _sweeps(step, num_sweeps):
+    @jax.jit
+    def run(key, state, d):
+        return jax.lax.fori_loop(0, num_sweeps, lambda t, s: step(jax.random.fold_in(key, t), s, d), state)
+
+    return run
+
+
+def bench_k(d, k, args, interpret):
+    tokens = int(d.mask.sum())
+    kernel = lda.partially_collapsed(k, alpha=ALPHA, eta=ETA)
+    state = kernel.init(jax.random.key(0), d)
+    key = jax.random.key(1)
+    rows = []
+
+    xla_z = jax.jit(functools.partial(lda.sample_z_partially_collapsed, K=k, alpha=ALPHA))
+    compile_s, per = _timed(xla_z, key, state, d, reps=args.reps)
+    z_xla = np.asarray(xla_z(key, state, d))
+    rows.append({"K": k, "what": "z-update XLA scan", "lanes": "-", "warps": "-", "compile_s": compile_s,
+                 "ms": 1e3 * per, "Mtok_s": tokens / per / 1e6, "differ": 0})
+    best = None
+    for warps in args.warps:
+        for lanes in args.lanes:
+            fused = jax.jit(functools.partial(lda_pallas._z_update, K=k, alpha=ALPHA, interpret=interpret,
+                                              lanes_per_program=lanes, num_warps=warps))
+            try:
+                compile_s, per = _timed(lambda *a: fused(*a)[0], key, state, d, reps=args.reps)
+            except Exception as err:  # e.g. a Triton resource limit at this tile size
+                rows.append({"K": k, "what": f"z-update fused: failed ({type(err).__name__})", "lanes": lanes,
+                             "warps": warps, "compile_s": float("nan"), "ms": float("nan"),
+                             "Mtok_s": float("nan"), "differ": -1})
+                continue
+            differ = int(np.sum((np.asarray(fused(key, state, d)[0]) != z_xla) & np.asarray(d.mask)))
+            rows.append({"K": k, "what": "z-update fused", "lanes": lanes, "warps": warps, "compile_s": compile_s,
+                         "ms": 1e3 * per, "Mtok_s": tokens / per / 1e6, "differ": differ})
+            if best is None or per < best[0]:
+                best = (per, lanes, warps)
+
+    phi_step = jax.jit(functools.partial(lda.sample_log_phi, K=k, eta=ETA))
+    compile_s, per = _timed(phi_step, key, state, d, reps=args.reps)
+    rows.append({"K": k, "what": "phi draw (counts + gamma)", "lanes": "-", "warps": "-", "compile_s": compile_s,
+                 "ms": 1e3 * per, "Mtok_s": tokens / per / 1e6, "differ": 0})
+
+    phi = ("log_phi", functools.partial(lda.sample_log_phi, K=k, eta=ETA))
+    candidates = [("sweep XLA", "-", "-", kernel.step)]
+    if best is not None:
+        _, lanes, warps = best
+        z = functools.partial(lda_pallas._z_update, K=k, alpha=ALPHA, interpret=interpret,
+                              lanes_per_program=lanes, num_warps=warps)
+        candidates.append(("sweep fused", lanes, warps, sweep(phi, ("z", lambda key, s, d: z(key, s, d)[0]))))
+    for what, lanes, warps, step in candidates:
+        run = _sweeps(step, args.sweeps)
+        compile_s, per = _timed(run, key, state, d, reps=1)
+        per /= args.sweeps
+        rows.append({"K": k, "what": what, "lanes": lanes, "warps": warps, "compile_s": compile_s,
+                     "ms": 1e3 * per, "Mtok_s": tokens / per / 1e6, "differ": 0})
+    return rows
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tokens", type=int, default=10_000_000)
+    parser.add_argument("--doc-length", type=int, default=100)
+    parser.add_argument("--vocab", type=int, default=10_000)
+    parser.add_argument("--topics", type=int, nargs="+", default=[100, 1000])
+    parser.add_argument("--lanes", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32])
+    parser.add_argument("--warps", type=int, nargs="+", default=[4])
+    parser.add_argument("--reps", type=int, default=10)
+    parser.add_argument("--sweeps", type=int, default=20)
+    parser.add_argument("--json", help="also write the rows to this file")
+    args = parser.parse_args(argv)
+
+    interpret = not lda_pallas.available()
+    device = jax.devices()[0]
+    print(f"jax {jax.__version__}, {device.platform} ({device.device_kind}); "
+          f"{'Pallas INTERPRET mode: timings are not meaningful' if interpret else 'Pallas Triton, compiled'}")
+    num_docs = max(1, args.tokens // args.doc_length)
+    rows = []
+    for k in args.topics:
+        t = time.perf_counter()
+        corpus, _, _ = lda_corpus(num_docs=num_docs, num_topics=k, vocab_size=args.vocab,
+                                  doc_length=args.doc_length, alpha=ALPHA, eta=ETA, seed=0)
+        d = lda.data(corpus)
+        print(f"K = {k}: {corpus.num_tokens:,} tokens, {corpus.num_docs:,} documents, grid {tuple(d.words.shape)} "
+              f"({time.perf_counter() - t:.1f} s to generate and pack)", flush=True)
+        for row in bench_k(d, k, args, interpret):
+            rows.append(row)
+            print(f"  {row['what']:<32} lanes {row['lanes']!s:>3} warps {row['warps']!s:>2}  "
+                  f"compile {row['compile_s']:6.2f} s  {row['ms']:9.3f} ms  {row['Mtok_s']:9.1f} M tokens/s"
+                  + (f"  differ from XLA: {row['differ']}" if row["differ"] else ""), flush=True)
+        del d, corpus
+    stats = device.memory_stats() if hasattr(device, "memory_stats") else None
+    if stats:
+        print(f"device peak memory: {stats.get('peak_bytes_in_use', 0) / 2**30:.2f} GiB")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"jax": jax.__version__, "device": device.device_kind, "interpret": interpret,
+                       "rows": rows}, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()
