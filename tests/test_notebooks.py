@@ -80,16 +80,7 @@ def test_notebook_executes(path: Path, monkeypatch: pytest.MonkeyPatch):
     probe = code_cells.pop()
     assert _text_outputs(probe).strip() == sys.prefix, "the kernel is not the Python running the tests"
 
-    for i, cell in enumerate(code_cells):
-        assert cell.execution_count is not None, f"code cell {i} was not executed"
-        errors = [o for o in cell.outputs if o.output_type == "error"]
-        assert not errors, f"code cell {i} produced an error output: {errors[0].get('ename')}"
-
-    text = "".join(_text_outputs(c) for c in code_cells)
-    for expected in EXPECTED_TEXT.get(path.name, []):
-        assert expected in text, f"{path.name}: expected output {expected!r} not found"
-    figures = sum("image/png" in o.get("data", {}) for c in code_cells for o in c.outputs)
-    assert figures >= MIN_FIGURES.get(path.name, 0), f"{path.name}: only {figures} figures shown"
+    _check_outputs(path.name, code_cells, "executed")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
@@ -102,14 +93,20 @@ def test_notebook_is_stored_with_outputs(path: Path):
     counts = [c.execution_count for c in code_cells]
     assert all(n is not None for n in counts), f"{path.name}: stored without outputs; run python tests/test_notebooks.py"
     assert counts == sorted(counts), f"{path.name}: cells were run out of order"
+    _check_outputs(path.name, code_cells, "stored")
+
+
+def _check_outputs(name: str, code_cells, which: str) -> None:
+    """Every cell ran without an error output; the expected text and figures are there."""
     for i, cell in enumerate(code_cells):
+        assert cell.execution_count is not None, f"{name}: {which} code cell {i} was not executed"
         errors = [o for o in cell.outputs if o.output_type == "error"]
-        assert not errors, f"{path.name}: stored code cell {i} holds an error output"
+        assert not errors, f"{name}: {which} code cell {i} holds an error output: {errors[0].get('ename')}"
     text = "".join(_text_outputs(c) for c in code_cells)
-    for expected in EXPECTED_TEXT.get(path.name, []):
-        assert expected in text, f"{path.name}: stored outputs lack {expected!r}"
+    for expected in EXPECTED_TEXT.get(name, []):
+        assert expected in text, f"{name}: {which} outputs lack {expected!r}"
     figures = sum("image/png" in o.get("data", {}) for c in code_cells for o in c.outputs)
-    assert figures >= MIN_FIGURES.get(path.name, 0), f"{path.name}: only {figures} figures stored"
+    assert figures >= MIN_FIGURES.get(name, 0), f"{name}: only {figures} figures in the {which} outputs"
 
 
 def store_outputs(paths) -> None:

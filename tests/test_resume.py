@@ -282,6 +282,19 @@ def _start(args, tmp_path, *, script: str | None = None):
     return proc, log
 
 
+def _signal_when(proc, log: Path, marker: str, sig, *, delay: float = 0.0) -> tuple[int, str]:
+    """Send ``sig`` once ``marker`` is in the process's stderr; its exit status and stderr."""
+    try:
+        _wait_for(proc, log, marker, TIMEOUT)
+        time.sleep(delay)
+        proc.send_signal(sig)
+        rc = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return rc, log.read_text(encoding="utf-8", errors="replace")
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_sigterm_mid_sampling_saves_finished_draws(tmp_path):
     config = tmp_path / "long.toml"
@@ -290,15 +303,7 @@ def test_sigterm_mid_sampling_saves_finished_draws(tmp_path):
                       encoding="utf-8")
     out = tmp_path / "long.nc"
     proc, log = _start(["run", config, "--out", out, "--chunk-size", "5"], tmp_path)
-    try:
-        _wait_for(proc, log, "sampling", TIMEOUT)
-        time.sleep(1.0)
-        proc.send_signal(signal.SIGTERM)
-        rc = proc.wait(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    stderr = log.read_text(encoding="utf-8", errors="replace")
+    rc, stderr = _signal_when(proc, log, "sampling", signal.SIGTERM, delay=1.0)
     assert rc == 143, stderr
     assert "Traceback" not in stderr
     assert "run interrupted (SIGTERM): kept" in stderr and "gibbsjax resume" in stderr
@@ -329,14 +334,7 @@ def test_sigint_during_postprocessing_keeps_raw_draws(tmp_path):
     args = ["run", str(CONFIGS / "body-temperature.toml"), "--out", str(out), "--no-progress", "--draws", "300",
             "--warmup", "100"]
     proc, log = _start(None, tmp_path, script=_SLOW_POSTPROCESS.format(args=args))
-    try:
-        _wait_for(proc, log, "postprocessing now", TIMEOUT)
-        proc.send_signal(signal.SIGINT)
-        rc = proc.wait(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    stderr = log.read_text(encoding="utf-8", errors="replace")
+    rc, stderr = _signal_when(proc, log, "postprocessing now", signal.SIGINT)
     assert rc == 130, stderr
     assert "interrupted during post-processing: the raw draws (300 draws per chain (4 chains))" in stderr
     assert "gibbsjax resume" in stderr and "--draws 0" in stderr
