@@ -344,7 +344,8 @@ def plot_trace(
         dax.set_yticks([])
         if not by_chain or 2 <= len(chosen) <= 8:
             tax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=7, frameon=False,
-                       title="chain" if by_chain else "×".join(dims), title_fontsize=7)
+                       title="chain" if by_chain else "×".join(dims), title_fontsize=7,
+                       ncol=-(-n_comp // 10))  # at most 10 entries a column: fits the row
     axes[-1, 1].set_xlabel(xlabel)
     if notes:
         fig.suptitle("; ".join(notes), fontsize=9)
