@@ -240,10 +240,15 @@ def test_trace_splits_many_components_into_panels(idata):
     np.testing.assert_array_equal(tax.lines[C * 2 + 3].get_ydata(), share[3, :, 10])
 
 
-def test_trace_caps_the_number_of_panels(idata):
-    fig = plots.plot_trace(idata, ["topic_share"], max_per_panel=1, max_panels=5)
-    assert len(fig.axes) == 10
-    assert "first 5 of 32 panels" in fig.get_suptitle()
+def test_panels_are_capped_without_crowding_out_lp(idata):
+    """Over max_panels, every variable gets a fair share, the small ones first."""
+    fig = plots.plot_trace(idata, max_per_panel=1, max_panels=5)
+    assert [ax.get_title(loc="left") for ax in fig.axes[0::2]] == ["topic_share"] * 3 + ["mu", "lp"]
+    assert "topic_share: first 3 of 32 components shown" in fig.get_suptitle()
+    fig = plots.plot_rank(idata, max_panels=6)
+    assert [ax.get_title() for ax in fig.axes if ax.get_visible()] == [
+        "topic_share\n0", "topic_share\n1", "topic_share\n2", "topic_share\n3", "mu", "lp"]
+    assert "topic_share: first 4 of 32 components shown" in fig.get_suptitle()
 
 
 def test_default_variables_include_lp(idata):
@@ -371,11 +376,12 @@ def test_top_words_from_a_mixture_estimates_group():
     idata.add_groups({"estimates": xr.Dataset(
         {"theta_mean": (("cluster", "word"), phi), "doc_probs": (("doc", "cluster"), np.full((2, 3), 1 / 3))},
         coords={"word": list("abcdef"), "cluster": [0, 1, 2]},
-        attrs={"word_var": "theta", "class_dim": "cluster"},
+        attrs={"word_var": "theta", "class_dim": "cluster",
+               "cluster_labels": json.dumps({"0": "asyncio", "1": "", "2": "xml"})},
     )})
     fig = plots.plot_top_words(idata, n=3)
     axes = [ax for ax in fig.axes if ax.get_visible()]
-    assert [ax.get_title(loc="left") for ax in axes] == ["cluster 0", "cluster 1", "cluster 2"]
+    assert [ax.get_title(loc="left") for ax in axes] == ["cluster 0 (~asyncio)", "cluster 1", "cluster 2 (~xml)"]
     assert [t.get_text() for t in axes[1].get_yticklabels()] == ["b", "c", "d"]
 
 

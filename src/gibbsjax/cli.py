@@ -267,7 +267,7 @@ def _cmd_plot(args) -> int:
         try:
             fig = draw()
         except ValueError as e:  # what the result lacks (no lp, no agreement group, ...)
-            raise CLIError(f"cannot draw a {args.kind} plot of {path}: {_one_line(e)}") from None
+            raise CLIError(f"cannot draw the {args.kind} plot of {path}: {_one_line(e)}") from None
     try:
         fig.savefig(out, dpi=args.dpi, bbox_inches="tight")
     except (OSError, ValueError) as e:

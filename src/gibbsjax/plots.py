@@ -168,6 +168,36 @@ def _components(da):
     return values, labels, rest
 
 
+def _budget(counts: Sequence[int], max_panels: int) -> list[int]:
+    """Panels per variable when all of them would be more than ``max_panels``: a fair
+    share each, small variables served first (so ``lp`` is never crowded out).
+
+    >>> _budget([744, 1, 2], 6)
+    [3, 1, 2]
+    """
+    allot = [0] * len(counts)
+    remaining, left = max_panels, len(counts)
+    for i in sorted(range(len(counts)), key=lambda j: counts[j]):
+        allot[i] = min(counts[i], remaining // left)
+        remaining -= allot[i]
+        left -= 1
+    return allot
+
+
+def _short(label: str, width: int = 28) -> str:
+    return label if len(label) <= width else label[: width // 2 - 1] + "…" + label[-(width // 2):]
+
+
+def _finish(fig, notes: Sequence[str]) -> None:
+    """Lay the figure out, with the notes (chain sample, panels left out) on top."""
+    if notes:
+        height = fig.get_figheight()
+        fig.suptitle("\n".join(notes), fontsize=9, y=1 - 0.08 / height, va="top")
+        fig.tight_layout(rect=(0, 0, 1, 1 - (0.2 + 0.18 * len(notes)) / height))
+    else:
+        fig.tight_layout()
+
+
 def _rhat(values: np.ndarray) -> float:
     """Rank-normalised split R-hat (ArviZ) of one scalar quantity (chain, draw), or NaN."""
     import arviz as az
@@ -303,17 +333,18 @@ def plot_trace(
     chain_ids = ds["chain"].values if "chain" in ds.coords else chosen
     x, xlabel = _sweeps(idata, n_draws)
 
-    rows = []  # (name, values (chain, draw, k), labels, dims, first component index, total)
-    for name, da in ds.data_vars.items():
-        values, labels, dims = _components(da)
-        total = values.shape[2]
-        for start in range(0, total, max_per_panel):
-            stop = min(start + max_per_panel, total)
-            rows.append((str(name), values[:, :, start:stop], labels[start:stop], dims, total))
+    per_var = [(str(name), *_components(da)) for name, da in ds.data_vars.items()]
+    allot = _budget([-(-v.shape[2] // max_per_panel) for _, v, _, _ in per_var], max_panels)
+    rows = []  # (name, values (chain, draw, k), labels, dims, total components)
     notes = [note] if note else []
-    if len(rows) > max_panels:
-        notes.append(f"first {max_panels} of {len(rows)} panels shown; choose variables with var_names (--var)")
-        rows = rows[:max_panels]
+    for (name, values, labels, dims), n_rows in zip(per_var, allot):
+        total = values.shape[2]
+        for start in range(0, min(total, n_rows * max_per_panel), max_per_panel):
+            stop = min(start + max_per_panel, total)
+            rows.append((name, values[:, :, start:stop], labels[start:stop], dims, total))
+        if n_rows * max_per_panel < total:
+            notes.append(f"{name}: first {min(total, n_rows * max_per_panel)} of {total} components shown "
+                         f"(at most {max_panels} panels; choose variables with var_names, --var)")
 
     fig, axes = plt.subplots(
         len(rows), 2, figsize=(12, 1.9 * len(rows) + 0.8), squeeze=False,
@@ -326,7 +357,7 @@ def plot_trace(
         for k in range(n_comp):
             for i, c in enumerate(chain_ids):
                 colour = colours[i] if by_chain else colours[k]
-                label = (f"chain {c}" if by_chain else labels[k]) if (by_chain or i == 0) else None
+                label = (f"chain {c}" if by_chain else _short(labels[k])) if (by_chain or i == 0) else None
                 tax.plot(x, vals[i, :, k], color=colour, lw=0.6, alpha=0.75, label=label)
                 dens = _density(vals[i, :, k])
                 if dens is not None:
@@ -335,7 +366,7 @@ def plot_trace(
                     dax.axvline(vals[i, 0, k], color=colour, lw=0.8, alpha=0.75)
         if dims:
             what = "×".join(dims)
-            span = labels[0] if n_comp == 1 else f"{labels[0]} … {labels[-1]}"
+            span = _short(labels[0]) if n_comp == 1 else f"{_short(labels[0])} … {_short(labels[-1])}"
             title = f"{name}  [{what} {span}]" + (f"  ({n_comp} of {total})" if n_comp < total else "")
         else:
             title = name
@@ -347,9 +378,7 @@ def plot_trace(
                        title="chain" if by_chain else "×".join(dims), title_fontsize=7,
                        ncol=-(-n_comp // 10))  # at most 10 entries a column: fits the row
     axes[-1, 1].set_xlabel(xlabel)
-    if notes:
-        fig.suptitle("; ".join(notes), fontsize=9)
-    fig.tight_layout()
+    _finish(fig, notes)
     return fig
 
 
@@ -397,14 +426,16 @@ def plot_rank(
     ds = ds.isel(chain=chosen)
     chain_ids = ds["chain"].values if "chain" in ds.coords else chosen
     n_chains = len(chosen)
-    panels = []
-    for name, da in ds.data_vars.items():
-        values, labels, _ = _components(da)
-        panels += [(f"{name}\n{label}" if label else str(name), values[:, :, k]) for k, label in enumerate(labels)]
+    per_var = [(str(name), *_components(da)[:2]) for name, da in ds.data_vars.items()]
+    allot = _budget([v.shape[2] for _, v, _ in per_var], max_panels)
+    panels = []  # (title, values (chain, draw))
     notes = [note] if note else []
-    if len(panels) > max_panels:
-        notes.append(f"first {max_panels} of {len(panels)} panels shown; choose variables with var_names (--var)")
-        panels = panels[:max_panels]
+    for (name, values, labels), n_panels in zip(per_var, allot):
+        panels += [(f"{name}\n{_short(label)}" if label else name, values[:, :, k])
+                   for k, label in enumerate(labels[:n_panels])]
+        if n_panels < len(labels):
+            notes.append(f"{name}: first {n_panels} of {len(labels)} components shown "
+                         f"(at most {max_panels} panels; choose variables with var_names, --var)")
 
     bins = int(np.clip(round(np.sqrt(n_draws)), 4, 20))
     edges = np.linspace(0, n_chains * n_draws, bins + 1)
@@ -436,9 +467,7 @@ def plot_rank(
         row[0].set_ylabel("chain", fontsize=8)
     for ax in flat[:len(panels)][-ncols:]:
         ax.set_xlabel("rank (chains shown)" if note else "rank (all chains)", fontsize=8)
-    if notes:
-        fig.suptitle("; ".join(notes), fontsize=9)
-    fig.tight_layout()
+    _finish(fig, notes)
     return fig
 
 
@@ -546,11 +575,13 @@ def plot_agreement(idata, *, ax=None, max_chains: int | None = 32, seed: int = 0
 
 # ============================================================================ top words
 def _word_matrix(idata):
-    """(K, V) word distributions, component labels, vocabulary and the component dim name."""
+    """(K, V) word distributions, component labels, vocabulary, the component dim name and
+    what the components were matched to (the mixtures' ``cluster_labels``, else {})."""
     if "topics" in idata.groups() and "topic_word" in idata.topics:
         da = idata.topics["topic_word"]
         comp_dim, word_dim = da.dims[0], da.dims[-1]
         fallbacks = [idata["posterior_mean"]] if "posterior_mean" in idata.groups() else []
+        matched = {}
     elif "estimates" in idata.groups():
         est = idata.estimates
         word_var = str(est.attrs.get("word_var", ""))
@@ -561,6 +592,7 @@ def _word_matrix(idata):
         da = est[names[0]]
         comp_dim, word_dim = da.dims
         fallbacks = [idata.posterior] + ([idata["posterior_mean"]] if "posterior_mean" in idata.groups() else [])
+        matched = json.loads(str(est.attrs["cluster_labels"])) if "cluster_labels" in est.attrs else {}
     else:
         raise ValueError(
             "this result has no word distributions to plot: need a topics group (LDA) or an "
@@ -576,7 +608,7 @@ def _word_matrix(idata):
     if vocab is None:
         vocab = [f"#{j}" for j in range(matrix.shape[1])]
     comps = [str(v) for v in (da[comp_dim].values if comp_dim in da.coords else range(matrix.shape[0]))]
-    return matrix, comps, vocab, str(comp_dim)
+    return matrix, comps, vocab, str(comp_dim), matched
 
 
 def plot_top_words(idata, n: int = 10, *, ncols: int = 4, components: Sequence[int] | None = None,
@@ -607,7 +639,7 @@ def plot_top_words(idata, n: int = 10, *, ncols: int = 4, components: Sequence[i
     check_int("n", n, 1)
     check_int("ncols", ncols, 1)
     check_int("max_panels", max_panels, 1)
-    matrix, comps, vocab, comp_dim = _word_matrix(idata)
+    matrix, comps, vocab, comp_dim, matched = _word_matrix(idata)
     k_all = matrix.shape[0]
     if components is None:
         index = list(range(k_all))
@@ -641,7 +673,7 @@ def plot_top_words(idata, n: int = 10, *, ncols: int = 4, components: Sequence[i
         ax.invert_yaxis()  # most probable on top
         ax.tick_params(axis="x", labelsize=6)
         ax.xaxis.set_major_locator(MaxNLocator(nbins=3))
-        title = f"{comp_dim} {comps[k]}"
+        title = f"{comp_dim} {comps[k]}" + (f" (~{matched[comps[k]]})" if matched.get(comps[k]) else "")
         if reproduced is not None:
             title += f"  ({int(reproduced[0][k])}/{reproduced[1]} chains)"
         ax.set_title(title, fontsize=8, loc="left")
@@ -649,7 +681,5 @@ def plot_top_words(idata, n: int = 10, *, ncols: int = 4, components: Sequence[i
         ax.set_visible(False)
     for ax in flat[:len(index)][-ncols:]:
         ax.set_xlabel("probability", fontsize=7)
-    if note:
-        fig.suptitle(note, fontsize=9)
-    fig.tight_layout()
+    _finish(fig, [note] if note else [])
     return fig
