@@ -346,7 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
         "plot",
         help="plot a result (trace, rank, lp per chain, chain agreement, top words) as an image",
         description="Draw a plot of a saved result (see gibbsjax.plots): trace (densities and "
-        "traces, many components split into panels), rank (az.plot_rank), lp (the log joint "
+        "traces, many components split into panels), rank (per-chain rank histograms), lp (the log joint "
         "per chain), agreement (chains x topics/clusters heatmap) or words (top words per "
         "topic/cluster). Runs with more chains than --max-chains are drawn from a random "
         "sample of chains (fixed seed); the figure says so.",
