@@ -450,7 +450,11 @@ def _cmd_plot(args) -> int:
     path, idata = _open_result(args.result)
     if int(idata.posterior.sizes["draw"]) == 0:
         raise CLIError(f"{path} has no draws to plot")
-    available = list(idata.posterior.data_vars)
+    from gibbsjax import plots
+
+    if args.var and args.kind not in ("trace", "rank"):
+        raise CLIError(f"--var applies to --kind trace and rank, not {args.kind}")
+    available = plots.variable_names(idata)
     for name in args.var or ():
         if name not in available:
             raise CLIError(f"unknown variable {name!r} in {path}; variables: {', '.join(available)}")
@@ -461,16 +465,22 @@ def _cmd_plot(args) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
-    import arviz as az
     import matplotlib.pyplot as plt
-    import numpy as np
 
-    plot = az.plot_trace if args.kind == "trace" else az.plot_rank
+    chains = {} if args.max_chains is None else {"max_chains": args.max_chains}
+    draw = {
+        "trace": lambda: plots.plot_trace(idata, args.var, max_per_panel=args.per_panel, **chains),
+        "rank": lambda: plots.plot_rank(idata, args.var, **chains),
+        "lp": lambda: plots.plot_lp(idata, **chains),
+        "agreement": lambda: plots.plot_agreement(idata, **chains),
+        "words": lambda: plots.plot_top_words(idata, n=args.top),
+    }[args.kind]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # arviz/matplotlib deprecation chatter
-        axes = plot(idata, var_names=args.var or None)
-    fig = np.ravel(axes)[0].figure
-    fig.tight_layout()  # keeps stacked titles off the tick labels above them
+        try:
+            fig = draw()
+        except ValueError as e:  # what the result lacks (no lp, no agreement group, ...)
+            raise CLIError(f"cannot draw the {args.kind} plot of {path}: {_one_line(e)}") from None
     try:
         fig.savefig(out, dpi=args.dpi, bbox_inches="tight")
     except (OSError, ValueError) as e:
@@ -584,13 +594,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "plot",
-        help="trace or rank plot of a result, saved as an image",
-        description="Draw a trace plot (az.plot_trace) or rank plot (az.plot_rank) of a saved result.",
+        help="plot a result (trace, rank, lp per chain, chain agreement, top words) as an image",
+        description="Draw a plot of a saved result (see gibbsjax.plots): trace (densities and "
+        "traces, many components split into panels), rank (per-chain rank histograms), lp (the log joint "
+        "per chain), agreement (chains x topics/clusters heatmap) or words (top words per "
+        "topic/cluster). Runs with more chains than --max-chains are drawn from a random "
+        "sample of chains (fixed seed); the figure says so.",
     )
     p.add_argument("result", metavar="RESULT.nc")
-    p.add_argument("--kind", choices=("trace", "rank"), default="trace", help="plot kind (default: trace)")
+    p.add_argument("--kind", choices=("trace", "rank", "lp", "agreement", "words"), default="trace",
+                   help="plot kind (default: trace)")
     p.add_argument("-o", "--output", metavar="FIG.png", help="image file (default: RESULT_<kind>.png beside RESULT)")
-    p.add_argument("--var", nargs="+", metavar="NAME", help="variables to plot (default: all)")
+    p.add_argument("--var", nargs="+", metavar="NAME",
+                   help="variables for trace/rank, lp included (default: all posterior variables and lp)")
+    p.add_argument("--max-chains", type=_pos_int, metavar="N",
+                   help="draw at most N chains, a random sample of larger runs (default: 16; agreement 32)")
+    p.add_argument("--per-panel", type=_pos_int, default=8, metavar="N",
+                   help="trace: at most N components per panel (default: 8)")
+    p.add_argument("--top", type=_pos_int, default=10, metavar="N", help="words: words per topic (default: 10)")
     p.add_argument("--dpi", type=_pos_int, default=100, help="image resolution (default: 100)")
     p.set_defaults(func=_cmd_plot)
     return parser

@@ -1,0 +1,685 @@
+"""Plots of a result that people look at: the log joint per chain, trace and rank
+plots split into readable panels, the agreement of chains on each topic or
+cluster, and the top words of each topic.
+
+Every function takes an :class:`arviz.InferenceData` (what :func:`gibbsjax.sample`,
+:class:`gibbsjax.LDA` and ``gibbsjax run`` produce, or ``az.from_netcdf`` reads
+back) and returns the matplotlib ``Figure``; ``gibbsjax plot --kind KIND`` calls
+them.
+
+* :func:`plot_lp`: ``sample_stats.lp`` per chain against the sweep, one colour
+  per chain, with each chain's density beside it (chains stuck in different
+  modes sit at different levels).
+* :func:`plot_trace`: densities and traces; a variable with many components
+  (LDA's ``topic_share``) is split into panels of at most ``max_per_panel``.
+* :func:`plot_rank`: ArviZ's rank plot (``lp`` included).
+* :func:`plot_agreement`: a chains × components heatmap of the ``agreement``
+  group's distance to the reference chain, reproduced cells marked.
+* :func:`plot_top_words`: the top words of each topic (or cluster, or class)
+  as horizontal bars, one small panel each.
+
+Runs with many chains are plotted from a random sample of at most
+``max_chains`` chains (a fixed ``seed``, so the same picture every time); the
+figure says so.  Statistics printed in titles (R-hat, verdicts) use every
+chain.  matplotlib and ArviZ are imported inside the functions: ``import
+gibbsjax`` stays light.
+
+>>> import numpy as np
+>>> from gibbsjax.diagnostics import to_inference_data
+>>> rng = np.random.default_rng(0)
+>>> idata = to_inference_data({"mu": rng.normal(size=(4, 50))},
+...                           sample_stats={"lp": rng.normal(size=(4, 50))})
+>>> variable_names(idata)
+['mu', 'lp']
+>>> fig = plot_lp(idata)
+>>> len(fig.axes)
+2
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+import warnings
+
+import numpy as np
+
+from gibbsjax._checks import check_int
+
+__all__ = [
+    "plot_lp",
+    "plot_trace",
+    "plot_rank",
+    "plot_agreement",
+    "plot_top_words",
+    "variable_names",
+    "MAX_CHAINS",
+]
+
+#: chains drawn by default; larger runs are plotted from a random sample of chains
+MAX_CHAINS = 16
+
+
+# ============================================================================ shared helpers
+def variable_names(idata) -> list[str]:
+    """What :func:`plot_trace` and :func:`plot_rank` can draw: the numeric posterior
+    variables, then ``lp`` (the log joint, from ``sample_stats``) when recorded.
+
+    >>> import numpy as np
+    >>> from gibbsjax.diagnostics import to_inference_data
+    >>> variable_names(to_inference_data({"mu": np.zeros((2, 3))}))
+    ['mu']
+    """
+    names = [str(n) for n, v in idata.posterior.data_vars.items() if v.dtype.kind in "biuf"]
+    if "lp" not in names and "sample_stats" in idata.groups() and "lp" in idata.sample_stats:
+        names.append("lp")
+    return names
+
+
+def _draws(idata, var_names):
+    """The requested variables as one Dataset (chain, draw, ...); ``lp`` from sample_stats."""
+    import xarray as xr
+
+    available = variable_names(idata)
+    if var_names is None:
+        var_names = available
+    elif isinstance(var_names, str):
+        var_names = [var_names]
+    var_names = list(var_names)
+    if not var_names:
+        raise ValueError("var_names is empty; variables: " + ", ".join(available))
+    for name in var_names:
+        if name not in available:
+            raise ValueError(f"unknown variable {name!r}; variables: {', '.join(available)}")
+    post = idata.posterior
+    return xr.Dataset({n: (post[n] if n in post else idata.sample_stats[n]) for n in var_names})
+
+
+def _chain_sample(num_chains: int, max_chains, seed: int, keep: Sequence[int] = ()):
+    """Positions of the chains to draw (sorted) and a note when they are a sample."""
+    if max_chains is None or num_chains <= max_chains:
+        return np.arange(num_chains), ""
+    keep = np.unique(np.asarray(list(keep), dtype=np.int64))[:max_chains]
+    rest = np.setdiff1d(np.arange(num_chains), keep)
+    picked = np.random.default_rng(seed).choice(rest, size=max_chains - keep.size, replace=False)
+    chosen = np.sort(np.concatenate([keep, picked]))
+    return chosen, f"{max_chains} of {num_chains} chains shown (random sample, seed {seed})"
+
+
+def _check_common(max_chains, seed) -> None:
+    if max_chains is not None:
+        check_int("max_chains", max_chains, 1)
+    check_int("seed", seed, 0)
+
+
+def _sweeps(idata, num_draws: int):
+    """The sweep after which each kept draw was recorded, from the run's attributes."""
+    try:
+        warmup, thin = int(idata.attrs["num_warmup"]), int(idata.attrs["thin"])
+    except (KeyError, TypeError, ValueError):
+        return np.arange(num_draws), "draw"
+    return warmup + thin * (1 + np.arange(num_draws)), "sweep"
+
+
+def _density(x: np.ndarray):
+    """A Gaussian kernel density estimate on a grid (binned, Silverman's bandwidth,
+    Silverman 1986 eq. 3.31), or None when ``x`` has fewer than two distinct values."""
+    x = np.asarray(x, dtype=np.float64)
+    x = x[np.isfinite(x)]
+    if x.size < 2 or np.ptp(x) == 0:
+        return None
+    q75, q25 = np.percentile(x, [75, 25])
+    spread = min(x.std(), (q75 - q25) / 1.34) if q75 > q25 else x.std()
+    h = 0.9 * spread * x.size ** -0.2
+    bins = 256
+    counts, edges = np.histogram(x, bins=bins, range=(x.min() - 3 * h, x.max() + 3 * h))
+    width = edges[1] - edges[0]
+    sigma = h / width  # in bins; at most bins / 6, so the kernel fits the grid
+    half = int(np.ceil(4 * sigma))
+    t = np.arange(-half, half + 1)
+    kernel = np.exp(-0.5 * (t / sigma) ** 2)
+    dens = np.convolve(counts, kernel / kernel.sum(), mode="same") / (x.size * width)
+    return 0.5 * (edges[:-1] + edges[1:]), dens
+
+
+def _colours(n: int):
+    import matplotlib.pyplot as plt
+
+    if n <= 10:
+        cmap = plt.get_cmap("tab10")
+        return [cmap(i) for i in range(n)]
+    if n <= 20:
+        cmap = plt.get_cmap("tab20")
+        return [cmap(i) for i in range(n)]
+    cmap = plt.get_cmap("viridis")
+    return [cmap(i / (n - 1)) for i in range(n)]
+
+
+def _components(da):
+    """``da`` (chain, draw, ...) as values (chain, draw, components), labels, dim names."""
+    rest = [d for d in da.dims if d not in ("chain", "draw")]
+    values = da.transpose("chain", "draw", *rest).values
+    values = values.reshape(values.shape[0], values.shape[1], -1)
+    if not rest:
+        return values, [""], []
+    axes = [[str(v) for v in (da[d].values if d in da.coords else range(da.sizes[d]))] for d in rest]
+    labels = [",".join(axes[i][j] for i, j in enumerate(idx)) for idx in np.ndindex(*[len(a) for a in axes])]
+    return values, labels, rest
+
+
+def _budget(counts: Sequence[int], max_panels: int) -> list[int]:
+    """Panels per variable when all of them would be more than ``max_panels``: a fair
+    share each, small variables served first (so ``lp`` is never crowded out).
+
+    >>> _budget([744, 1, 2], 6)
+    [3, 1, 2]
+    """
+    allot = [0] * len(counts)
+    remaining, left = max_panels, len(counts)
+    for i in sorted(range(len(counts)), key=lambda j: counts[j]):
+        allot[i] = min(counts[i], remaining // left)
+        remaining -= allot[i]
+        left -= 1
+    return allot
+
+
+def _short(label: str, width: int = 28) -> str:
+    return label if len(label) <= width else label[: width // 2 - 1] + "…" + label[-(width // 2):]
+
+
+def _finish(fig, notes: Sequence[str]) -> None:
+    """Lay the figure out, with the notes (chain sample, panels left out) on top."""
+    if notes:
+        height = fig.get_figheight()
+        fig.suptitle("\n".join(notes), fontsize=9, y=1 - 0.08 / height, va="top")
+        fig.tight_layout(rect=(0, 0, 1, 1 - (0.2 + 0.18 * len(notes)) / height))
+    else:
+        fig.tight_layout()
+
+
+def _rhat(values: np.ndarray) -> float:
+    """Rank-normalised split R-hat (ArviZ) of one scalar quantity (chain, draw), or NaN."""
+    import arviz as az
+
+    if values.shape[0] < 2 or values.shape[1] < 4:
+        return float("nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(az.rhat(np.asarray(values, dtype=np.float64)))
+
+
+# ============================================================================ lp
+def plot_lp(idata, *, ax=None, max_chains: int | None = MAX_CHAINS, seed: int = 0, warmup: bool = True):
+    """The log joint ``lp`` of every chain against the sweep, one colour per chain.
+
+    Beside the traces, each chain's density of ``lp`` (drawn sideways, sharing
+    the y axis): chains in one mode overlap, chains stuck in different modes
+    sit at different levels, and a chain still climbing shows as a trend.  The
+    title gives R-hat of ``lp`` over *all* chains.  With ``save_warmup`` the
+    warm-up sweeps are drawn too (shaded) unless ``warmup=False``.
+
+    ``ax``: draw only the traces on this axes (no density panel).
+    ``max_chains``: draw at most this many chains, a random sample (``seed``)
+    when there are more (None: all).  Raises ``ValueError`` when the result has
+    no ``sample_stats.lp`` (its kernel defines no ``log_joint``).
+
+    >>> import numpy as np
+    >>> from gibbsjax.diagnostics import to_inference_data
+    >>> lp = np.random.default_rng(1).normal(size=(3, 40)) + np.array([[0.0], [0.0], [9.0]])
+    >>> idata = to_inference_data({"mu": np.zeros((3, 40))}, sample_stats={"lp": lp})
+    >>> fig = plot_lp(idata)
+    >>> len(fig.axes[0].lines)          # one line per chain
+    3
+    """
+    import matplotlib.pyplot as plt
+
+    _check_common(max_chains, seed)
+    if "sample_stats" not in idata.groups() or "lp" not in idata.sample_stats:
+        raise ValueError("this result has no log joint (sample_stats.lp): its kernel defines no log_joint")
+    lp_all = idata.sample_stats["lp"].transpose("chain", "draw").values
+    n_chains, n_draws = lp_all.shape
+    if n_draws == 0:
+        raise ValueError("this result has no draws to plot")
+    rhat = _rhat(lp_all)
+    chosen, note = _chain_sample(n_chains, max_chains, seed)
+    lp = lp_all[chosen]
+    chain_ids = idata.sample_stats["chain"].values[chosen] if "chain" in idata.sample_stats.coords else chosen
+    x, xlabel = _sweeps(idata, n_draws)
+    warm = None
+    if warmup and "warmup_sample_stats" in idata.groups() and "lp" in idata.warmup_sample_stats:
+        warm = idata.warmup_sample_stats["lp"].transpose("chain", "draw").values[chosen]
+    colours = _colours(len(chosen))
+
+    if ax is None:
+        fig, (tax, dax) = plt.subplots(
+            1, 2, figsize=(11, 4.2), sharey=True, gridspec_kw={"width_ratios": [4, 1], "wspace": 0.04}
+        )
+    else:
+        tax, dax, fig = ax, None, ax.figure
+    if warm is not None and warm.shape[1] > 0:
+        tax.axvspan(0, warm.shape[1] - 1, color="0.92", zorder=0, label="warm-up")
+        wx = np.arange(warm.shape[1])
+    for i, c in enumerate(chain_ids):
+        if warm is not None and warm.shape[1] > 0:
+            tax.plot(wx, warm[i], color=colours[i], lw=0.6, alpha=0.5)
+        tax.plot(x, lp[i], color=colours[i], lw=0.7, alpha=0.85, label=f"chain {c}")
+        if dax is not None:
+            dens = _density(lp[i])
+            if dens is None:
+                dax.axhline(lp[i][0], color=colours[i], lw=1)
+            else:
+                dax.plot(dens[1], dens[0], color=colours[i], lw=1)
+    tax.set_xlabel(xlabel)
+    tax.set_ylabel("log joint lp")
+    title = "log joint lp per chain"
+    if np.isfinite(rhat):
+        title += f": R-hat {rhat:.3f} over all {n_chains} chains"
+        title += "  (chains agree)" if rhat < 1.01 else "  (chains disagree)"
+    if note:
+        title += f"\n{note}"
+    tax.set_title(title, fontsize=10, loc="left")
+    if dax is not None:
+        dax.set_xlabel("density")
+        dax.tick_params(labelleft=False)
+        dax.set_xticks([])
+    if len(chosen) <= 32:
+        tax.legend(loc="upper left", bbox_to_anchor=(1.0 if dax is None else 1.27, 1.0), fontsize=8,
+                   frameon=False, ncol=1 if len(chosen) <= 16 else 2)
+    return fig
+
+
+# ============================================================================ trace / rank
+def plot_trace(
+    idata,
+    var_names: Sequence[str] | str | None = None,
+    *,
+    max_per_panel: int = 8,
+    max_chains: int | None = MAX_CHAINS,
+    max_panels: int = 24,
+    seed: int = 0,
+):
+    """Density and trace of each variable; many components are split into panels.
+
+    One row per panel: the densities of every chain (left) and the draws
+    against the sweep (right).  A variable with more than ``max_per_panel``
+    components (e.g. LDA's ``topic_share`` with 32 topics) gets several rows of
+    at most ``max_per_panel`` components each, one colour per component with a
+    legend; a scalar variable is drawn one colour per chain.  ``var_names``
+    defaults to :func:`variable_names` (the posterior and ``lp``); ``lp`` is
+    taken from ``sample_stats``.  At most ``max_panels`` rows are drawn (the
+    figure says when some were left out).  ``max_chains``/``seed``: see
+    :func:`plot_lp`.
+
+    >>> import numpy as np
+    >>> from gibbsjax.diagnostics import to_inference_data
+    >>> share = np.random.default_rng(0).dirichlet(np.ones(32), size=(2, 30))
+    >>> idata = to_inference_data({"topic_share": share}, dims={"topic_share": ["topic"]})
+    >>> fig = plot_trace(idata, max_per_panel=8)
+    >>> len(fig.axes)                   # 4 rows of (density, trace)
+    8
+    """
+    import matplotlib.pyplot as plt
+
+    _check_common(max_chains, seed)
+    check_int("max_per_panel", max_per_panel, 1)
+    check_int("max_panels", max_panels, 1)
+    ds = _draws(idata, var_names)
+    n_chains, n_draws = int(ds.sizes["chain"]), int(ds.sizes["draw"])
+    if n_draws == 0:
+        raise ValueError("this result has no draws to plot")
+    chosen, note = _chain_sample(n_chains, max_chains, seed)
+    ds = ds.isel(chain=chosen)
+    chain_ids = ds["chain"].values if "chain" in ds.coords else chosen
+    x, xlabel = _sweeps(idata, n_draws)
+
+    per_var = [(str(name), *_components(da)) for name, da in ds.data_vars.items()]
+    allot = _budget([-(-v.shape[2] // max_per_panel) for _, v, _, _ in per_var], max_panels)
+    rows = []  # (name, values (chain, draw, k), labels, dims, total components)
+    notes = [note] if note else []
+    for (name, values, labels, dims), n_rows in zip(per_var, allot):
+        total = values.shape[2]
+        for start in range(0, min(total, n_rows * max_per_panel), max_per_panel):
+            stop = min(start + max_per_panel, total)
+            rows.append((name, values[:, :, start:stop], labels[start:stop], dims, total))
+        if n_rows * max_per_panel < total:
+            notes.append(f"{name}: first {min(total, n_rows * max_per_panel)} of {total} components shown "
+                         f"(at most {max_panels} panels; choose variables with var_names, --var)")
+
+    fig, axes = plt.subplots(
+        len(rows), 2, figsize=(12, 1.9 * len(rows) + 0.8), squeeze=False,
+        gridspec_kw={"width_ratios": [1, 3]},
+    )
+    for (name, vals, labels, dims, total), (dax, tax) in zip(rows, axes):
+        n_comp = vals.shape[2]
+        by_chain = n_comp == 1
+        colours = _colours(len(chosen) if by_chain else n_comp)
+        for k in range(n_comp):
+            for i, c in enumerate(chain_ids):
+                colour = colours[i] if by_chain else colours[k]
+                label = (f"chain {c}" if by_chain else _short(labels[k])) if (by_chain or i == 0) else None
+                tax.plot(x, vals[i, :, k], color=colour, lw=0.6, alpha=0.75, label=label)
+                dens = _density(vals[i, :, k])
+                if dens is not None:
+                    dax.plot(dens[0], dens[1], color=colour, lw=0.8, alpha=0.75)
+                else:
+                    dax.axvline(vals[i, 0, k], color=colour, lw=0.8, alpha=0.75)
+        if dims:
+            what = "×".join(dims)
+            span = _short(labels[0]) if n_comp == 1 else f"{_short(labels[0])} … {_short(labels[-1])}"
+            title = f"{name}  [{what} {span}]" + (f"  ({n_comp} of {total})" if n_comp < total else "")
+        else:
+            title = name
+        tax.set_title(title, fontsize=9, loc="left")
+        dax.set_title(name, fontsize=9, loc="left")
+        dax.set_yticks([])
+        if not by_chain or 2 <= len(chosen) <= 8:
+            tax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=7, frameon=False,
+                       title="chain" if by_chain else "×".join(dims), title_fontsize=7,
+                       ncol=-(-n_comp // 10))  # at most 10 entries a column: fits the row
+    axes[-1, 1].set_xlabel(xlabel)
+    _finish(fig, notes)
+    return fig
+
+
+def plot_rank(
+    idata,
+    var_names: Sequence[str] | str | None = None,
+    *,
+    max_chains: int | None = MAX_CHAINS,
+    max_panels: int = 40,
+    ncols: int = 4,
+    seed: int = 0,
+):
+    """Rank plots: per chain, the histogram of the ranks of its draws among the
+    pooled draws of all chains shown (Vehtari et al. 2021, Bayesian Analysis
+    16(2), §4.1), one panel per scalar component, ``lp`` included.
+
+    Chains stack bottom to top, each with a dashed line at the count expected
+    when every chain samples the same distribution: flat histograms mean the
+    chains mix, a chain whose ranks pile up at one end sits apart.  The layout
+    follows ``az.plot_rank``; each chain is one filled step outline (not one
+    bar per bin), so many panels draw in a second.  ``var_names``,
+    ``max_chains``, ``seed``: see :func:`plot_trace` (with a sample of chains,
+    ranks are those within the sample); at most ``max_panels`` panels.
+
+    >>> import numpy as np
+    >>> from gibbsjax.diagnostics import to_inference_data
+    >>> rng = np.random.default_rng(0)
+    >>> idata = to_inference_data({"mu": rng.normal(size=(4, 100))},
+    ...                           sample_stats={"lp": rng.normal(size=(4, 100))})
+    >>> fig = plot_rank(idata, ["mu", "lp"])
+    >>> len(fig.axes)
+    2
+    """
+    import matplotlib.pyplot as plt
+    from scipy.stats import rankdata
+
+    _check_common(max_chains, seed)
+    check_int("max_panels", max_panels, 1)
+    check_int("ncols", ncols, 1)
+    ds = _draws(idata, var_names)
+    n_draws = int(ds.sizes["draw"])
+    if n_draws == 0:
+        raise ValueError("this result has no draws to plot")
+    chosen, note = _chain_sample(int(ds.sizes["chain"]), max_chains, seed)
+    ds = ds.isel(chain=chosen)
+    chain_ids = ds["chain"].values if "chain" in ds.coords else chosen
+    n_chains = len(chosen)
+    per_var = [(str(name), *_components(da)[:2]) for name, da in ds.data_vars.items()]
+    allot = _budget([v.shape[2] for _, v, _ in per_var], max_panels)
+    panels = []  # (title, values (chain, draw))
+    notes = [note] if note else []
+    for (name, values, labels), n_panels in zip(per_var, allot):
+        panels += [(f"{name}\n{_short(label)}" if label else name, values[:, :, k])
+                   for k, label in enumerate(labels[:n_panels])]
+        if n_panels < len(labels):
+            notes.append(f"{name}: first {n_panels} of {len(labels)} components shown "
+                         f"(at most {max_panels} panels; choose variables with var_names, --var)")
+
+    bins = int(np.clip(round(np.sqrt(n_draws)), 4, 20))
+    edges = np.linspace(0, n_chains * n_draws, bins + 1)
+    expected = n_draws / bins
+    colours = _colours(n_chains)
+    ncols = max(1, min(ncols, len(panels)))
+    nrows = -(-len(panels) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, (1.0 + 0.18 * n_chains) * nrows + 0.6),
+                             squeeze=False)
+    flat = list(np.ravel(axes))
+    for ax, (title, x) in zip(flat, panels):
+        ranks = rankdata(x, method="average").reshape(x.shape) - 0.5  # pooled ranks in (0, C·D)
+        counts = np.stack([np.histogram(ranks[i], bins=edges)[0] for i in range(n_chains)])
+        scale = 0.9 / max(2 * expected, counts.max())  # one scale per panel; a row is at most 0.9 high
+        for i in range(n_chains):
+            height = scale * counts[i]
+            ax.fill_between(edges, i, i + np.append(height, height[-1]), step="post", color=colours[i],
+                            alpha=0.85, lw=0)
+        ax.hlines(np.arange(n_chains) + scale * expected, 0, edges[-1], colors="k", linestyles="--", lw=0.7)
+        ax.set_yticks(np.arange(n_chains) + 0.45)
+        ax.set_yticklabels([str(c) for c in chain_ids], fontsize=6 if n_chains > 8 else 8)
+        ax.set_xlim(0, edges[-1])
+        ax.set_ylim(0, n_chains)
+        ax.tick_params(axis="x", labelsize=7)
+        ax.set_title(title, fontsize=9)
+    for ax in flat[len(panels):]:
+        ax.set_visible(False)
+    for row in axes:
+        row[0].set_ylabel("chain", fontsize=8)
+    for ax in flat[:len(panels)][-ncols:]:
+        ax.set_xlabel("rank (chains shown)" if note else "rank (all chains)", fontsize=8)
+    _finish(fig, notes)
+    return fig
+
+
+# ============================================================================ agreement
+def plot_agreement(idata, *, ax=None, max_chains: int | None = 32, seed: int = 0, annotate: bool | None = None):
+    """Which chains reproduce which topic (cluster): a chains × components heatmap.
+
+    Colour: each chain's distance to the reference chain, per aligned
+    component (``agreement.distance_to_reference``); a ring marks the cells
+    within the threshold (``agreement.reproduced``).  The title gives the
+    verdict, the threshold and the rule; the x labels give each component's
+    R-hat, the y labels mark the reference chain and print the agreeing chains
+    in bold.  ``annotate``: write the distances in the cells (default: when the
+    grid is at most 16 × 24).  ``max_chains``: a random sample (``seed``) that
+    always holds the reference chain.  Raises ``ValueError`` when the result
+    has no ``agreement`` group (LDA and the mixtures write one after alignment
+    when several chains run).
+
+    The ``agreement`` group holds ``distance_to_reference`` and ``reproduced``
+    (dims ``chain`` × the component dim), ``rhat`` (the component dim) and the
+    attributes ``component_dim``, ``threshold``, ``reference_chain``, ``rule``,
+    ``verdict`` and ``agreeing_chains`` (a JSON list).
+
+    >>> fig = plot_agreement(model.idata_)          # doctest: +SKIP
+    """
+    import matplotlib.pyplot as plt
+
+    _check_common(max_chains, seed)
+    if "agreement" not in idata.groups():
+        raise ValueError(
+            "this result has no agreement group (written by the LDA and mixture post-processing "
+            "when several chains run)"
+        )
+    ag = idata["agreement"]
+    attrs = ag.attrs
+    comp = str(attrs.get("component_dim", ""))
+    if comp not in ag["distance_to_reference"].dims:
+        raise ValueError(f"agreement group: component_dim {comp!r} is not a dim of distance_to_reference")
+    dist = ag["distance_to_reference"].transpose("chain", comp)
+    chains_all = dist["chain"].values if "chain" in dist.coords else np.arange(dist.sizes["chain"])
+    reference = int(attrs.get("reference_chain", chains_all[0]))
+    agreeing = set(int(c) for c in json.loads(str(attrs.get("agreeing_chains", "[]")) or "[]"))
+    ref_pos = [i for i, c in enumerate(chains_all) if int(c) == reference]
+    chosen, note = _chain_sample(len(chains_all), max_chains, seed, keep=ref_pos)
+    d = np.asarray(dist.values, dtype=np.float64)[chosen]
+    rep = (ag["reproduced"].transpose("chain", comp).values[chosen] != 0) if "reproduced" in ag else None
+    chain_ids = [int(c) for c in chains_all[chosen]]
+    comps = [str(v) for v in (dist[comp].values if comp in dist.coords else range(dist.sizes[comp]))]
+    rhat = ag["rhat"].values if "rhat" in ag else None
+    threshold = float(attrs["threshold"]) if "threshold" in attrs else None
+
+    n_rows, n_cols = d.shape
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(min(3.0 + 0.6 * n_cols, 30), min(2.2 + 0.32 * n_rows, 30)))
+    else:
+        fig = ax.figure
+    top = np.nanmax(d) if np.isfinite(d).any() else 1.0
+    vmax = max(top, 2 * threshold if threshold else 0.0, 1e-12)
+    image = ax.imshow(d, cmap="Reds", vmin=0.0, vmax=vmax, aspect="auto", interpolation="nearest")
+    bar = fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02)
+    bar.set_label("distance to the reference chain", fontsize=8)
+    if threshold is not None:
+        bar.ax.axhline(threshold, color="k", lw=1.2)
+    if rep is not None and rep.any():
+        r, c = np.nonzero(rep)
+        ax.scatter(c, r, s=90, facecolors="none", edgecolors="k", linewidths=1.0,
+                   label="reproduced (within the threshold)")
+        ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.12 if rhat is not None else -0.08),
+                  fontsize=8, frameon=False)
+    if annotate is None:
+        annotate = n_rows <= 16 and n_cols <= 24
+    if annotate:
+        for i in range(n_rows):
+            for j in range(n_cols):
+                if np.isfinite(d[i, j]):
+                    ax.text(j, i, f"{d[i, j]:.2f}", ha="center", va="center", fontsize=6,
+                            color="white" if d[i, j] > 0.6 * vmax else "black")
+    ax.set_xticks(range(n_cols))
+    if rhat is not None:
+        ax.set_xticklabels([f"{k}\n{float(r):.2f}" for k, r in zip(comps, rhat)], fontsize=7)
+        ax.set_xlabel(f"{comp} (R-hat below)", fontsize=9)
+    else:
+        ax.set_xticklabels(comps, fontsize=7)
+        ax.set_xlabel(comp, fontsize=9)
+    ax.set_yticks(range(n_rows))
+    ax.set_yticklabels([f"chain {c}" + (" (reference)" if c == reference else "") for c in chain_ids], fontsize=7)
+    for label, c in zip(ax.get_yticklabels(), chain_ids):
+        if c in agreeing:
+            label.set_fontweight("bold")
+    lines = [str(attrs.get("verdict", "")).strip() or f"agreement of chains per {comp}"]
+    detail = []
+    if threshold is not None:
+        detail.append(f"threshold {threshold:g}")
+    if attrs.get("rule"):
+        detail.append(f"rule: {attrs['rule']}")
+    if agreeing:
+        detail.append("bold: agreeing chains")
+    if detail:
+        lines.append("; ".join(detail))
+    if note:
+        lines.append(note)
+    ax.set_title("\n".join(lines), fontsize=9, loc="left")
+    return fig
+
+
+# ============================================================================ top words
+def _word_matrix(idata):
+    """(K, V) word distributions, component labels, vocabulary, the component dim name and
+    what the components were matched to (the mixtures' ``cluster_labels``, else {})."""
+    if "topics" in idata.groups() and "topic_word" in idata.topics:
+        da = idata.topics["topic_word"]
+        comp_dim, word_dim = da.dims[0], da.dims[-1]
+        fallbacks = [idata["posterior_mean"]] if "posterior_mean" in idata.groups() else []
+        matched = {}
+    elif "estimates" in idata.groups():
+        est = idata.estimates
+        word_var = str(est.attrs.get("word_var", ""))
+        names = [f"{word_var}_mean"] if f"{word_var}_mean" in est else [
+            str(n) for n, v in est.data_vars.items() if str(n).endswith("_mean") and v.ndim == 2]
+        if not names:
+            raise ValueError("the estimates group holds no word distributions (<var>_mean, class × word)")
+        da = est[names[0]]
+        comp_dim, word_dim = da.dims
+        fallbacks = [idata.posterior] + ([idata["posterior_mean"]] if "posterior_mean" in idata.groups() else [])
+        matched = json.loads(str(est.attrs["cluster_labels"])) if "cluster_labels" in est.attrs else {}
+    else:
+        raise ValueError(
+            "this result has no word distributions to plot: need a topics group (LDA) or an "
+            f"estimates group (mixtures, naive Bayes); groups: {', '.join(idata.groups())}"
+        )
+    matrix = np.asarray(da.transpose(comp_dim, word_dim).values, dtype=np.float64)
+    vocab = None
+    for source in [da, *fallbacks]:
+        if word_dim in source.coords and source[word_dim].size == matrix.shape[1] \
+                and source[word_dim].dtype.kind in "OUS":
+            vocab = [str(w) for w in source[word_dim].values]
+            break
+    if vocab is None:
+        vocab = [f"#{j}" for j in range(matrix.shape[1])]
+    comps = [str(v) for v in (da[comp_dim].values if comp_dim in da.coords else range(matrix.shape[0]))]
+    return matrix, comps, vocab, str(comp_dim), matched
+
+
+def plot_top_words(idata, n: int = 10, *, ncols: int = 4, components: Sequence[int] | None = None,
+                   max_panels: int = 64):
+    """The ``n`` most probable words of each topic (cluster, class) as horizontal bars.
+
+    One small panel per component, most probable word on top.  Reads LDA's
+    ``topics.topic_word`` or the mixtures' / naive Bayes' ``estimates.<var>_mean``;
+    words are named by the vocabulary stored in the result (else ``#id``).
+    With an ``agreement`` group for the same components, each title says how
+    many chains reproduce that component.  ``components``: positions to draw
+    (default all, at most ``max_panels``).  Raises ``ValueError`` when the
+    result has neither group.
+
+    >>> import numpy as np, xarray as xr
+    >>> from gibbsjax.diagnostics import to_inference_data
+    >>> idata = to_inference_data({"mu": np.zeros((1, 2))})
+    >>> phi = np.random.default_rng(0).dirichlet(np.ones(20), size=3)
+    >>> idata.add_groups({"topics": xr.Dataset({"topic_word": (("topic", "word"), phi)},
+    ...                                       coords={"word": [f"w{j}" for j in range(20)]})})
+    >>> fig = plot_top_words(idata, n=5)
+    >>> [len(ax.patches) for ax in fig.axes if ax.get_visible()]
+    [5, 5, 5]
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    check_int("n", n, 1)
+    check_int("ncols", ncols, 1)
+    check_int("max_panels", max_panels, 1)
+    matrix, comps, vocab, comp_dim, matched = _word_matrix(idata)
+    k_all = matrix.shape[0]
+    if components is None:
+        index = list(range(k_all))
+    else:
+        index = [check_int("components", c, 0) for c in components]
+        bad = [c for c in index if c >= k_all]
+        if bad:
+            raise ValueError(f"components: {bad[0]} is out of range, this result has {k_all} {comp_dim}s")
+    note = ""
+    if len(index) > max_panels:
+        note = f"first {max_panels} of {len(index)} {comp_dim}s shown"
+        index = index[:max_panels]
+    reproduced = None
+    if "agreement" in idata.groups() and str(idata["agreement"].attrs.get("component_dim")) == comp_dim \
+            and "reproduced" in idata["agreement"]:
+        rep = idata["agreement"]["reproduced"].transpose("chain", comp_dim).values
+        if rep.shape[1] == k_all:
+            reproduced = (rep != 0).sum(axis=0), rep.shape[0]
+
+    n_words = min(n, matrix.shape[1])
+    ncols = max(1, min(ncols, len(index)))
+    nrows = -(-len(index) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.0 * ncols, 0.22 * n_words * nrows + 0.75 * nrows + 0.4),
+                             squeeze=False)
+    flat = list(np.ravel(axes))
+    for ax, k in zip(flat, index):
+        order = np.argsort(-matrix[k], kind="stable")[:n_words]
+        ax.barh(np.arange(n_words), matrix[k, order], color="C0")
+        ax.set_yticks(np.arange(n_words))
+        ax.set_yticklabels([vocab[j] for j in order], fontsize=7)
+        ax.invert_yaxis()  # most probable on top
+        ax.tick_params(axis="x", labelsize=6)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=3))
+        title = f"{comp_dim} {comps[k]}" + (f" (~{matched[comps[k]]})" if matched.get(comps[k]) else "")
+        if reproduced is not None:
+            title += f"  ({int(reproduced[0][k])}/{reproduced[1]} chains)"
+        ax.set_title(title, fontsize=8, loc="left")
+    for ax in flat[len(index):]:
+        ax.set_visible(False)
+    for ax in flat[:len(index)][-ncols:]:
+        ax.set_xlabel("probability", fontsize=7)
+    _finish(fig, [note] if note else [])
+    return fig

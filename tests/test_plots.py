@@ -1,0 +1,424 @@
+"""``gibbsjax.plots`` and ``gibbsjax plot --kind trace|rank|lp|agreement|words``.
+
+Results are built by hand (numpy + ``to_inference_data``, groups following the
+contracts of the LDA/mixture post-processing), saved as NetCDF and plotted in
+process through ``gibbsjax.cli.main``; the PNGs are opened and checked.  What
+a figure shows is checked on the returned matplotlib objects against the
+arrays it was built from.  One tiny real LDA fit checks the top words against
+the post-processing's own list.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.image as mpimg  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import xarray as xr  # noqa: E402
+
+from gibbsjax import plots  # noqa: E402
+from gibbsjax.cli import main  # noqa: E402
+from gibbsjax.diagnostics import to_inference_data  # noqa: E402
+
+C, D, K, V = 4, 60, 32, 40
+THRESHOLD = 0.2
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _phi(k: int = K, v: int = V) -> np.ndarray:
+    """Topic k puts decreasing mass on words k, k+1, k+2, ... (mod v): its top words are known."""
+    weights = 0.5 ** np.arange(v)
+    phi = np.stack([np.roll(weights, j) for j in range(k)])
+    return phi / phi.sum(axis=1, keepdims=True)
+
+
+def _agreement(rng, chains: int, comps: int, dim: str = "topic", reference: int = 0) -> xr.Dataset:
+    dist = rng.uniform(0.0, 0.5, size=(chains, comps))
+    dist[reference] = 0.0
+    reproduced = (dist <= THRESHOLD).astype(np.int8)
+    return xr.Dataset(
+        {
+            "distance": ((dim, "chain", "other_chain"), rng.uniform(0, 0.5, size=(comps, chains, chains))),
+            "distance_to_reference": (("chain", dim), dist),
+            "reproduced": (("chain", dim), reproduced),
+            "rhat": ((dim,), rng.uniform(1.0, 1.3, size=comps)),
+        },
+        attrs={
+            "component_dim": dim,
+            "threshold": THRESHOLD,
+            "reference_chain": reference,
+            "rule": "the chain with the highest mean lp",
+            "verdict": f"{int(reproduced.all(axis=0).sum())} of {comps} {dim}s reproduced by all {chains} chains",
+            "agreeing_chains": json.dumps([reference, 2]),
+        },
+    )
+
+
+def _lda_like(chains: int = C, draws: int = D, *, k: int = K, agreement: bool = True, seed: int = 0):
+    """What an LDA result holds: topic_share, lp, a topics group, per-chain means, agreement."""
+    rng = np.random.default_rng(seed)
+    lp = rng.normal(size=(chains, draws)) + 25.0 * np.arange(chains)[:, None]  # chains at distinct levels
+    idata = to_inference_data(
+        {"topic_share": rng.dirichlet(np.ones(k), size=(chains, draws)), "mu": rng.normal(size=(chains, draws))},
+        sample_stats={"lp": lp},
+        dims={"topic_share": ["topic"]},
+        attrs={"num_warmup": 100, "thin": 2},
+    )
+    phi = _phi(k)
+    # like lda.postprocess: topics.topic_word has no word coords; posterior_mean has the vocabulary
+    idata.add_groups({"topics": xr.Dataset({"topic_word": (("topic", "word"), phi)})})
+    idata.add_groups({"posterior_mean": xr.Dataset(
+        {"topic_word": (("chain", "topic", "word"), np.broadcast_to(phi, (chains, k, V)).copy())},
+        coords={"chain": np.arange(chains), "word": [f"word{j}" for j in range(V)]},
+    )})
+    if agreement:
+        idata.add_groups({"agreement": _agreement(rng, chains, k)})
+    return idata
+
+
+@pytest.fixture(scope="module")
+def idata():
+    """32 topics: for what the figures show (drawing many panels into PNGs takes seconds)."""
+    return _lda_like()
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """The same with 6 topics, saved: for the command line."""
+    path = tmp_path_factory.mktemp("plots") / "res.nc"
+    _lda_like(k=6).to_netcdf(str(path))
+    return path
+
+
+def _assert_png(path, min_height=200, min_width=300):
+    """A readable PNG that is not blank: big enough, many colours, a fair share of ink."""
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    img = mpimg.imread(path)
+    h, w = img.shape[:2]
+    assert h >= min_height and w >= min_width, img.shape
+    rgb = img[..., :3].reshape(-1, 3)
+    ink = np.mean(np.any(rgb < 0.9, axis=1))
+    assert ink > 0.02, f"only {ink:.1%} of the pixels are not white"
+    assert len(np.unique(np.round(rgb * 255).astype(np.uint8), axis=0)) > 20
+    return img
+
+
+def _one_line_error(capsys, *fragments):
+    err = capsys.readouterr().err
+    assert err.startswith("gibbsjax: error: ") and err.count("\n") == 1, err
+    for f in fragments:
+        assert f in err, err
+    return err
+
+
+# ----------------------------------------------------------------------------- the command line
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--kind", "trace"],
+        ["--kind", "rank"],
+        ["--kind", "lp"],
+        ["--kind", "agreement"],
+        ["--kind", "words"],
+        ["--kind", "trace", "--var", "lp"],
+        ["--kind", "rank", "--var", "lp", "mu"],
+        ["--var", "lp"],
+    ],
+    ids=lambda a: " ".join(a),
+)
+def test_every_kind_writes_a_png(small, tmp_path, capsys, args):
+    path = small
+    fig = tmp_path / "fig.png"
+    assert main(["plot", str(path), *args, "-o", str(fig)]) == 0
+    assert f"saved {fig}" in capsys.readouterr().out
+    _assert_png(fig)
+
+
+def test_default_output_name_per_kind(small, tmp_path):
+    path = small
+    local = tmp_path / "run.nc"
+    local.write_bytes(path.read_bytes())
+    assert main(["plot", str(local), "--kind", "lp"]) == 0
+    _assert_png(tmp_path / "run_lp.png")
+
+
+def test_trace_panels_follow_per_panel(small, tmp_path):
+    """6 topics in one panel, or in panels of 2 (3 rows): the image grows with the rows."""
+    path = small
+    heights = {}
+    for n in (6, 2):
+        fig = tmp_path / f"trace{n}.png"
+        assert main(["plot", str(path), "--var", "topic_share", "--per-panel", str(n), "-o", str(fig)]) == 0
+        heights[n] = _assert_png(fig, min_height=150).shape[0]
+    assert heights[2] > 2 * heights[6]
+
+
+def test_unknown_variable_lists_lp(small, capsys):
+    path = small
+    assert main(["plot", str(path), "--var", "nope"]) == 2
+    _one_line_error(capsys, "unknown variable 'nope'", "variables: topic_share, mu, lp")
+
+
+def test_no_agreement_group_is_one_line(tmp_path, capsys):
+    path = tmp_path / "noag.nc"
+    _lda_like(agreement=False).to_netcdf(str(path))
+    assert main(["plot", str(path), "--kind", "agreement"]) == 2
+    _one_line_error(capsys, "no agreement group")
+    assert not (tmp_path / "noag_agreement.png").exists()
+
+
+def test_no_words_no_lp_are_one_line(tmp_path, capsys):
+    path = tmp_path / "plain.nc"
+    to_inference_data({"mu": np.zeros((2, 5))}).to_netcdf(str(path))
+    assert main(["plot", str(path), "--kind", "words"]) == 2
+    _one_line_error(capsys, "no word distributions", "topics group", "estimates group")
+    assert main(["plot", str(path), "--kind", "lp"]) == 2
+    _one_line_error(capsys, "sample_stats.lp")
+
+
+def test_var_only_with_trace_and_rank(small, capsys):
+    path = small
+    assert main(["plot", str(path), "--kind", "lp", "--var", "mu"]) == 2
+    _one_line_error(capsys, "--var applies to --kind trace and rank")
+
+
+def test_many_chains_through_the_cli(tmp_path, capsys):
+    path = tmp_path / "big.nc"
+    rng = np.random.default_rng(3)
+    to_inference_data({"mu": rng.normal(size=(2000, 5))},
+                      sample_stats={"lp": rng.normal(size=(2000, 5))}).to_netcdf(str(path))
+    for kind in ("trace", "rank", "lp"):
+        fig = tmp_path / f"big_{kind}.png"
+        assert main(["plot", str(path), "--kind", kind, "--max-chains", "8", "-o", str(fig)]) == 0
+        _assert_png(fig)
+
+
+# ----------------------------------------------------------------------------- what the figures show
+def _trace_axes(fig):
+    """The right-hand (trace) axes of a plot_trace figure, top to bottom."""
+    return fig.axes[1::2]
+
+
+def test_trace_of_lp_draws_the_log_joint(idata):
+    fig = plots.plot_trace(idata, ["lp"])
+    (tax,) = _trace_axes(fig)
+    lp = idata.sample_stats["lp"].values
+    assert len(tax.lines) == C
+    for c, line in enumerate(tax.lines):
+        np.testing.assert_array_equal(line.get_ydata(), lp[c])
+        np.testing.assert_array_equal(line.get_xdata(), 100 + 2 * (1 + np.arange(D)))  # sweeps: warm-up, thin
+
+
+def test_trace_splits_many_components_into_panels(idata):
+    share = idata.posterior["topic_share"].values
+    for per_panel, rows in ((8, 4), (6, 6), (32, 1)):
+        fig = plots.plot_trace(idata, ["topic_share"], max_per_panel=per_panel)
+        assert len(fig.axes) == 2 * rows
+        shown = []
+        for tax in _trace_axes(fig):
+            labels = [t.get_text() for t in tax.get_legend().get_texts()]
+            assert len(labels) <= per_panel
+            shown += [int(t) for t in labels]
+            assert len(tax.lines) == len(labels) * C  # every chain of every component of the panel
+        assert shown == list(range(K))
+        plt.close(fig)
+    fig = plots.plot_trace(idata, ["topic_share"], max_per_panel=8)
+    tax = _trace_axes(fig)[1]  # topics 8..15, chains 0..3 each
+    np.testing.assert_array_equal(tax.lines[C * 2 + 3].get_ydata(), share[3, :, 10])
+
+
+def test_panels_are_capped_without_crowding_out_lp(idata):
+    """Over max_panels, every variable gets a fair share, the small ones first."""
+    fig = plots.plot_trace(idata, max_per_panel=1, max_panels=5)
+    assert [ax.get_title(loc="left") for ax in fig.axes[0::2]] == ["topic_share"] * 3 + ["mu", "lp"]
+    assert "topic_share: first 3 of 32 components shown" in fig.get_suptitle()
+    fig = plots.plot_rank(idata, max_panels=6)
+    assert [ax.get_title() for ax in fig.axes if ax.get_visible()] == [
+        "topic_share\n0", "topic_share\n1", "topic_share\n2", "topic_share\n3", "mu", "lp"]
+    assert "topic_share: first 4 of 32 components shown" in fig.get_suptitle()
+
+
+def test_default_variables_include_lp(idata):
+    assert plots.variable_names(idata) == ["topic_share", "mu", "lp"]
+    fig = plots.plot_trace(idata)
+    assert [ax.get_title(loc="left") for ax in fig.axes[0::2]][-2:] == ["mu", "lp"]
+
+
+def test_unknown_variable_is_a_value_error(idata):
+    with pytest.raises(ValueError, match=r"unknown variable 'nope'; variables: topic_share, mu, lp"):
+        plots.plot_rank(idata, ["nope"])
+
+
+def test_lp_one_line_per_chain_and_rhat(idata):
+    import arviz as az
+
+    fig = plots.plot_lp(idata)
+    tax, dax = fig.axes
+    lp = idata.sample_stats["lp"].values
+    assert len(tax.lines) == C and len(dax.lines) == C
+    for c, line in enumerate(tax.lines):
+        np.testing.assert_array_equal(line.get_ydata(), lp[c])
+    assert [t.get_text() for t in tax.get_legend().get_texts()] == [f"chain {c}" for c in range(C)]
+    assert len({line.get_color() for line in tax.lines}) == C  # a colour per chain
+    title = tax.get_title(loc="left")
+    assert f"R-hat {float(az.rhat(lp)):.3f} over all {C} chains" in title and "chains disagree" in title
+
+
+def test_lp_shows_saved_warmup():
+    rng = np.random.default_rng(5)
+    idata = to_inference_data(
+        {"mu": rng.normal(size=(2, 10))}, sample_stats={"lp": rng.normal(size=(2, 10))},
+        warmup_posterior={"mu": rng.normal(size=(2, 6))}, warmup_sample_stats={"lp": rng.normal(size=(2, 6))},
+        attrs={"num_warmup": 5, "thin": 1},
+    )
+    tax = plots.plot_lp(idata).axes[0]
+    assert len(tax.lines) == 4  # warm-up and draws of both chains
+    np.testing.assert_array_equal(tax.lines[1].get_xdata(), np.arange(6, 16))
+    assert not plots.plot_lp(idata, warmup=False).axes[0].lines[2:]
+
+
+def test_many_chains_are_sampled():
+    rng = np.random.default_rng(7)
+    n = 2000
+    mu = 0.01 * rng.normal(size=(n, 4)) + np.arange(n)[:, None]  # chain c's draws sit near c: lines name their chain
+    idata = to_inference_data({"mu": mu}, sample_stats={"lp": mu.copy()})
+    figs = [plots.plot_lp(idata, max_chains=16), plots.plot_trace(idata, ["mu"], max_chains=16),
+            plots.plot_trace(idata, ["mu"], max_chains=16)]
+    chosen = []
+    for fig in figs:
+        ax = fig.axes[0] if fig is figs[0] else _trace_axes(fig)[0]
+        assert len(ax.lines) == 16
+        chains = [int(round(np.mean(line.get_ydata()))) for line in ax.lines]
+        for c, line in zip(chains, ax.lines):
+            np.testing.assert_array_equal(line.get_ydata(), mu[c])
+        assert len(set(chains)) == 16
+        chosen.append(chains)
+    assert chosen[0] == chosen[1] == chosen[2]  # fixed seed: the same sample every time
+    assert "16 of 2000 chains shown" in figs[0].axes[0].get_title(loc="left")
+    assert "16 of 2000 chains shown" in figs[1].get_suptitle()
+    other = plots.plot_lp(idata, max_chains=16, seed=1).axes[0]
+    assert [int(round(np.mean(line.get_ydata()))) for line in other.lines] != chosen[0]
+    rank = plots.plot_rank(idata, ["mu"], max_chains=12)
+    assert len(rank.axes[0].get_yticklabels()) == 12
+
+
+def test_rank_histograms_show_a_chain_apart():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(2, 100))
+    x[1] += 20.0  # chain 1 takes ranks 100..199 of the 200 pooled draws, chain 0 the rest
+    fig = plots.plot_rank(to_inference_data({"x": x}), ["x"])
+    ax = fig.axes[0]
+    assert len(ax.collections) == 2 + 1  # one filled outline per chain, one set of dashed lines
+    first, second = (poly.get_paths()[0].vertices for poly in ax.collections[:2])
+    assert first[:, 0].max() == pytest.approx(200) and second[:, 0].max() == pytest.approx(200)
+    assert first[first[:, 1] > 1e-9, 0].max() <= 100 + 1e-9  # chain 0: only the lower half of the ranks
+    assert second[second[:, 1] > 1 + 1e-9, 0].min() >= 100 - 1e-9  # chain 1: only the upper half
+    assert first[:, 1].max() > 0.5 and second[:, 1].max() > 1.5  # and both rows have bars
+
+
+def test_agreement_heatmap(idata):
+    ag = idata["agreement"]
+    fig = plots.plot_agreement(idata)
+    ax = fig.axes[0]
+    np.testing.assert_array_equal(ax.images[0].get_array(), ag["distance_to_reference"].values)
+    rings = ax.collections[0].get_offsets()
+    rows, cols = np.nonzero(ag["reproduced"].values)
+    assert sorted(map(tuple, np.asarray(rings).astype(int).tolist())) == sorted(zip(cols.tolist(), rows.tolist()))
+    title = ax.get_title(loc="left")
+    assert ag.attrs["verdict"] in title and f"threshold {THRESHOLD:g}" in title and "highest mean lp" in title
+    labels = ax.get_yticklabels()
+    assert labels[0].get_text() == "chain 0 (reference)"
+    assert [lab.get_fontweight() == "bold" for lab in labels] == [True, False, True, False]
+    assert ax.get_xticklabels()[5].get_text() == f"5\n{float(ag['rhat'][5]):.2f}"
+
+
+def test_agreement_sample_keeps_the_reference_chain():
+    rng = np.random.default_rng(4)
+    idata = to_inference_data({"mu": np.zeros((2000, 2))})
+    idata.add_groups({"agreement": _agreement(rng, 2000, 3, dim="cluster", reference=1234)})
+    fig = plots.plot_agreement(idata, max_chains=32)
+    ax = fig.axes[0]
+    assert ax.images[0].get_array().shape == (32, 3)
+    assert "chain 1234 (reference)" in [t.get_text() for t in ax.get_yticklabels()]
+    assert "32 of 2000 chains shown" in ax.get_title(loc="left")
+
+
+def test_top_words_from_the_topics_group(idata):
+    fig = plots.plot_top_words(idata, n=5, ncols=8)
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(axes) == K
+    for k, ax in enumerate(axes):
+        words = [t.get_text() for t in ax.get_yticklabels()]
+        assert words == [f"word{(k + j) % V}" for j in range(5)]  # the vocabulary, most probable on top
+        widths = [p.get_width() for p in ax.patches]
+        np.testing.assert_allclose(widths, _phi()[k, [(k + j) % V for j in range(5)]])
+        assert ax.yaxis_inverted()
+    reproduced = idata["agreement"]["reproduced"].values.sum(axis=0)
+    assert axes[3].get_title(loc="left") == f"topic 3  ({int(reproduced[3])}/{C} chains)"
+
+
+def test_top_words_from_a_mixture_estimates_group():
+    idata = to_inference_data({"mu": np.zeros((1, 2))})
+    phi = _phi(3, 6)
+    idata.add_groups({"estimates": xr.Dataset(
+        {"theta_mean": (("cluster", "word"), phi), "doc_probs": (("doc", "cluster"), np.full((2, 3), 1 / 3))},
+        coords={"word": list("abcdef"), "cluster": [0, 1, 2]},
+        attrs={"word_var": "theta", "class_dim": "cluster",
+               "cluster_labels": json.dumps({"0": "asyncio", "1": "", "2": "xml"})},
+    )})
+    fig = plots.plot_top_words(idata, n=3)
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title(loc="left") for ax in axes] == ["cluster 0 (~asyncio)", "cluster 1", "cluster 2 (~xml)"]
+    assert [t.get_text() for t in axes[1].get_yticklabels()] == ["b", "c", "d"]
+
+
+def test_top_words_of_a_real_lda_fit(tmp_path, capsys):
+    """The words drawn are the post-processing's own top words (gibbsjax.evaluate.top_words)."""
+    from gibbsjax import LDA
+    from gibbsjax.datasets.synthetic import lda_corpus
+
+    corpus = lda_corpus(num_docs=30, vocab_size=25, num_topics=3, doc_length=15, seed=0)[0]
+    model = LDA(num_topics=3, num_chains=2, num_warmup=10, num_draws=10, seed=0, progress=False).fit(corpus)
+    path = tmp_path / "lda.nc"
+    model.idata_.to_netcdf(str(path))
+    import arviz as az
+
+    saved = az.from_netcdf(path)  # the vocabulary comes back from the file
+    fig = plots.plot_top_words(saved, n=10)
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    expected = json.loads(saved.topics.attrs["top_words"])
+    assert [[t.get_text() for t in ax.get_yticklabels()] for ax in axes] == expected
+    assert main(["plot", str(path), "--kind", "words"]) == 0
+    _assert_png(tmp_path / "lda_words.png")
+    assert main(["plot", str(path), "--var", "lp"]) == 0
+    _assert_png(tmp_path / "lda_trace.png")
+
+
+def test_bad_arguments_are_value_errors(idata):
+    with pytest.raises(ValueError, match="max_chains"):
+        plots.plot_lp(idata, max_chains=0)
+    with pytest.raises(ValueError, match="max_per_panel"):
+        plots.plot_trace(idata, max_per_panel=0)
+    with pytest.raises(ValueError, match="components: 40 is out of range"):
+        plots.plot_top_words(idata, components=[40])
+
+
+def test_import_gibbsjax_stays_light():
+    code = ("import sys, gibbsjax, gibbsjax.plots; "
+            "print(sorted(m for m in ('matplotlib', 'arviz', 'xarray', 'scipy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
