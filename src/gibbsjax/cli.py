@@ -7,7 +7,8 @@
                              [--until "rhat<1.01,ess>400" [--max-draws N]]
     gibbsjax resume RESULT.nc --draws N [--out NEW.nc] [--until RULE [--max-draws N]]
     gibbsjax summary RESULT.nc
-    gibbsjax plot RESULT.nc [--kind trace|rank] [-o FIG.png] [--var NAME ...]
+    gibbsjax plot RESULT.nc [--kind trace|rank|lp|agreement|words] [-o FIG.png] [--var NAME ...]
+                            [--max-chains N] [--per-panel N] [--top N]
     gibbsjax --version
 
 ``run`` checks that the output folder takes a file, samples (a progress bar on
