@@ -324,8 +324,9 @@ def chains_disagree(idata) -> str | None:
                 "(saved before it existed): post-process it again to see which components the chains reproduce.")
     if not modes_differ:
         return (f"chains disagree: {rhat_text} (above {RHAT_LIMIT}), although {agreement.verdict}. "
-                f"The chains find the same {noun} but have not mixed within that mode yet: run longer "
-                "(more draws) and look at the trace of lp.")
+                f"The chains find the same {noun} but have not mixed yet, or (small data, overlapping {noun}) "
+                "labels switch within chains: run longer (more draws) and look at the traces of lp and of "
+                f"the {noun}.")
     ref = agreement.reference_chain
     missing = np.flatnonzero(~agreement.reproduced_by_all).tolist()
     labels_ = list(agreement.components) or list(range(agreement.num_components))
