@@ -52,17 +52,21 @@ def fmt(values) -> str:
     return " ".join(f"{v:7.3f}" for v in arr)
 
 
-def draw_mean(idata, name: str):
+def draw_mean(idata, name: str, chains=None):
     """Posterior mean of ``name`` over chains and draws: from ``posterior``, or from
     the per-chain means of ``posterior_mean`` (quantities the kernel accumulates).
+    ``chains``: the chains to average (positions; default all).
 
     >>> from gibbsjax.diagnostics import to_inference_data
     >>> float(draw_mean(to_inference_data({"m": np.ones((2, 3))}), "m"))
     1.0
+    >>> float(draw_mean(to_inference_data({"m": np.array([[1.0] * 3, [3.0] * 3])}), "m", chains=[1]))
+    3.0
     """
+    pick = (lambda da: da) if chains is None else (lambda da: da.isel(chain=list(chains)))
     if name in idata.posterior:
-        return idata.posterior[name].mean(("chain", "draw"))
-    return idata["posterior_mean"][name].mean("chain")
+        return pick(idata.posterior[name]).mean(("chain", "draw"))
+    return pick(idata["posterior_mean"][name]).mean("chain")
 
 
 def one_label_postprocess(idata, data, *, align: bool):
@@ -73,7 +77,13 @@ def one_label_postprocess(idata, data, *, align: bool):
     With ``align``: when the word distributions are recorded per draw, draws are
     relabelled to a common reference first (within-chain switching,
     :func:`gibbsjax.labels.relabel_draws`), then chains are aligned
-    (:func:`gibbsjax.labels.align_chains`).  ``data`` is the model's
+    (:func:`gibbsjax.labels.align_chains`); :func:`add_agreement` stores which
+    clusters every chain reproduces (Hellinger distance between the chains'
+    word distributions, or between their products of Bernoulli features for
+    ``p``; R-hat of ``pi``), and the estimates are the mean of the chains that
+    reproduce every cluster of the reference chain (one mode, never a blend;
+    ``estimates.attrs["estimate_chains"]``, ``["estimate_rule"]``), which is
+    every chain when they agree.  ``data`` is the model's
     :class:`~gibbsjax.conjugate.Documents` or
     :class:`~gibbsjax.conjugate.BinaryData` (``true_labels``, ``labels``, ``info``).
     """
@@ -104,9 +114,18 @@ def one_label_postprocess(idata, data, *, align: bool):
         else:
             attrs["aligned"] = "across chains (labels.align_chains on per-chain means)"
         idata, _ = labels.align_chains(idata, word_var, class_dim, distance="hellinger")
+        per_chain = (idata.posterior[word_var].mean("draw") if word_var in idata.posterior
+                     else idata["posterior_mean"][word_var])
+        idata, agreement = add_agreement(idata, per_chain, class_dim, rhat_vars=("pi",),
+                                         distance="bernoulli" if word_var == "p" else "hellinger")
+        chains = agreement.estimate_chains("agreeing")
+        attrs["estimate_chains"] = json.dumps(chains)
+        attrs["estimate_rule"] = labels.ESTIMATE_RULES["agreeing"]
+    else:
+        chains = None
 
-    doc_probs = draw_mean(idata, "doc_probs")
-    word_mean = draw_mean(idata, word_var)
+    doc_probs = draw_mean(idata, "doc_probs", chains)
+    word_mean = draw_mean(idata, word_var, chains)
     predicted = doc_probs.values.argmax(axis=1).astype(np.int32)
     truth = np.asarray(data.true_labels)
     known = np.asarray(getattr(data, "labels", np.full(truth.shape, -1)))
@@ -147,7 +166,11 @@ def one_label_report(idata) -> str:
     est = idata.estimates
     a = est.attrs
     class_dim = str(a.get("class_dim", "class"))
-    lines = [f"top words per {class_dim} (posterior mean of {a.get('word_var', '?')}):"]
+    source = ""
+    if "estimate_chains" in a:
+        chains = json.loads(str(a["estimate_chains"]))
+        source = f", chain{'s' if len(chains) > 1 else ''} {_chains(chains, int(idata.posterior.sizes['chain']))}"
+    lines = [f"top words per {class_dim} (posterior mean of {a.get('word_var', '?')}{source}):"]
     top = json.loads(str(a.get("top_words", "{}")))
     names = json.loads(str(a["cluster_labels"])) if "cluster_labels" in a else {}
     probs = json.loads(str(a.get("top_word_probs", "{}")))
@@ -162,6 +185,8 @@ def one_label_report(idata) -> str:
     if "matched_accuracy" in a:
         lines.append(f"accuracy of clusters against the known labels (best one-to-one match): "
                      f"{float(a['matched_accuracy']):.3f}")
+    if "agreement" in idata.groups():
+        lines += agreement_lines(idata)
     return "\n".join(lines)
 
 
