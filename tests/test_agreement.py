@@ -384,3 +384,15 @@ def test_gaussian_mixture_agreement_uses_the_normal_hellinger_distance():
     agree = gm.postprocess(_gmm_idata(mu[:2], sigma[:2], [-5.0, -5.0]))
     assert agree.agreement.attrs["verdict"] == "2 of 2 components reproduced by all 2 chains"
     assert "-> chains agree" in gm.report(agree)
+
+
+def test_one_chain_has_nothing_to_compare():
+    idata, modes, corpus = _two_mode_lda_idata(0)
+    one = idata.isel(chain=[0])
+    out = lda.postprocess(one, None, None, {"corpus": corpus, "hyperparameters": {"alpha": 0.1}})
+    assert out.agreement.attrs["verdict"] == "one chain: nothing to compare its 2 topics with"
+    assert np.isnan(out.agreement["rhat"].values).all()
+    np.testing.assert_allclose(out.topics["topic_word"].values, modes[0])
+    assert reports.chains_disagree(out) is None
+    text = lda.report(out)
+    assert "one chain" in text and "chains disagree" not in text
