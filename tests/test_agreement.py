@@ -396,3 +396,8 @@ def test_one_chain_has_nothing_to_compare():
     assert reports.chains_disagree(out) is None
     text = lda.report(out)
     assert "one chain" in text and "chains disagree" not in text
+
+
+def test_lda_report_refuses_a_result_that_is_not_lda():
+    with pytest.raises(ValueError, match="not an LDA result"):
+        lda.report(to_inference_data({"x": np.zeros((2, 10))}))

@@ -609,6 +609,8 @@ def report(idata) -> str:
 
     from gibbsjax.reports import agreement_lines
 
+    if "topic_share" not in idata.posterior:
+        raise ValueError("not an LDA result: its posterior has no variable 'topic_share'")
     lines = []
     if "topics" in idata.groups():
         attrs = idata.topics.attrs
