@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -21,8 +22,11 @@ def fitted():
     corpus, phi, theta = lda_corpus(num_docs=300, num_topics=4, vocab_size=60, doc_length=40,
                                     alpha=0.1, eta=0.05, seed=5)
     train, test = corpus.split(0.2, seed=0)
-    model = gibbsjax.LDA(4, alpha=0.1, eta=0.05, num_chains=2, num_warmup=150, num_draws=50,
-                         seed=0, progress=False).fit(train)
+    with warnings.catch_warnings():
+        # 50 draws: R-hat may exceed 1.01 and fit() warns; test_agreement.py tests the warning
+        warnings.simplefilter("ignore", UserWarning)
+        model = gibbsjax.LDA(4, alpha=0.1, eta=0.05, num_chains=2, num_warmup=150, num_draws=50,
+                             seed=0, progress=False).fit(train)
     return model, train, test, phi
 
 
@@ -37,6 +41,12 @@ def test_fit_shapes_and_alignment(fitted):
     per_chain = model.idata_.posterior_mean["topic_word"].values
     assert np.abs(per_chain[0] - per_chain[1]).sum(1).max() < 0.3
     assert "lp" in model.summary().index
+    # ... so every topic is reproduced, and the estimates are the reference chain's
+    assert model.agreement_.all_agree, model.agreement_.verdict
+    ref = model.agreement_.reference_chain
+    assert model.estimate_chains_ == [ref]
+    np.testing.assert_allclose(model.topic_word_, model.topic_word_per_chain_[ref])
+    np.testing.assert_allclose(model.doc_topic_, model.doc_topic_per_chain_[ref])
 
 
 def test_perplexity_beats_uniform_and_truth_is_better_than_noise(fitted):
@@ -110,6 +120,14 @@ def test_lda_config_runs_and_reports(tmp_path, capsys):
 
     text = spec_for(idata).report(idata)
     assert "top words per topic" in text and "held-out perplexity" in text and "R-hat" in text
+    # the topic agreement: a verdict line, and the estimates come from one chain by the rule
+    assert f"agreement: {idata.agreement.attrs['verdict']}" in text
+    assert "reproduced by all 4 chains" in idata.agreement.attrs["verdict"]
+    ref = int(idata.agreement.attrs["reference_chain"])
+    assert ref == int(np.argmax(idata.sample_stats["lp"].mean("draw").values))
+    assert idata.topics.attrs["estimate_chains"] == f"[{ref}]"
+    np.testing.assert_allclose(idata.topics["topic_word"].values,
+                               idata.posterior_mean["topic_word"].isel(chain=ref).values)
     out = tmp_path / "lda.nc"
     idata.to_netcdf(str(out))
     assert main(["summary", str(out)]) == 0

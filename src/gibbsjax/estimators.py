@@ -1,11 +1,15 @@
 """Estimators with a scikit-learn / ``lda``-package feel, built on the kernels and the runner.
 
 :class:`LDA` fits latent Dirichlet allocation with several exact chains at once,
-aligns topics across chains, and reports whether the chains agree.
+aligns topics across chains, measures which topics the chains reproduce, takes
+its estimates from one mode (never a blend of modes) and warns when the chains
+disagree.
 """
 
 from __future__ import annotations
 
+import json
+import warnings
 from typing import Any
 
 import numpy as np
@@ -32,19 +36,45 @@ class LDA:
         Passed to :func:`gibbsjax.sample`.
     num_lanes : int, optional
         Documents updated side by side (see :func:`gibbsjax.models.lda.data`).
+    chains : {"best", "agreeing"}
+        Which chains the estimates come from.  LDA posteriors have many modes
+        and chains often settle in different ones; an average across them is a
+        blend that is none of the modes, so it is never taken.  ``"best"`` (the
+        default): the reference chain, the one with the highest mean log joint
+        ``lp`` over the sampling phase.  ``"agreeing"``: the mean of the chains
+        that reproduce every topic of the reference chain (Hellinger distance at
+        most :data:`gibbsjax.labels.AGREEMENT_THRESHOLD`); when all chains agree
+        that is every chain.
 
     Attributes (after :meth:`fit`)
     ------------------------------
     topic_word_ : (K, V) array
-        Posterior mean of φ, averaged over the aligned chains.
+        Posterior mean of φ from the chains in ``estimate_chains_``.
     doc_topic_ : (D, K) array
-        Posterior mean of θ for the training documents.
+        Posterior mean of θ for the training documents, from the same chains.
+    topic_word_per_chain_ : (chains, K, V) array
+        Every chain's posterior mean of φ, topics aligned across chains.
+    doc_topic_per_chain_ : (chains, D, K) array
+        Every chain's posterior mean of θ, aligned likewise.
+    estimate_chains_ : list of int
+        The chains ``topic_word_``, ``doc_topic_`` and :meth:`top_words` come from.
+    agreement_ : gibbsjax.labels.Agreement
+        Which topics every chain reproduces (``agreement_.verdict``, e.g. "6 of 8
+        topics reproduced by all 4 chains"), pairwise Hellinger distances, the
+        reference chain and R-hat per aligned topic; also ``idata_.agreement``.
     idata_ : arviz.InferenceData
         ``sample_stats.lp`` (log p(w, z), label-invariant), ``posterior.topic_share``
-        (aligned), ``posterior_mean`` (per-chain aligned φ and θ means).
+        (aligned), ``posterior_mean`` (per-chain aligned φ and θ means),
+        ``agreement`` and ``topics`` (the estimates, as ``gibbsjax run`` saves them).
     permutations_ : (chains, K) array
         How each chain's topics were relabelled to match.
     vocab_ : tuple of str
+
+    :meth:`fit` warns (``UserWarning``, with R-hat and the agreement verdict) exactly
+    when ``gibbsjax run`` reports "chains disagree"
+    (:func:`gibbsjax.reports.chains_disagree`): when a chain does not reproduce
+    every topic of the reference chain, or R-hat of ``lp`` or of a topic's share
+    exceeds 1.01.
 
     Example
     -------
@@ -56,6 +86,8 @@ class LDA:
     (2, 3)
     >>> len(model.top_words(2))
     2
+    >>> model.agreement_.verdict
+    '2 of 2 topics reproduced by all 2 chains'
     """
 
     def __init__(
@@ -73,7 +105,9 @@ class LDA:
         progress: bool = True,
         chunk_size: int | None = None,
         num_lanes: int | None = None,
+        chains: str = "best",
     ):
+        from gibbsjax.labels import ESTIMATE_RULES
         from gibbsjax.models import lda
         from gibbsjax.run import Settings
 
@@ -88,6 +122,9 @@ class LDA:
         self.settings = Settings(num_chains=num_chains, num_warmup=num_warmup, num_draws=num_draws, thin=thin,
                                  seed=seed, progress=progress, chunk_size=chunk_size)
         self.num_lanes = num_lanes
+        if chains not in ESTIMATE_RULES:
+            raise ValueError(f"chains must be one of {tuple(ESTIMATE_RULES)}, got {chains!r}")
+        self.chains = chains
 
     # ------------------------------------------------------------------ fitting
     def _corpus(self, X, name: str, vocab=None):
@@ -105,8 +142,11 @@ class LDA:
         count matrix (D × V, scipy.sparse or dense), with an optional ``vocab``.
 
         Post-processing is :func:`gibbsjax.models.lda.postprocess`, the same as
-        ``gibbsjax run`` applies to an LDA config."""
+        ``gibbsjax run`` applies to an LDA config.  Warns (``UserWarning``) when
+        the chains disagree, with the same message the report prints."""
+        from gibbsjax.labels import Agreement
         from gibbsjax.models import lda
+        from gibbsjax.reports import chains_disagree
         from gibbsjax.run import sample
 
         corpus = self._corpus(X, "X", vocab)
@@ -114,13 +154,22 @@ class LDA:
         hyper = {"K": self.num_topics, "alpha": self.alpha, "eta": self.eta}
         idata = sample(self.kernel, data, self.settings,
                        attrs={"model": self.kernel.name, **{f"model_{k}": v for k, v in hyper.items()}})
-        idata = lda.postprocess(idata, self.kernel, data, {"corpus": corpus, "hyperparameters": hyper})
+        idata = lda.postprocess(idata, self.kernel, data,
+                                {"corpus": corpus, "hyperparameters": hyper, "chains": self.chains})
         self.idata_ = idata
         self.permutations_ = idata.topics["permutation"].values
         self.corpus_ = corpus
         self.vocab_ = corpus.vocab
+        self.agreement_ = Agreement.from_dataset(idata.agreement)
+        self.estimate_chains_ = json.loads(idata.topics.attrs["estimate_chains"])
+        means = idata.posterior_mean
+        self.topic_word_per_chain_ = means["topic_word"].transpose("chain", "topic", "word").values
+        self.doc_topic_per_chain_ = means["doc_topic"].transpose("chain", "document", "topic").values
         self.topic_word_ = idata.topics["topic_word"].values
-        self.doc_topic_ = idata.posterior_mean["doc_topic"].mean("chain").values
+        self.doc_topic_ = self.doc_topic_per_chain_[self.estimate_chains_].mean(axis=0)
+        problem = chains_disagree(idata)
+        if problem:
+            warnings.warn(problem, UserWarning, stacklevel=2)
         return self
 
     def _check_fitted(self):
@@ -176,10 +225,11 @@ class LDA:
 
     def __repr__(self) -> str:
         return (f"LDA(num_topics={self.num_topics}, alpha={self.alpha}, eta={self.eta}, "
-                f"sampler={self.sampler!r}, num_chains={self.settings.num_chains})")
+                f"sampler={self.sampler!r}, num_chains={self.settings.num_chains}, chains={self.chains!r})")
 
     def get_params(self) -> dict[str, Any]:
         s = self.settings
         return {"num_topics": self.num_topics, "alpha": self.alpha, "eta": self.eta, "sampler": self.sampler,
                 "num_chains": s.num_chains, "num_warmup": s.num_warmup, "num_draws": s.num_draws, "thin": s.thin,
-                "seed": s.seed, "progress": s.progress, "chunk_size": s.chunk_size, "num_lanes": self.num_lanes}
+                "seed": s.seed, "progress": s.progress, "chunk_size": s.chunk_size, "num_lanes": self.num_lanes,
+                "chains": self.chains}

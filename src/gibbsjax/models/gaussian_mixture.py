@@ -91,6 +91,7 @@ __all__ = [
     "components_posterior",
     "sample_parameters",
     "align",
+    "postprocess",
     "report",
     "SPECS",
 ]
@@ -421,24 +422,69 @@ def _config_data(section, base_dir):
     return data(read_columns(section, base_dir))
 
 
+def postprocess(idata, kernel=None, d=None, extras=None):
+    """:func:`align` the components, measure which components every chain reproduces,
+    and store the estimates of one mode in an ``estimates`` group.
+
+    The ``agreement`` group (:func:`gibbsjax.reports.add_agreement`) compares each
+    chain's components as normal distributions: the Hellinger distance between
+    N(μ̄, σ̄²) of two chains (per-chain posterior means of ``mu`` and ``sigma``;
+    a product over dimensions for the diagonal model), with R-hat per component
+    the largest of ``weights``, ``mu`` and ``sigma``.  ``estimates`` holds the
+    posterior means of ``weights``, ``mu`` and ``sigma`` over the chains that
+    reproduce every component of the reference chain (the chain with the highest
+    mean ``lp``): every chain when they agree, never a blend of modes
+    (``attrs["estimate_chains"]``, ``attrs["estimate_rule"]``).  The spec's
+    ``postprocess`` for ``gibbsjax run``; returns the new InferenceData.
+    """
+    import json
+
+    import xarray as xr
+
+    from gibbsjax.labels import ESTIMATE_RULES
+    from gibbsjax.reports import add_agreement
+    from gibbsjax.spec import replace_group
+
+    idata = align(idata)
+    post = idata.posterior
+    mu = post["mu"].mean("draw").transpose("chain", "component", ...).values
+    sigma = post["sigma"].mean("draw").transpose("chain", "component", ...).values
+    idata, agreement = add_agreement(idata, np.stack([mu, sigma], axis=2), "component", distance="normal",
+                                     rhat_vars=("weights", "mu", "sigma"))
+    chains = agreement.estimate_chains("agreeing")
+    means = idata.posterior[["weights", "mu", "sigma"]].isel(chain=chains).mean(("chain", "draw"))
+    estimates = xr.Dataset({f"{v}_mean": means[v] for v in ("weights", "mu", "sigma")},
+                           attrs={"estimate_chains": json.dumps(chains), "estimate_rule": ESTIMATE_RULES["agreeing"]})
+    return replace_group(idata, "estimates", estimates)
+
+
 def report(idata) -> str:
-    """Aligned components: posterior mean weight, mean(s) and sd(s) per component."""
-    from gibbsjax.reports import fmt
+    """Aligned components: posterior mean weight, mean(s) and sd(s) per component (from the
+    chains named in ``estimates``), then the agreement of the chains and R-hat per component."""
+    import json
+
+    from gibbsjax.reports import agreement_lines, fmt
 
     post = idata.posterior
-    means = {v: post[v].mean(("chain", "draw")).values for v in ("weights", "mu", "sigma")}
+    source = ""
+    if "estimates" in idata.groups() and "weights_mean" in idata.estimates:
+        means = {v: idata.estimates[f"{v}_mean"].values for v in ("weights", "mu", "sigma")}
+        chains = json.loads(str(idata.estimates.attrs.get("estimate_chains", "[]")))
+        if chains and len(chains) < int(post.sizes["chain"]):
+            source = f", chain{'s' if len(chains) > 1 else ''} {', '.join(map(str, chains))}"
+    else:
+        means = {v: post[v].mean(("chain", "draw")).values for v in ("weights", "mu", "sigma")}
     aligned = "aligned across chains" if "aligned_on" in post.attrs else "NOT aligned across chains"
-    lines = [f"components ({aligned}; posterior means):", "  component  weight    mean(s)   sd(s)"]
+    lines = [f"components ({aligned}; posterior means{source}):", "  component  weight    mean(s)   sd(s)"]
     for k in range(means["weights"].shape[0]):
         lines.append(f"  {k:>9}  {means['weights'][k]:6.3f}  {fmt(means['mu'][k])}  {fmt(means['sigma'][k])}")
-    return "\n".join(lines)
+    return "\n".join(lines + agreement_lines(idata))
 
 
 def _specs():
     from gibbsjax.spec import ModelSpec
 
-    return (ModelSpec("gaussian_mixture.normal_gamma", normal_gamma, _config_data,
-                      lambda idata, kernel, d, extras: align(idata), report,
+    return (ModelSpec("gaussian_mixture.normal_gamma", normal_gamma, _config_data, postprocess, report,
                       ("log_lik", "mu_sorted", "sigma_sorted", "weights_sorted", "mu"),
                       "Gaussian mixture, Normal-Gamma priors, univariate or diagonal (source document 002, section 23.4)"),)
 

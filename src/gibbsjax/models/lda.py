@@ -537,22 +537,38 @@ def _config_data(section, base_dir):
 
 
 def postprocess(idata, kernel, d, extras):
-    """Name words and documents, align topics across chains, and store the topics with
-    their top words, coherence and (with ``extras["heldout"]``) held-out perplexity
-    in a ``topics`` group.  ``extras``: ``corpus`` (the training corpus),
-    ``heldout`` (a Corpus or None) and ``hyperparameters`` (``alpha`` is used).
-    Shared by ``gibbsjax run`` and :class:`gibbsjax.LDA`.
+    """Name words and documents, align topics across chains, measure how well the chains
+    agree, and store the topics of one mode with their top words, coherence and (with
+    ``extras["heldout"]``) held-out perplexity in a ``topics`` group.
+
+    Topics are aligned (:func:`gibbsjax.labels.align_chains`, Hellinger matching of
+    the per-chain ``topic_word``), then :func:`gibbsjax.reports.add_agreement`
+    stores the ``agreement`` group: Hellinger distances between the chains' topics,
+    which chains reproduce each topic of the reference chain (the chain with the
+    highest mean ``lp`` over the sampling phase) and R-hat of each aligned topic's
+    share of tokens.  The estimates in ``topics`` never average across modes: they
+    come from ``extras["chains"]`` (default ``"best"``, the reference chain alone;
+    ``"agreeing"``, the mean of the chains that reproduce every topic of the
+    reference chain; :data:`gibbsjax.labels.ESTIMATE_RULES`), recorded in its
+    attributes ``estimate_chains`` (JSON) and ``estimate_rule``.  Per-chain
+    estimates stay in ``posterior_mean``.  ``extras``: ``corpus`` (the training
+    corpus), ``heldout`` (a Corpus or None), ``hyperparameters`` (``alpha`` is
+    used) and ``chains``.  Shared by ``gibbsjax run`` and :class:`gibbsjax.LDA`.
     """
     import json
 
     import xarray as xr
 
     from gibbsjax import evaluate
-    from gibbsjax.labels import align_chains
+    from gibbsjax.labels import ESTIMATE_RULES, align_chains, reference_chain
+    from gibbsjax.reports import add_agreement
     from gibbsjax.spec import replace_group
 
     corpus = extras.get("corpus")
     alpha = float(extras["hyperparameters"]["alpha"])
+    which = extras.get("chains", "best")
+    if which not in ESTIMATE_RULES:
+        raise ValueError(f"chains must be one of {tuple(ESTIMATE_RULES)}, got {which!r}")
     if corpus is not None:
         idata.posterior_mean = idata.posterior_mean.assign_coords(
             word=list(corpus.vocab), document=list(corpus.doc_names)
@@ -560,9 +576,14 @@ def postprocess(idata, kernel, d, extras):
     num_topics = idata.posterior_mean.sizes["topic"]
     perms = np.arange(num_topics)[None]
     if idata.posterior.sizes["chain"] > 1:
-        idata, perms = align_chains(idata, "topic_word", "topic", distance="hellinger")
-    phi = idata.posterior_mean["topic_word"].mean("chain").values
-    attrs: dict = {}
+        # match every chain to the reference chain's topics first (lp is label-invariant)
+        ref = reference_chain(idata.sample_stats["lp"].values) if "lp" in idata.sample_stats else 0
+        idata, perms = align_chains(idata, "topic_word", "topic", distance="hellinger", reference_chain=ref)
+    idata, agreement = add_agreement(idata, idata.posterior_mean["topic_word"], "topic",
+                                     rhat_vars=("topic_share",))
+    chains = agreement.estimate_chains(which)
+    phi = idata.posterior_mean["topic_word"].isel(chain=chains).mean("chain").values
+    attrs: dict = {"estimate_chains": json.dumps(chains), "estimate_rule": ESTIMATE_RULES[which]}
     if corpus is not None:
         attrs["top_words"] = json.dumps(evaluate.top_words(phi, corpus.vocab, 10))
         n = min(10, phi.shape[1])
@@ -580,29 +601,34 @@ def postprocess(idata, kernel, d, extras):
 
 
 def report(idata) -> str:
-    """Top words per topic with UMass coherence, held-out perplexity and R-hat of lp and the topics."""
+    """Top words per topic (from the chains named in ``topics``) with UMass coherence,
+    held-out perplexity, the agreement of the chains with R-hat per aligned topic, R-hat
+    of lp, and whether the chains disagree (:func:`gibbsjax.reports.chains_disagree`, the
+    decision :class:`gibbsjax.LDA` warns with) and what helps."""
     import json
 
-    from gibbsjax.diagnostics import summary
+    from gibbsjax.reports import agreement_lines
 
+    if "topic_share" not in idata.posterior:
+        raise ValueError("not an LDA result: its posterior has no variable 'topic_share'")
     lines = []
     if "topics" in idata.groups():
         attrs = idata.topics.attrs
         words = json.loads(attrs["top_words"]) if "top_words" in attrs else None
         umass = json.loads(attrs["umass"]) if "umass" in attrs else None
         if words:
-            lines.append("top words per topic (aligned across chains; UMass coherence):")
+            source = "aligned across chains"
+            if "estimate_chains" in attrs:
+                chains = json.loads(str(attrs["estimate_chains"]))
+                source = f"from chain{'s' if len(chains) > 1 else ''} {', '.join(map(str, chains))}"
+            lines.append(f"top words per topic ({source}; UMass coherence):")
             for k, ws in enumerate(words):
                 c = f"{umass[k]:8.2f}" if umass else ""
                 lines.append(f"  topic {k:2d} {c}  {' '.join(ws)}")
         if "heldout_perplexity" in attrs:
             lines.append(f"held-out perplexity (document completion, {int(attrs['heldout_docs'])} documents): "
                          f"{float(attrs['heldout_perplexity']):.1f}")
-    if int(idata.posterior.sizes["chain"]) >= 2:
-        table = summary(idata)
-        worst = table["r_hat"].max()
-        lines.append(f"R-hat: log joint lp {table.loc['lp', 'r_hat']:.3f}; aligned topic shares max {worst:.3f}"
-                     + ("  -> chains agree" if worst < 1.01 else "  -> chains disagree: run longer or check modes"))
+    lines += agreement_lines(idata)
     return "\n".join(lines)
 
 
