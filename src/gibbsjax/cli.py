@@ -359,8 +359,11 @@ def _cmd_run(args) -> int:
         raise CLIError("--max-draws is the cap of --until; give --until as well")
     overrides = dict(seed=args.seed, chunk_size=args.chunk_size, num_chains=args.chains, num_warmup=args.warmup,
                      num_draws=args.draws, until=args.until, max_draws=args.max_draws)
-    _check_disk(out, config.kernel, config.data,
-                config.sampler.replace(**{k: v for k, v in overrides.items() if v is not None}))
+    settings = config.sampler.replace(**{k: v for k, v in overrides.items() if v is not None})
+    from gibbsjax.run import check_memory
+
+    check_memory(config.kernel, config.data, settings)  # memory first: the most common limit
+    _check_disk(out, config.kernel, config.data, settings)
     import arviz  # noqa: F401  (imported now, not after a Ctrl-C)
 
     def sample():

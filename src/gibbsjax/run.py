@@ -611,16 +611,10 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     key, seed_used = _resolve_key(s.seed, key)
     _check_data_type(kernel, data)
 
-    length, warm_fn, draw_fn = _compiled(kernel, s, max(s.num_warmup, s.num_draws))
     if s.init is not None:  # check init values on the abstract state, before compiling
         abstract = jax.eval_shape(_start_fn(kernel.init), key, jax.ShapeDtypeStruct((s.num_chains,), jnp.int32), data)
         _apply_init(abstract[1], s.init, s.num_chains, kernel.check_init)
-    kept_max = max_draws if rule is not None else s.num_draws
-    check_run_memory(  # before anything big is allocated: refuse a run that cannot fit
-        _start_fn(kernel.init), (draw_fn, warm_fn), functools.partial(_zero_accumulators, kernel.accumulate),
-        key, s.num_chains, data, length=length, kept=kept_max + (s.num_warmup + 1 if s.save_warmup else 0),
-        kernel_name=kernel.name,
-    )
+    check_memory(kernel, data, s, key=key)  # before anything big is allocated
 
     run_keys, state = _start_fn(kernel.init)(key, jnp.arange(s.num_chains, dtype=jnp.int32), data)
     if s.init is not None:
@@ -657,6 +651,24 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         run_attrs["max_draws"] = max_draws
     run_attrs.update(attrs or {})
     return _finish(run, run_attrs)
+
+
+def check_memory(kernel: Kernel, data: Any, settings: Settings, *, key: jax.Array | None = None):
+    """Refuse a run of ``settings`` that cannot fit in memory (:func:`gibbsjax.memory.check_run`,
+    on abstract shapes: nothing is allocated or compiled); :func:`sample` calls it first.
+
+    >>> from gibbsjax.models import normal
+    >>> _ = check_memory(normal.bivariate(rho=0.5), None, Settings(num_chains=4, num_draws=100))
+    """
+    s = settings
+    length, warm_fn, draw_fn = _compiled(kernel, s, max(s.num_warmup, s.num_draws))
+    kept = ((s.max_draws or 10 * s.num_draws) if s.until else s.num_draws) + (
+        s.num_warmup + 1 if s.save_warmup else 0)
+    return check_run_memory(
+        _start_fn(kernel.init), (draw_fn, warm_fn), functools.partial(_zero_accumulators, kernel.accumulate),
+        jax.random.key(0) if key is None else key, s.num_chains, data, length=length, kept=kept,
+        kernel_name=kernel.name,
+    )
 
 
 def _check_until(until, max_draws, num_draws: int, num_chains: int):
