@@ -390,3 +390,19 @@ def test_full_disk_is_found_before_sampling(tmp_path, monkeypatch, capsys):
     assert status == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "MiB on disk" in err[0] and "0 MiB free" in err[0], err
+
+
+def test_lda_estimator_extend_is_bit_identical():
+    import warnings
+
+    from gibbsjax import LDA
+    from gibbsjax.datasets import abc_corpus
+
+    kw = dict(num_topics=2, alpha=0.5, eta=0.5, num_chains=2, num_warmup=30, seed=1, progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # chains may disagree on 12 documents
+        one = LDA(num_draws=80, **kw).fit(abc_corpus())
+        two = LDA(num_draws=30, **kw).fit(abc_corpus()).extend(50)
+    _assert_same_groups(one.idata_, two.idata_, ("posterior", "sample_stats", "posterior_mean", "raw_posterior"))
+    np.testing.assert_array_equal(one.topic_word_, two.topic_word_)
+    np.testing.assert_array_equal(one.doc_topic_, two.doc_topic_)

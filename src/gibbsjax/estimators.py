@@ -143,19 +143,53 @@ class LDA:
 
         Post-processing is :func:`gibbsjax.models.lda.postprocess`, the same as
         ``gibbsjax run`` applies to an LDA config.  Warns (``UserWarning``) when
-        the chains disagree, with the same message the report prints."""
-        from gibbsjax.labels import Agreement
+        the chains disagree, with the same message the report prints.
+        :meth:`extend` continues the run."""
         from gibbsjax.models import lda
-        from gibbsjax.reports import chains_disagree
         from gibbsjax.run import sample
 
         corpus = self._corpus(X, "X", vocab)
         data = lda.data(corpus, num_lanes=self.num_lanes)
-        hyper = {"K": self.num_topics, "alpha": self.alpha, "eta": self.eta}
-        idata = sample(self.kernel, data, self.settings,
-                       attrs={"model": self.kernel.name, **{f"model_{k}": v for k, v in hyper.items()}})
-        idata = lda.postprocess(idata, self.kernel, data,
-                                {"corpus": corpus, "hyperparameters": hyper, "chains": self.chains})
+        hyper = self._hyperparameters()
+        raw = sample(self.kernel, data, self.settings,
+                     attrs={"model": self.kernel.name, **{f"model_{k}": v for k, v in hyper.items()}})
+        return self._set_result(raw, corpus, data)
+
+    def _hyperparameters(self) -> dict:
+        return {"K": self.num_topics, "alpha": self.alpha, "eta": self.eta}
+
+    def extend(self, num_draws: int, *, until: str | None = None, max_draws: int | None = None) -> LDA:
+        """Continue the fitted chains for ``num_draws`` more draws each (or, with
+        ``until="rhat<1.01,ess>400"``, until the rule holds or ``max_draws`` draws
+        are kept), then post-process the whole run again.  The draws are
+        bit-identical to those of one longer fit (:func:`gibbsjax.resume`).
+
+        >>> from gibbsjax import LDA
+        >>> from gibbsjax.datasets import abc_corpus
+        >>> import warnings; warnings.simplefilter("ignore")
+        >>> model = LDA(num_topics=2, num_chains=2, num_warmup=20, num_draws=20, seed=0,
+        ...             progress=False).fit(abc_corpus())
+        >>> model.extend(30).idata_.posterior.sizes["draw"]
+        50
+        """
+        from gibbsjax.models import lda
+        from gibbsjax.run import resume
+
+        self._check_fitted()
+        data = lda.data(self.corpus_, num_lanes=self.num_lanes)
+        raw = resume(self.idata_, self.kernel, data, num_draws, progress=self.settings.progress,
+                     chunk_size=self.settings.chunk_size, until=until, max_draws=max_draws)
+        return self._set_result(raw, self.corpus_, data)
+
+    def _set_result(self, raw, corpus, data) -> LDA:
+        from gibbsjax.labels import Agreement
+        from gibbsjax.models import lda
+        from gibbsjax.reports import chains_disagree
+        from gibbsjax.run import keep_raw_draws
+
+        idata = lda.postprocess(raw.copy(), self.kernel, data,
+                                {"corpus": corpus, "hyperparameters": self._hyperparameters(), "chains": self.chains})
+        idata = keep_raw_draws(idata, raw)  # so the run can be extended
         self.idata_ = idata
         self.permutations_ = idata.topics["permutation"].values
         self.corpus_ = corpus
