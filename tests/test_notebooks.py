@@ -33,8 +33,13 @@ EXPECTED_TEXT = {
         "chains 0-3 of the 16-chain run equal the 4-chain run: True",
         "posterior mean of mu: 98.2",
     ],
+    "topic-models.ipynb": [
+        "estimates equal the reference chain's: True",
+        "extended run equals one longer run: True",
+        "topics reproduced by all 4 chains",
+    ],
 }
-MIN_FIGURES = {"convergence.ipynb": 6}
+MIN_FIGURES = {"convergence.ipynb": 6, "topic-models.ipynb": 4}
 
 _PROBE = "import sys\nprint(sys.prefix)"
 
