@@ -358,7 +358,7 @@ def _cmd_run(args) -> int:
     if args.max_draws is not None and args.until is None:
         raise CLIError("--max-draws is the cap of --until; give --until as well")
     overrides = dict(seed=args.seed, chunk_size=args.chunk_size, num_chains=args.chains, num_warmup=args.warmup,
-                     num_draws=args.draws, until=args.until, max_draws=args.max_draws)
+                     num_draws=args.draws, until=args.until, max_draws=args.max_draws, devices=args.devices)
     settings = config.sampler.replace(**{k: v for k, v in overrides.items() if v is not None})
     from gibbsjax.run import check_memory
 
@@ -393,7 +393,8 @@ def _cmd_resume(args) -> int:
 
     def sample():
         return resume(idata, config.kernel, config.data, args.draws, progress=not args.no_progress,
-                      chunk_size=args.chunk_size, until=args.until, max_draws=args.max_draws)
+                      chunk_size=args.chunk_size, until=args.until, max_draws=args.max_draws,
+                      devices=args.devices)
 
     return _sample_and_save(config, out, sample, requested=args.draws, before=before)
 
@@ -547,6 +548,8 @@ def _add_run_options(p) -> None:
     )
     p.add_argument("--max-draws", type=_pos_int, metavar="N", help="cap of --until, draws per chain in all "
                    "(default: 10 times the draws)")
+    p.add_argument("--devices", type=_pos_int, metavar="N",
+                   help="spread the chains over N devices (e.g. GPUs); chains must be a multiple of N")
 
 
 def build_parser() -> argparse.ArgumentParser:

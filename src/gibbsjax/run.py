@@ -61,6 +61,9 @@ class Settings:
       the recorded variables without a dimension in ``kernel.label_dims``),
       checked after ``num_draws`` draws and after every further ``num_draws``.
     * ``max_draws``: the cap of a run with ``until`` (default ``10 * num_draws``).
+    * ``devices``: spread the chains over this many devices (``jax.devices()``,
+      e.g. GPUs) with a ``jax.sharding`` mesh; ``num_chains`` must be a
+      multiple of it.  Draws do not depend on it.  Default: one device.
 
     Values are checked on construction (``ValueError`` naming the field).
 
@@ -79,6 +82,7 @@ class Settings:
     save_warmup: bool = False
     until: str | None = None
     max_draws: int | None = None
+    devices: int | None = None
 
     def __post_init__(self):
         for name, minimum in (("num_chains", 1), ("num_warmup", 0), ("num_draws", 1), ("thin", 1)):
@@ -87,6 +91,11 @@ class Settings:
             object.__setattr__(self, "chunk_size", _check_int("chunk_size", self.chunk_size, 1))
         if self.seed is not None:
             object.__setattr__(self, "seed", _check_int("seed", self.seed, 0))
+        if self.devices is not None:
+            object.__setattr__(self, "devices", _check_int("devices", self.devices, 1))
+            if self.num_chains % self.devices:
+                raise ValueError(f"num_chains ({self.num_chains}) must be a multiple of devices ({self.devices}): "
+                                 "every device runs the same number of chains")
         if self.until is not None:
             from gibbsjax.stopping import parse_until
 
@@ -619,7 +628,9 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     run_keys, state = _start_fn(kernel.init)(key, jnp.arange(s.num_chains, dtype=jnp.int32), data)
     if s.init is not None:
         state = _apply_init(state, s.init, s.num_chains, kernel.check_init)
-    run = _Run(kernel, data, s, run_keys, state, _zero_accumulators(kernel.accumulate, state, data))
+    run_keys, state, acc, data = _place(s.devices, run_keys, state,
+                                        _zero_accumulators(kernel.accumulate, state, data), data)
+    run = _Run(kernel, data, s, run_keys, state, acc)
     if s.save_warmup:
         # draw 0 of warmup_posterior is the starting state
         first = jax.device_get(_records_fn(kernel.record, kernel.log_joint)(state, data))
@@ -644,6 +655,7 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         "num_draws_requested": s.num_draws,
         "thin": s.thin,
         "save_warmup": int(s.save_warmup),
+        "devices": s.devices or 1,
         "data_sha256": data_fingerprint(data),
     }
     if rule is not None:
@@ -651,6 +663,26 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         run_attrs["max_draws"] = max_draws
     run_attrs.update(attrs or {})
     return _finish(run, run_attrs)
+
+
+def _place(devices: int | None, run_keys, state, acc, data):
+    """Chains spread over ``devices`` devices (a 1-D mesh along the chain axis),
+    the data replicated on each; with ``None``, everything stays where it is.
+    Each chain's computation is the same as on one device, so its draws are too."""
+    if devices is None:
+        return run_keys, state, acc, data
+    available = jax.devices()
+    if devices > len(available):
+        raise ValueError(f"devices={devices} asked for, but JAX sees {len(available)} "
+                         f"({available[0].platform}): {', '.join(str(d) for d in available)}")
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    mesh = Mesh(np.array(available[:devices]), ("chain",))
+    by_chain = NamedSharding(mesh, PartitionSpec("chain"))
+    replicated = NamedSharding(mesh, PartitionSpec())
+    put = functools.partial(jax.device_put, device=by_chain)
+    return (put(run_keys), jax.tree_util.tree_map(put, state), jax.tree_util.tree_map(put, acc),
+            jax.device_put(data, replicated))
 
 
 def check_memory(kernel: Kernel, data: Any, settings: Settings, *, key: jax.Array | None = None):
@@ -845,7 +877,7 @@ def keep_raw_draws(processed, raw):
 # ----------------------------------------------------------------------------- resume
 def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None, *,
            progress: bool = True, chunk_size: int | None = None, until: str | None = None,
-           max_draws: int | None = None, until_vars: Sequence[str] | None = None):
+           max_draws: int | None = None, until_vars: Sequence[str] | None = None, devices: int | None = None):
     """Continue a finished or interrupted run for ``num_draws`` more draws per chain.
 
     ``idata`` is a result of :func:`sample` (or a file saved from one, read
@@ -859,7 +891,8 @@ def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None
     relabelled components) followed by the new ones; model postprocessing
     (alignment, estimates) must be applied again.
 
-    ``until``/``max_draws`` work as in :func:`sample` (``max_draws`` counts
+    ``devices`` spreads the chains over devices as in :class:`Settings` (the
+    draws do not depend on it).  ``until``/``max_draws`` work as in :func:`sample` (``max_draws`` counts
     every kept draw, old and new); ``num_draws`` defaults to the run's own
     ``num_draws_requested``.  ``num_draws=0`` only finishes an interrupted
     warm-up (or returns the run as it is).
@@ -891,7 +924,7 @@ def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None
     num_draws = _check_int("num_draws", num_draws, 0)
     s = Settings(num_chains=num_chains, num_warmup=int(st.attrs["num_warmup"]), num_draws=max(num_draws, 1),
                  thin=int(st.attrs["thin"]), progress=progress, chunk_size=chunk_size,
-                 save_warmup=bool(int(st.attrs.get("save_warmup", 0))))
+                 save_warmup=bool(int(st.attrs.get("save_warmup", 0))), devices=devices)
     kept_before = int(st.attrs["kept_draws"])
     if until is not None and num_draws == 0:
         raise ValueError("until needs num_draws >= 1: the draws added between checks")
@@ -904,6 +937,7 @@ def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None
     acc = _restore_tree(st, "acc", _zero_accumulators_shape(kernel.accumulate, abstract_state, data))
     run_keys = jax.random.wrap_key_data(jnp.asarray(st["run_key"].values, jnp.uint32),
                                         impl=str(st.attrs["key_impl"]))
+    run_keys, state, acc, data = _place(devices, run_keys, state, acc, data)
     run = _Run(kernel, data, s, run_keys, state, acc, next_sweep=int(st.attrs["next_sweep"]), kept=kept_before,
                elapsed=float(attrs.get("sampling_time_s", 0.0) or 0.0))
     for phase, group, stats_group in (("sampling", "posterior", "sample_stats"),

@@ -1,0 +1,76 @@
+"""Chains spread over several devices (``devices=``) give the draws of one device.
+
+JAX fixes the number of host (CPU) devices when it starts, so these checks run in
+a subprocess with ``XLA_FLAGS=--xla_force_host_platform_device_count=4``; the rest
+of the suite keeps its single device.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from gibbsjax.run import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_SCRIPT = textwrap.dedent("""
+    import numpy as np, jax, warnings
+    warnings.simplefilter("ignore")
+    from gibbsjax.config import load_config
+    from gibbsjax.run import sample, resume
+    assert len(jax.devices()) == 4, jax.devices()
+    import gibbsjax.run as r
+    seen = []
+    real = r._run_phase
+    def spy(run, *a, **k):
+        real(run, *a, **k)
+        seen.append(len(jax.tree_util.tree_leaves(run.state)[0].sharding.device_set))
+    r._run_phase = spy
+    for name in ("body-temperature", "lda-demo"):
+        c = load_config(f"{root}/configs/{{name}}.toml")
+        kw = dict(seed=1, num_chains=4, num_warmup=10, num_draws=20, progress=False)
+        seen.clear()
+        one = sample(c.kernel, c.data, **kw)
+        assert set(seen) == {{1}}, seen
+        seen.clear()
+        four = sample(c.kernel, c.data, devices=4, **kw)
+        assert set(seen) == {{4}}, seen  # the chains really ran on four devices
+        two = resume(sample(c.kernel, c.data, devices=2, **{{**kw, "num_draws": 8}}), c.kernel, c.data, 12,
+                     progress=False, devices=4)
+        for other in (four, two):
+            for g in ("posterior", "sample_stats", "posterior_mean"):
+                if g in one.groups():
+                    for v in one[g].data_vars:
+                        np.testing.assert_array_equal(one[g][v].values, other[g][v].values, err_msg=f"{{name}} {{g}}.{{v}}")
+        assert int(four.attrs["devices"]) == 4
+        print(name, "identical")
+    try:
+        sample(c.kernel, c.data, devices=8, **{{**kw, "num_chains": 8}})
+    except ValueError as e:
+        print("refused:", e)
+""")
+
+
+def test_chains_over_four_devices_give_the_draws_of_one(tmp_path):
+    env = dict(os.environ)
+    env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=4").strip()
+    env["JAX_PLATFORMS"] = "cpu"
+    env.pop("PYTHONWARNINGS", None)
+    proc = subprocess.run([sys.executable, "-c", _SCRIPT.format(root=ROOT)], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "body-temperature identical" in proc.stdout and "lda-demo identical" in proc.stdout
+    assert "refused: devices=8 asked for, but JAX sees 4" in proc.stdout
+
+
+def test_devices_must_divide_the_chains():
+    with pytest.raises(ValueError, match="multiple of devices"):
+        Settings(num_chains=6, devices=4)
+    with pytest.raises(ValueError, match="devices"):
+        Settings(devices=0)
