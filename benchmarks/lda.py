@@ -342,9 +342,9 @@ def run_curve(label: str, system, job: Job, checkpoints, info: dict, time_target
         curve.rows.append((sweeps, seconds, perplexity, hellinger, warm))
         i += 1
         if i == len(plan):
-            for t in targets:
+            for t in targets:  # the first target not yet (nearly) reached
                 nxt = int(0.97 * t * sweeps / max(seconds, 1e-9))
-                if seconds < t and sweeps < nxt <= (max_sweeps or 0):
+                if seconds < 0.9 * t and sweeps < nxt <= (max_sweeps or 0):
                     plan.append(nxt)
                     break
     system.close()
