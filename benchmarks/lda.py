@@ -435,6 +435,15 @@ def main(argv=None):
     if args.device == "gpu" and jax.default_backend() != "gpu":
         raise SystemExit(f"--device gpu, but jax's default backend is {jax.default_backend()}")
     workers = args.workers or (os.cpu_count() or 1)
+    from gibbsjax.models import lda as glda
+
+    for name, options in args.samplers:  # bad names or options fail before anything runs
+        if name not in glda.SAMPLERS:
+            raise SystemExit(f"unknown gibbsjax sampler {name!r}; choose from {', '.join(glda.SAMPLERS)}")
+        try:
+            glda.SAMPLERS[name](2, alpha=ALPHA, eta=ETA, **options)
+        except (TypeError, ValueError) as e:
+            raise SystemExit(f"gibbsjax sampler {name} with options {options}: {e}") from None
     print(machine_line(args))
     print(f"alpha = {ALPHA}, eta = {ETA}; one chain (gibbsjax) / {workers} worker(s) (tomotopy); "
           f"checkpoints {args.sweeps}; scored alike: phi = (n_kw + eta) / (n_k + V eta) from each system's "
