@@ -1,149 +1,477 @@
-"""LDA side by side: gibbsjax vs tomotopy (1 worker) vs the `lda` package, one run.
+"""LDA time to quality: gibbsjax against tomotopy and the `lda` package, side by side in one run.
 
-Corpus: the Reuters sample shipped by the `lda` package (395 documents, 84,010 tokens,
-V = 4,258); 10% of the documents held out for perplexity, the rest trained on.
-Same α = 0.1, η = 0.01 and 200 sweeps for every system (tomotopy's hyperparameter
-optimisation off).  Reported:
+For every job (a corpus and a number of topics K) each system trains on the same
+documents with the same α, η (tomotopy's hyperparameter optimisation off) and is
+stopped at the same checkpoints (``--sweeps``, e.g. after 25, 50, 100 and 200 sweeps).
+At each checkpoint the script records the system's wall time so far (sampling only:
+initialisation included, compilation, corpus loading and scoring excluded) and scores
+it, every system EXACTLY alike:
 
-* tokens sampled per second per chain (training tokens × sweeps / sampling time;
-  gibbsjax timed on a second call, compiled code reused; its compile time is shown apart);
-  gibbsjax's φ is the posterior mean over the last half of the sweeps, and, like the
-  peers', the estimate at the final state ("last state");
-* held-out perplexity by document completion, computed by gibbsjax's evaluator
-  (`gibbsjax.models.lda.heldout_perplexity`) from each system's topic–word matrix φ;
-* gibbsjax throughput with 1, 4 and 16 vmapped chains.
+* φ from the system's own topic-word counts at that sweep, with the same smoothing:
+  φ_kw = (n_kw + η) / (n_k + V η), V the full vocabulary (words seen only in held-out
+  documents included).  No system's φ is filled in another way.
+* held-out perplexity by document completion (`gibbsjax.models.lda.heldout_perplexity`):
+  the same held-out documents (``--heldout``, a fraction of documents), the same
+  observed / scored halves, the same θ inference (seeds fixed), for every system;
+* on synthetic corpora (`gibbsjax.datasets.synthetic.lda_corpus`, generated with the
+  same α and η) the mean Hellinger distance of the topics to the true topics after a
+  one-to-one matching (`gibbsjax.labels.distance_matrix`, Hungarian algorithm).
 
-Run:   python benchmarks/lda.py [--topics 20 100] [--sweeps 200] [--samplers partially_collapsed uncollapsed]
-Needs: pip install -e ".[bench]"   (tomotopy, lda)
+tomotopy then runs on, with a checkpoint just short of each of gibbsjax's checkpoint
+times (its sweeps predicted from its rate so far), so that quality can be compared at
+equal wall time as well as at equal sweeps.  The summary prints, per gibbsjax sampler, the ratios to tomotopy at equal
+sweeps, at equal wall time and the time to reach tomotopy's quality at the last shared
+checkpoint.
+
+gibbsjax is driven through its kernel (`Kernel.init`, `Kernel.step`, and
+`Kernel.warmup_step` for the first ``--warmup-sweeps`` sweeps where the kernel has
+one), one chain, a compiled `lax.scan` over blocks of sweeps, with the runner's key
+scheme (sweep t uses fold_in(key, t)).  Options of the sampler factories pass through:
+``--option z_update=sparse`` for every gibbsjax sampler, or per sampler
+``--samplers partially_collapsed:z_update=dense partially_collapsed:z_update=lanes``.
+The `lda` package is driven through its own per-sweep routine (`LDA._initialize`,
+`LDA._sample_topics`; its monitoring log-likelihood every 10 sweeps is skipped).
+
+Run (CPU):  python benchmarks/lda.py
+            python benchmarks/lda.py --jobs reuters:20 --sweeps 25 50 100 200 --option warmup=exact
+Run (GPU):  python benchmarks/lda.py --device gpu     (synthetic 10 M tokens, V = 10,000, K = 100,
+            up to 1,000 sweeps, tomotopy with every CPU core; see benchmarks/README.md)
+Needs: pip install -e ".[bench]"   (tomotopy, lda; the Reuters corpus comes with `lda`)
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # this file is benchmarks/lda.py: keep its folder off the path so `import lda` finds the package
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-os.environ.setdefault("JAX_PLATFORMS", "cpu")
-
-import numpy as np  # noqa: E402
-
-import gibbsjax  # noqa: E402
-from gibbsjax.corpus import Corpus  # noqa: E402
-from gibbsjax.models.lda import heldout_perplexity  # noqa: E402
-from gibbsjax.models import lda as glda  # noqa: E402
-
 ALPHA, ETA = 0.1, 0.01
 
+CPU_DEFAULTS = dict(jobs=["reuters:20", "reuters:100", "synthetic:20"], sweeps=[25, 50, 100, 200],
+                    samplers=["partially_collapsed"], peers=["tomotopy", "lda"],
+                    docs=1000, doc_length=100, vocab=2000, workers=1)
+GPU_DEFAULTS = dict(jobs=["synthetic:100"], sweeps=[25, 50, 100, 200, 500, 1000],
+                    samplers=["partially_collapsed"], peers=["tomotopy"],
+                    docs=100_000, doc_length=100, vocab=10_000, workers=0)
 
-def reuters():
+
+# ----------------------------------------------------------------------------- arguments
+def parse_value(text: str):
+    """'3' -> 3, '0.5' -> 0.5, 'true' -> True, 'none' -> None, anything else stays a string."""
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low == "none":
+        return None
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_options(items, where: str) -> dict:
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise SystemExit(f"{where}: options are KEY=VALUE, got {item!r}")
+        key, value = item.split("=", 1)
+        out[key.strip()] = parse_value(value.strip())
+    return out
+
+
+def parse_sampler(spec: str, common: dict) -> tuple[str, dict]:
+    """'partially_collapsed:z_update=sparse,warmup=fast' -> (name, options); ``common`` first."""
+    name, _, rest = spec.partition(":")
+    options = dict(common)
+    options.update(parse_options([x for x in rest.split(",") if x], f"--samplers {spec}"))
+    return name, options
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--device", choices=["cpu", "gpu"], default="cpu",
+                   help="where gibbsjax runs; also picks the defaults below (GPU: the 10 M-token corpus)")
+    p.add_argument("--jobs", nargs="+", help="CORPUS:K with CORPUS reuters or synthetic "
+                   "(CPU default: reuters:20 reuters:100 synthetic:20; GPU: synthetic:100)")
+    p.add_argument("--sweeps", type=int, nargs="+", help="checkpoints (CPU default 25 50 100 200; GPU up to 1000)")
+    p.add_argument("--samplers", nargs="+", help="gibbsjax samplers, NAME[:KEY=VALUE,...] (default: "
+                   "partially_collapsed; e.g. uncollapsed partially_collapsed:z_update=dense)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="keyword argument for every gibbsjax sampler factory (repeatable)")
+    p.add_argument("--warmup-sweeps", type=int, default=None,
+                   help="sweeps run by the kernel's warm-up transition where it has one "
+                   "(default: half the last checkpoint, as a run with num_warmup = num_draws)")
+    p.add_argument("--peers", nargs="*", help="tomotopy and/or lda (CPU default both; GPU: tomotopy)")
+    p.add_argument("--workers", type=int, help="tomotopy workers (CPU default 1; GPU default 0 = every core)")
+    p.add_argument("--no-equal-time", action="store_true",
+                   help="stop tomotopy at the last checkpoint instead of running it on to gibbsjax's wall times")
+    p.add_argument("--docs", type=int, help="synthetic corpus: documents (CPU 1000, GPU 100000)")
+    p.add_argument("--doc-length", type=int, help="synthetic corpus: mean document length (100)")
+    p.add_argument("--vocab", type=int, help="synthetic corpus: vocabulary size (CPU 2000, GPU 10000)")
+    p.add_argument("--heldout", type=float, default=0.1, help="fraction of documents held out (0.1)")
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args(argv)
+    defaults = GPU_DEFAULTS if args.device == "gpu" else CPU_DEFAULTS
+    for name, value in defaults.items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    args.sweeps = sorted(set(args.sweeps))
+    if args.sweeps[0] < 1:
+        p.error("--sweeps must be positive")
+    common = parse_options(args.option, "--option")
+    args.samplers = [parse_sampler(s, common) for s in args.samplers]
+    unknown = set(args.peers) - {"tomotopy", "lda"}
+    if unknown:
+        p.error(f"unknown peers {sorted(unknown)}; choose from tomotopy, lda")
+    jobs = []
+    for job in args.jobs:
+        corpus, _, k = job.partition(":")
+        if corpus not in ("reuters", "synthetic") or not k.isdigit() or int(k) < 1:
+            p.error(f"--jobs entries are reuters:K or synthetic:K, got {job!r}")
+        jobs.append((corpus, int(k)))
+    args.jobs = jobs
+    if args.warmup_sweeps is None:
+        args.warmup_sweeps = args.sweeps[-1] // 2
+    return args
+
+
+# ----------------------------------------------------------------------------- corpora and scoring
+@dataclass
+class Job:
+    name: str
+    train: object
+    test: object
+    k: int
+    true_phi: object = None  # (K, V) for synthetic corpora
+
+
+def reuters_job(k: int, heldout: float) -> Job:
     import lda.datasets
 
-    X = lda.datasets.load_reuters()
-    vocab = lda.datasets.load_reuters_vocab()
-    corpus = Corpus.from_dtm(X, vocab=vocab)
-    train, test = corpus.split(0.1, seed=0)
-    return train, test
+    from gibbsjax.corpus import Corpus
+
+    corpus = Corpus.from_dtm(lda.datasets.load_reuters(), vocab=lda.datasets.load_reuters_vocab())
+    train, test = corpus.split(heldout, seed=0)
+    return Job(f"Reuters sample of the lda package, K = {k}", train, test, k)
 
 
-def run_gibbsjax(train: Corpus, k: int, sweeps: int, sampler: str, chains: int = 1, seed: int = 1,
-                 last_state: bool = False):
-    """Sampling time (second call), compile time, and φ: the posterior mean over the
-    second half of the sweeps, or with ``last_state`` E[φ | z] at the final state only
-    (the estimate tomotopy and `lda` report)."""
-    data = glda.data(train)
-    kernel = glda.SAMPLERS[sampler](k, alpha=ALPHA, eta=ETA)
-    warm = sweeps - 1 if last_state else sweeps // 2
-    kwargs = dict(num_chains=chains, num_warmup=warm, num_draws=sweeps - warm, progress=False,
-                  chunk_size=sweeps)
-    t = time.perf_counter()
-    gibbsjax.sample(kernel, data, seed=seed, **kwargs)  # first call: compiles
-    first = time.perf_counter() - t
-    t = time.perf_counter()
-    idata = gibbsjax.sample(kernel, data, seed=seed + 1, **kwargs)
-    steady = time.perf_counter() - t
-    phi = idata.posterior_mean["topic_word"].values[0]
-    return steady, first - steady, phi
+def synthetic_job(k: int, args) -> Job:
+    from gibbsjax.datasets.synthetic import lda_corpus
+
+    corpus, phi, _ = lda_corpus(num_docs=args.docs, num_topics=k, vocab_size=args.vocab,
+                                doc_length=args.doc_length, alpha=ALPHA, eta=ETA, seed=k)
+    train, test = corpus.split(args.heldout, seed=0)
+    return Job(f"synthetic LDA corpus (lda_corpus: {args.docs} docs of ~{args.doc_length} tokens, "
+               f"V = {args.vocab}, alpha = {ALPHA}, eta = {ETA}, seed {k}), K = {k}", train, test, k, phi)
 
 
-def run_tomotopy(train: Corpus, k: int, sweeps: int, seed: int = 1):
+def phi_from_counts(nkw):
+    """The one φ every system is scored with: (n_kw + η) / (n_k + V η)."""
+    import numpy as np
+
+    nkw = np.asarray(nkw, dtype=np.float64)
+    return (nkw + ETA) / (nkw.sum(axis=1, keepdims=True) + nkw.shape[1] * ETA)
+
+
+def mean_hellinger(phi, truth) -> float:
+    """Mean Hellinger distance of the rows of ``phi`` to those of ``truth`` after the best one-to-one matching."""
+    from scipy.optimize import linear_sum_assignment
+
+    from gibbsjax.labels import distance_matrix
+
+    dist = distance_matrix(phi, truth, "hellinger")
+    rows, cols = linear_sum_assignment(dist)
+    return float(dist[rows, cols].mean())
+
+
+def score(job: Job, nkw) -> tuple[float, float]:
+    from gibbsjax.models.lda import heldout_perplexity
+
+    phi = phi_from_counts(nkw)
+    perplexity = heldout_perplexity(phi, job.test, alpha=ALPHA, seed=0)
+    hellinger = mean_hellinger(phi, job.true_phi) if job.true_phi is not None else math.nan
+    return perplexity, hellinger
+
+
+# ----------------------------------------------------------------------------- systems
+# Each system is a generator: it yields (sweeps done, sampling seconds so far, n_kw (K, V))
+# after reaching each checkpoint it is sent; timing stops before counts are read.
+def gibbsjax_system(job: Job, name: str, options: dict, checkpoints, warmup_sweeps: int, seed: int,
+                    info: dict):
+    import jax
+    import jax.numpy as jnp
+
+    from gibbsjax.models import lda as glda
+
+    factory = glda.SAMPLERS[name]
+    try:
+        kernel = factory(job.k, alpha=ALPHA, eta=ETA, **options)
+    except TypeError as e:
+        raise SystemExit(f"gibbsjax sampler {name} does not accept the options {options}: {e}") from None
+    data = glda.data(job.train)
+    warm_step = kernel.warmup_step
+    info["warmup"] = (f"first {warmup_sweeps} sweeps: {kernel.warmup_name or 'warm-up step'}"
+                      if warm_step is not None and warmup_sweeps > 0 else "none (every sweep exact)")
+    if warm_step is None:
+        warmup_sweeps = 0
+
+    # one compiled block of `block` sweeps per transition, called as often as needed
+    block = math.gcd(*checkpoints, warmup_sweeps)
+
+    def compile_block(step):
+        def run(key, state, t0, d):  # data as an argument: a closure would embed the corpus in the program
+            def body(s, t):
+                return step(jax.random.fold_in(key, t), s, d), None
+
+            s, _ = jax.lax.scan(body, state, t0 + jnp.arange(block))
+            return s
+
+        shape = jax.eval_shape(lambda k_: kernel.init(k_, data), init_key)
+        return jax.jit(run).lower(run_key, shape, jnp.asarray(0, jnp.int32), data).compile()
+
+    key = jax.random.key(seed)
+    init_key, run_key = jax.random.split(key)
+    start = time.perf_counter()
+    init = jax.jit(kernel.init).lower(init_key, data).compile()
+    sampling = compile_block(kernel.step)
+    warming = compile_block(warm_step) if warmup_sweeps else None
+    counts = jax.jit(lambda z, d: glda.topic_counts(z, d, job.k)[1])
+    info["compile_s"] = time.perf_counter() - start
+    info["block"] = f"{block} sweeps per compiled call"
+    target = yield None
+    elapsed, done, state = 0.0, 0, None
+    while target is not None:
+        start = time.perf_counter()
+        if state is None:
+            state = init(init_key, data)
+        for at in range(done, target, block):
+            state = (warming if at < warmup_sweeps else sampling)(run_key, state, jnp.asarray(at, jnp.int32), data)
+        jax.block_until_ready(state)
+        elapsed += time.perf_counter() - start
+        done = target
+        target = yield done, elapsed, counts(state.z, data), 0 < done <= warmup_sweeps
+
+
+def tomotopy_system(job: Job, workers: int, seed: int, info: dict):
+    import numpy as np
     import tomotopy as tp
 
-    mdl = tp.LDAModel(k=k, alpha=ALPHA, eta=ETA, seed=seed)
+    info["version"] = tp.__version__
+    mdl = tp.LDAModel(k=job.k, alpha=ALPHA, eta=ETA, seed=seed)
     mdl.optim_interval = 0
-    for doc in train.to_token_lists():
+    for doc in job.train.to_token_lists():
         mdl.add_doc(doc)
-    mdl.train(0, workers=1)  # initialise
-    t = time.perf_counter()
-    mdl.train(sweeps, workers=1)
-    elapsed = time.perf_counter() - t
-    index = {w: i for i, w in enumerate(train.vocab)}
-    phi = np.full((k, train.vocab_size), 1e-12)
-    cols = np.array([index[w] for w in mdl.used_vocabs])
-    for topic in range(k):
-        phi[topic, cols] = mdl.get_topic_word_dist(topic)
-    return elapsed, phi / phi.sum(axis=1, keepdims=True)
+    index = {w: i for i, w in enumerate(job.train.vocab)}
+    target = yield None
+    start = time.perf_counter()
+    mdl.train(0, workers=workers)  # initial topics
+    elapsed, done = time.perf_counter() - start, 0
+    ours = None
+    while target is not None:
+        start = time.perf_counter()
+        mdl.train(target - done, workers=workers)
+        elapsed += time.perf_counter() - start
+        done = target
+        if ours is None:
+            ours = np.array([index[w] for w in mdl.vocabs], np.int64)
+        words = np.concatenate([np.asarray(d.words, np.int64) for d in mdl.docs])
+        topics = np.concatenate([np.asarray(d.topics, np.int64) for d in mdl.docs])
+        v = job.train.vocab_size
+        nkw = np.bincount(topics * v + ours[words], minlength=job.k * v).reshape(job.k, v)
+        target = yield done, elapsed, nkw, False
 
 
-def run_lda_package(train: Corpus, k: int, sweeps: int, seed: int = 1):
+def lda_package_system(job: Job, seed: int, info: dict):
     import logging
 
     import lda
+    import lda.utils
+    import numpy as np
 
-    logging.getLogger("lda").setLevel(logging.WARNING)
-    X = train.to_dtm().astype(np.int64)
-    model = lda.LDA(n_topics=k, n_iter=sweeps, alpha=ALPHA, eta=ETA, random_state=seed)
-    t = time.perf_counter()
-    model.fit(X)
-    return time.perf_counter() - t, model.topic_word_
+    logging.getLogger("lda").setLevel(logging.ERROR)
+    info["version"] = getattr(lda, "__version__", "?")
+    X = job.train.to_dtm().astype(np.int64)
+    model = lda.LDA(n_topics=job.k, n_iter=1, alpha=ALPHA, eta=ETA, random_state=seed)
+    target = yield None
+    start = time.perf_counter()
+    # what LDA.fit does, one sweep at a time (without its monitoring log-likelihood)
+    random_state = lda.utils.check_random_state(seed)
+    rands = model._rands.copy()
+    model._initialize(X)
+    elapsed, done = time.perf_counter() - start, 0
+    while target is not None:
+        start = time.perf_counter()
+        for _ in range(target - done):
+            random_state.shuffle(rands)
+            model._sample_topics(rands)
+        elapsed += time.perf_counter() - start
+        done = target
+        target = yield done, elapsed, model.nzw_.copy(), False
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--topics", type=int, nargs="+", default=[20, 100])
-    p.add_argument("--sweeps", type=int, default=200)
-    p.add_argument("--samplers", nargs="+", default=["partially_collapsed", "uncollapsed"])
-    p.add_argument("--chains", type=int, nargs="+", default=[1, 4, 16])
-    args = p.parse_args()
-    train, test = reuters()
-    n = train.num_tokens
-    print(f"Reuters ({train.num_docs} training docs, {n} tokens, V = {train.vocab_size}; "
-          f"{test.num_docs} held out), alpha = {ALPHA}, eta = {ETA}, {args.sweeps} sweeps, 1 chain / worker")
-    for k in args.topics:
-        print(f"\nK = {k}")
-        print(f"{'system':34s} {'time s':>8s} {'M tok/s':>9s} {'perplexity':>11s}  (compile s)")
-        results = {}
-        t, phi = run_tomotopy(train, k, args.sweeps)
-        results["tomotopy 0.14 (1 worker)"] = (t, phi, None)
-        t, phi = run_lda_package(train, k, args.sweeps)
-        results["lda 3.0 (Cython)"] = (t, phi, None)
-        for sampler in args.samplers:
-            t, compile_s, phi = run_gibbsjax(train, k, args.sweeps, sampler)
-            results[f"gibbsjax {sampler}"] = (t, phi, compile_s)
-        t, compile_s, phi = run_gibbsjax(train, k, args.sweeps, args.samplers[0], last_state=True)
-        results[f"gibbsjax {args.samplers[0]} (last state)"] = (t, phi, compile_s)
-        rate = {}
-        perp = {}
-        for name, (t, phi, compile_s) in results.items():
-            rate[name] = n * args.sweeps / t
-            perp[name] = heldout_perplexity(phi, test, alpha=ALPHA, seed=0)
-            extra = f"  ({compile_s:.1f})" if compile_s is not None else ""
-            print(f"{name:34s} {t:8.2f} {rate[name] / 1e6:9.2f} {perp[name]:11.1f}{extra}")
-        ref = "tomotopy 0.14 (1 worker)"
-        for name in [r for r in results if r.startswith("gibbsjax")]:
-            print(f"ratio tokens/s {name} / tomotopy: {rate[name] / rate[ref]:.3f}; "
-                  f"perplexity vs tomotopy: {100 * (perp[name] / perp[ref] - 1):+.1f}%")
-        sampler = args.samplers[0]
-        base = None
-        for c in args.chains:
-            t, _, _ = run_gibbsjax(train, k, args.sweeps, sampler, chains=c)
-            base = base or t
-            print(f"gibbsjax {sampler}, {c:2d} vmapped chains: {t:7.2f} s = {t / base:5.2f}x one chain; "
-                  f"{n * args.sweeps * c / t / 1e6:6.2f} M tok/s in all, {n * args.sweeps / t / 1e6:6.2f} per chain")
+@dataclass
+class Curve:
+    label: str
+    rows: list = field(default_factory=list)  # (sweeps, seconds, perplexity, hellinger, in warm-up)
+    info: dict = field(default_factory=dict)
+    gibbsjax: bool = False
+
+
+def run_curve(label: str, system, job: Job, checkpoints, info: dict, time_targets=(),
+              max_sweeps: int | None = None) -> Curve:
+    """Drive a system through ``checkpoints``, then through one more checkpoint just
+    short of each of ``time_targets`` (seconds) it has not reached yet, its sweeps
+    predicted from the rate so far (at most ``max_sweeps``)."""
+    curve = Curve(label, info=info)
+    next(system)
+    plan = list(checkpoints)
+    targets = sorted(time_targets)
+    i = 0
+    while i < len(plan):
+        sweeps, seconds, nkw, warm = system.send(plan[i])
+        perplexity, hellinger = score(job, nkw)
+        curve.rows.append((sweeps, seconds, perplexity, hellinger, warm))
+        i += 1
+        if i == len(plan):
+            for t in targets:  # the first target not yet (nearly) reached
+                nxt = int(0.97 * t * sweeps / max(seconds, 1e-9))
+                if seconds < 0.9 * t and sweeps < nxt <= (max_sweeps or 0):
+                    plan.append(nxt)
+                    break
+    system.close()
+    return curve
+
+
+# ----------------------------------------------------------------------------- report
+def print_curves(job: Job, curves: list[Curve]) -> None:
+    n = job.train.num_tokens
+    print(f"\n{job.name}: {job.train.num_docs} training docs, {n} tokens, V = {job.train.vocab_size}; "
+          f"{job.test.num_docs} held-out docs")
+    synthetic = job.true_phi is not None
+    w = max(len(c.label) for c in curves)
+    print(f"{'system':{w}s} {'sweeps':>6s} {'wall s':>8s} {'M tok/s':>8s} {'perplexity':>10s}"
+          + (f" {'Hellinger':>9s}" if synthetic else ""))
+    for c in curves:
+        for sweeps, seconds, perplexity, hellinger, warm in c.rows:
+            line = (f"{c.label:{w}s} {sweeps:6d} {seconds:8.2f} {n * sweeps / seconds / 1e6:8.2f} "
+                    f"{perplexity:10.1f}" + (f" {hellinger:9.4f}" if synthetic else ""))
+            print(line + ("  (warm-up)" if warm else ""))
+    for c in curves:
+        extra = [f"{k} {v:.1f} s" if k == "compile_s" else f"{k}: {v}" for k, v in c.info.items()]
+        if extra:
+            print(f"  {c.label}: " + "; ".join(extra).replace("compile_s", "compile"))
+
+
+def at_sweeps(curve: Curve, sweeps: int):
+    return next((r for r in curve.rows if r[0] == sweeps), None)
+
+
+def best_within(curve: Curve, seconds: float):
+    """The curve's latest checkpoint reached within ``seconds`` (None if none)."""
+    rows = [r for r in curve.rows if r[1] <= seconds]
+    return rows[-1] if rows else None
+
+
+def print_ratios(job: Job, curves: list[Curve], checkpoints) -> None:
+    ref = next((c for c in curves if c.label.startswith("tomotopy")), None)
+    if ref is None:
+        return
+    metrics = [("perplexity", 2)] + ([("Hellinger", 3)] if job.true_phi is not None else [])
+    last = checkpoints[-1]
+    r_last = at_sweeps(ref, last)
+    for c in curves:
+        if c is ref:
+            continue
+        print(f"{c.label} / {ref.label}:")
+        for sweeps in checkpoints:
+            a, b = at_sweeps(c, sweeps), at_sweeps(ref, sweeps)
+            parts = [f"{name} {a[i] / b[i]:.3f}" for name, i in metrics]
+            print(f"  equal sweeps {sweeps:5d}: time {a[1] / b[1]:7.2f}x; " + ", ".join(parts))
+        for a in c.rows:
+            b = best_within(ref, a[1])
+            if b is None:
+                continue
+            parts = [f"{name} {a[i] / b[i]:.3f}" for name, i in metrics]
+            print(f"  equal wall time {a[1]:8.2f} s ({a[0]} sweeps vs {ref.label.split()[0]}'s {b[0]} "
+                  f"in {b[1]:.2f} s): " + ", ".join(parts))
+        for name, i in metrics:
+            hit = next((a for a in c.rows if a[i] <= r_last[i]), None)
+            goal = f"{name} of {ref.label.split()[0]} at {last} sweeps ({r_last[i]:.4g}, {r_last[1]:.2f} s)"
+            if hit is None:
+                print(f"  time to the {goal}: not reached in {c.rows[-1][0]} sweeps "
+                      f"(best {min(a[i] for a in c.rows):.4g})")
+            else:
+                print(f"  time to the {goal}: {hit[1]:.2f} s at {hit[0]} sweeps = "
+                      f"{hit[1] / r_last[1]:.3f}x")
+
+
+def machine_line(args) -> str:
+    import platform
+
+    import jax
+
+    dev = jax.devices()[0]
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan
+    return (f"{time.strftime('%Y-%m-%d %H:%M')}; {platform.node() or 'host'}: {os.cpu_count()} CPUs, "
+            f"load average {load:.1f} at start; jax {jax.__version__} on {dev.platform} ({dev.device_kind}); "
+            f"Python {platform.python_version()}")
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.device == "cpu":
+        os.environ["JAX_PLATFORMS"] = "cpu"
+    import jax
+
+    if args.device == "gpu" and jax.default_backend() != "gpu":
+        raise SystemExit(f"--device gpu, but jax's default backend is {jax.default_backend()}")
+    workers = args.workers or (os.cpu_count() or 1)
+    from gibbsjax.models import lda as glda
+
+    for name, options in args.samplers:  # bad names or options fail before anything runs
+        if name not in glda.SAMPLERS:
+            raise SystemExit(f"unknown gibbsjax sampler {name!r}; choose from {', '.join(glda.SAMPLERS)}")
+        try:
+            glda.SAMPLERS[name](2, alpha=ALPHA, eta=ETA, **options)
+        except (TypeError, ValueError) as e:
+            raise SystemExit(f"gibbsjax sampler {name} with options {options}: {e}") from None
+    print(machine_line(args))
+    print(f"alpha = {ALPHA}, eta = {ETA}; one chain (gibbsjax) / {workers} worker(s) (tomotopy); "
+          f"checkpoints {args.sweeps}; scored alike: phi = (n_kw + eta) / (n_k + V eta) from each system's "
+          f"own counts, document completion on the same held-out tokens")
+    for corpus, k in args.jobs:
+        job = reuters_job(k, args.heldout) if corpus == "reuters" else synthetic_job(k, args)
+        curves = []
+        for name, options in args.samplers:
+            label = "gibbsjax " + name + "".join(f" {o}={v}" for o, v in options.items())
+            info: dict = {}
+            curves.append(run_curve(label, gibbsjax_system(job, name, options, args.sweeps,
+                                                          args.warmup_sweeps, args.seed, info), job, args.sweeps, info))
+            curves[-1].gibbsjax = True
+        # tomotopy goes on to (just short of) every gibbsjax checkpoint's wall time
+        targets = [] if args.no_equal_time else sorted({r[1] for c in curves for r in c.rows})
+        max_sweeps = args.sweeps[-1] * 64
+        if "lda" in args.peers:
+            info = {}
+            curves.insert(0, run_curve("lda (Cython, collapsed)", lda_package_system(job, args.seed, info), job,
+                                       args.sweeps, info))
+        if "tomotopy" in args.peers:
+            info = {}
+            label = f"tomotopy ({workers} worker{'s' if workers > 1 else ''})"
+            curves.insert(0, run_curve(label, tomotopy_system(job, workers, args.seed, info), job,
+                                       args.sweeps, info, targets, max_sweeps))
+        print_curves(job, curves)
+        print_ratios(job, curves, args.sweeps)
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

@@ -89,18 +89,25 @@ class LDAData(NamedTuple):
     word_counts: jax.Array
 
 
+#: tokens placed per block when packing a corpus into the grid (and back): the host-side
+#: temporaries of :func:`data` and :func:`tokens_in_corpus_order` are O(block), not O(tokens)
+PACK_BLOCK_TOKENS = 1 << 16
+
+
 def _pack(doc_lengths: np.ndarray, num_lanes: int) -> tuple[np.ndarray, np.ndarray, int]:
     """Assign documents to lanes by the longest-processing-time rule (Graham 1969):
-    longest document first, each to the lane with the least load so far.
+    longest document first, each to the lane with the least load so far (ties: the
+    lowest lane; equal lengths: corpus order).
 
-    Returns (lane of each doc, start step of each doc within its lane, S).  A heap
-    over lanes, O(D log R): data preparation, run once per corpus, not per sweep."""
+    Returns (lane of each doc, start step of each doc within its lane, S), the
+    first two int32 (D,).  A heap over lanes, O(D log R): data preparation, run
+    once per corpus, not per sweep."""
     import heapq
 
     d = doc_lengths.size
     order = np.argsort(-doc_lengths, kind="stable")
-    lane = np.empty(d, np.int64)
-    start = np.empty(d, np.int64)
+    lane = np.empty(d, np.int32)
+    start = np.empty(d, np.int32)
     heap = [(0, r) for r in range(num_lanes)]
     lengths = doc_lengths.tolist()
     for doc in order.tolist():
@@ -111,6 +118,32 @@ def _pack(doc_lengths: np.ndarray, num_lanes: int) -> tuple[np.ndarray, np.ndarr
     return lane, start, max(load for load, _ in heap) if d else 0
 
 
+def _token_slots(doc_offsets: np.ndarray, first_slot: np.ndarray, num_lanes: int):
+    """Yield ``(lo, hi, docs, slots)`` for consecutive blocks of whole documents of
+    about :data:`PACK_BLOCK_TOKENS` tokens (a longer document is a block of its own): corpus
+    tokens ``lo:hi`` sit at ``slots`` of the flattened (S · R) grid, and belong to
+    the documents ``docs`` (int32).  ``first_slot[d]`` is the flat slot of
+    document d's first token; its i-th token is ``R · i`` slots further on (one
+    lane, consecutive steps).
+
+    Only the block's arrays are token-sized, so packing a corpus of N tokens
+    needs O(block) temporary memory beyond the grid, not several int64 arrays
+    of length N."""
+    block = PACK_BLOCK_TOKENS
+    num_docs = doc_offsets.size - 1
+    n = int(doc_offsets[-1])
+    # document holding the first token of each block of `block` tokens
+    cuts = np.searchsorted(doc_offsets, np.arange(0, n, block, dtype=np.int64), side="right") - 1
+    cuts = np.unique(np.append(cuts, num_docs))
+    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+        lo, hi = int(doc_offsets[a]), int(doc_offsets[b])
+        lengths = np.diff(doc_offsets[a:b + 1])
+        # slot of token j of the block = first_slot[doc] + R · (j − offset of doc in the block)
+        base = first_slot[a:b] - num_lanes * (doc_offsets[a:b] - lo)
+        slots = np.repeat(base, lengths) + num_lanes * np.arange(hi - lo, dtype=np.int64)
+        yield lo, hi, np.repeat(np.arange(a, b, dtype=np.int32), lengths), slots
+
+
 def data(corpus: Corpus, *, num_lanes: int | None = None) -> LDAData:
     """Validate a :class:`~gibbsjax.corpus.Corpus` and pack it for the LDA samplers.
 
@@ -118,6 +151,10 @@ def data(corpus: Corpus, *, num_lanes: int | None = None) -> LDAData:
     grid then has about as many steps as the longest document and little
     padding.  Raises ``ValueError`` for an empty corpus, a zero-length document
     or a corpus that is not a :class:`Corpus`.
+
+    Host memory: the grid (9 bytes per slot: int32 words and documents, a bool
+    mask) plus temporaries of :data:`PACK_BLOCK_TOKENS` tokens, whatever the
+    corpus size.
 
     >>> from gibbsjax.corpus import Corpus
     >>> d = data(Corpus.from_token_lists([["a", "b"], ["b", "c", "c"], ["a"]]))
@@ -139,34 +176,64 @@ def data(corpus: Corpus, *, num_lanes: int | None = None) -> LDAData:
     if num_lanes is None:
         num_lanes = min(d, max(1, math.ceil(n / int(lengths.max()))))
     num_lanes = min(check_int("num_lanes", num_lanes, 1), d)
-    lane, start, steps = _pack(lengths, num_lanes)
-    doc_ids = corpus.doc_ids
-    pos_in_doc = np.arange(n) - corpus.doc_offsets[:-1][doc_ids]
-    step = start[doc_ids] + pos_in_doc
-    words = np.zeros((steps, num_lanes), np.int32)
-    docs = np.full((steps, num_lanes), d, np.int32)
-    mask = np.zeros((steps, num_lanes), bool)
-    words[step, lane[doc_ids]] = corpus.tokens
-    docs[step, lane[doc_ids]] = doc_ids
-    mask[step, lane[doc_ids]] = True
-    word_counts = np.bincount(corpus.tokens, minlength=corpus.vocab_size).astype(np.int32)
+    words, docs, mask, word_counts = _grid(corpus, num_lanes)
     return LDAData(
         jnp.asarray(words), jnp.asarray(docs), jnp.asarray(mask),
         jnp.asarray(lengths.astype(np.int32)), jnp.asarray(word_counts),
     )
 
 
+def _grid(corpus: Corpus, num_lanes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The host-side packing of :func:`data`: (words, docs, mask) grids (S, R) and
+    word counts (V,), all filled block by block (:func:`_token_slots`)."""
+    d = corpus.num_docs
+    lane, start, steps = _pack(corpus.doc_lengths, num_lanes)
+    words = np.zeros((steps, num_lanes), np.int32)
+    docs = np.full((steps, num_lanes), d, np.int32)
+    mask = np.zeros((steps, num_lanes), bool)
+    word_counts = np.zeros(corpus.vocab_size, np.int32)
+    flat_words, flat_docs, flat_mask = words.reshape(-1), docs.reshape(-1), mask.reshape(-1)
+    first_slot = start.astype(np.int64) * num_lanes + lane
+    for lo, hi, doc_ids, slots in _token_slots(corpus.doc_offsets, first_slot, num_lanes):
+        block = corpus.tokens[lo:hi]
+        flat_words[slots] = block
+        flat_docs[slots] = doc_ids
+        flat_mask[slots] = True
+        word_counts += np.bincount(block, minlength=corpus.vocab_size).astype(np.int32)
+    return words, docs, mask, word_counts
+
+
 def tokens_in_corpus_order(d: LDAData, values) -> np.ndarray:
-    """Map a grid-shaped (S, R) array back to flat corpus order (N,), on the host."""
-    words = np.asarray(d.words)
+    """Map a grid-shaped (S, R) array back to flat corpus order (N,), on the host.
+
+    The inverse of the packing of :func:`data`: ``tokens_in_corpus_order(d, d.words)``
+    is the corpus's ``tokens``.  Temporaries are O(grid) booleans plus
+    O(:data:`PACK_BLOCK_TOKENS`), not int64 arrays of the corpus's length.
+
+    >>> from gibbsjax.corpus import Corpus
+    >>> c = Corpus.from_token_lists([["a", "b"], ["b", "c", "c"], ["a"]])
+    >>> tokens_in_corpus_order(data(c), data(c).words).tolist() == c.tokens.tolist()
+    True
+    """
     docs = np.asarray(d.docs)
     mask = np.asarray(d.mask)
     vals = np.asarray(values)
-    step_idx, lane_idx = np.nonzero(mask)
-    doc = docs[step_idx, lane_idx]
-    order = np.lexsort((step_idx, doc))  # by document, then position
-    _ = words
-    return vals[step_idx[order], lane_idx[order]]
+    if vals.shape != docs.shape:
+        raise ValueError(f"values must have the grid's shape {docs.shape}, got {vals.shape}")
+    num_docs, num_lanes = _num_docs(d), docs.shape[1]
+    # a document's first slot: a real slot whose lane held another document one step before
+    starts = mask.copy()
+    starts[1:] &= docs[1:] != docs[:-1]
+    step_idx, lane_idx = np.nonzero(starts)  # (D,) each
+    first_slot = np.empty(num_docs, np.int64)
+    first_slot[docs[step_idx, lane_idx]] = step_idx * num_lanes + lane_idx
+    offsets = np.zeros(num_docs + 1, np.int64)
+    np.cumsum(np.asarray(d.doc_lengths), out=offsets[1:])
+    flat = vals.reshape(-1)
+    out = np.empty(int(offsets[-1]), vals.dtype)
+    for lo, hi, _, slots in _token_slots(offsets, first_slot, num_lanes):
+        out[lo:hi] = flat[slots]
+    return out
 
 
 # ============================================================================ state and counts
