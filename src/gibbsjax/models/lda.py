@@ -443,7 +443,9 @@ def sample_z_collapsed_parallel(key, state: LDAState, d: LDAData, *, K: int, alp
         nd = jnp.where(start[:, None], ndk[doc], nd)
         old = ((z_old[:, None] == onehot) & m[:, None]).astype(jnp.int32)
         n_d = nd - old
-        weights = (nwk[w] - old + eta) / (nk - old + v * eta) * (n_d + alpha)
+        # 1 / (n_k,−i + Vη) by selecting between two (K,) reciprocals, not a division per lane
+        inv = jnp.where(old == 1, 1.0 / (nk - 1 + v * eta), 1.0 / (nk + v * eta))
+        weights = (nwk[w] - old + eta) * inv * (n_d + alpha)
         z_new = _draw_by_prefix_products(weights, ui)
         change = ((z_new[:, None] == onehot) & m[:, None]).astype(jnp.int32) - old
         return (nd + change, nwk.at[w].add(change), nk + jnp.sum(change, axis=0)), z_new
