@@ -28,6 +28,18 @@ grid in step-major order one token at a time (any fixed visiting order is a
 valid systematic scan).  Shapes depend only on (S, R, D, V), so corpora packed
 to the same grid reuse compiled code.
 
+Options of the partially collapsed sampler: ``z_update`` picks how the
+z-update runs — ``"lanes"`` (each lane carries its document's count row;
+cumulative sums by matrix products: the fastest on a CPU), ``"dense"`` (the
+reference XLA scan), ``"pallas"`` (a fused GPU kernel,
+:mod:`gibbsjax.models.lda_pallas`) — all the same exact conditional;
+``"auto"`` chooses by backend (:func:`resolve_z_update`).  Every sampler takes
+``warmup``: ``"fast"`` (the default) runs approximate document-parallel
+collapsed sweeps during warm-up only (``Kernel.warmup_step``; they reach the
+typical set in fewer sweeps and are discarded), ``"exact"`` warms up with the
+sampling sweep; sampling sweeps are always exact, and ``attrs["warmup"]``
+records which warm-up ran.
+
 ``lp`` (``sample_stats``) is log p(w, z) with θ and φ integrated out — the same
 label-invariant quantity for every sampler.  ``posterior_mean`` holds, per
 chain, E[φ | z, w] (``topic_word``, K × V) and E[θ | z, w] (``doc_topic``,
@@ -661,6 +673,7 @@ def _kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str = "den
         accumulate=accumulate,
         warmup_step=warmup_step,
         warmup_name=_FAST_WARMUP_NAME if warmup_step is not None else "",
+        label_dims=("topic",),
     )
 
 
