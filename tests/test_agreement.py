@@ -401,3 +401,23 @@ def test_one_chain_has_nothing_to_compare():
 def test_lda_report_refuses_a_result_that_is_not_lda():
     with pytest.raises(ValueError, match="not an LDA result"):
         lda.report(to_inference_data({"x": np.zeros((2, 10))}))
+
+
+def test_many_chains_store_distances_to_the_reference_only():
+    """Beyond PAIRWISE_MAX_CHAINS chains, K x chains distances (not K x chains^2), the same verdict."""
+    from gibbsjax.labels import PAIRWISE_MAX_CHAINS, Agreement, chain_agreement
+
+    rng = np.random.default_rng(3)
+    n = PAIRWISE_MAX_CHAINS + 36
+    est = rng.dirichlet(np.ones(5), size=(n, 3))
+    lp = rng.normal(size=n)
+    a = chain_agreement(est, lp=lp, component_name="topic")
+    ref = int(np.argmax(lp))
+    assert a.distance.shape == (3, n, 1) and a.other_chains == (ref,)
+    direct = np.sqrt(np.clip(1 - np.sqrt(est * est[ref][None]).sum(-1), 0, 1))  # (chain, K), by definition
+    np.testing.assert_allclose(a.distance_to_reference, direct, atol=1e-7)  # sqrt of rounding at 0
+    small = chain_agreement(est[:PAIRWISE_MAX_CHAINS], lp=lp[:PAIRWISE_MAX_CHAINS], component_name="topic")
+    assert small.distance.shape == (3, PAIRWISE_MAX_CHAINS, PAIRWISE_MAX_CHAINS)
+    back = Agreement.from_dataset(a.to_dataset("topic"))
+    assert back.other_chains == (ref,) and back.verdict == a.verdict
+    np.testing.assert_allclose(back.distance_to_reference, a.distance_to_reference, atol=1e-6)

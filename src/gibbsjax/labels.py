@@ -304,8 +304,13 @@ def _log_bhattacharyya(x: np.ndarray, y: np.ndarray, kind: str) -> np.ndarray:
     return (0.5 * np.log(2.0 * s1 * s2 / v) - (m1 - m2) ** 2 / (4.0 * v)).sum(-1)
 
 
-def _pairwise_distances(est: np.ndarray, kind: str) -> np.ndarray:
-    """Hellinger distances (K, chain, chain) between every pair of chains, per component."""
+#: up to this many chains the ``agreement`` group holds every pairwise distance;
+#: beyond, only each chain's distance to the reference chain
+PAIRWISE_MAX_CHAINS = 64
+
+
+def _pairwise_distances(est: np.ndarray, kind: str, others: np.ndarray) -> np.ndarray:
+    """Hellinger distances (K, chain, other) between every chain and the chains ``others``, per component."""
     n_chains, k = est.shape[:2]
     if kind == "hellinger":
         p = est.reshape(n_chains, k, -1)
@@ -315,7 +320,7 @@ def _pairwise_distances(est: np.ndarray, kind: str) -> np.ndarray:
         if np.any(total <= 0):
             raise ValueError("every component of estimates needs a positive total for distance='hellinger'")
         root = np.sqrt(p / total)
-        bc = np.einsum("akf,bkf->kab", root, root)  # chains, not draws: one matrix product per component
+        bc = np.einsum("akf,bkf->kab", root, root[others])  # chains, not draws: one matrix product per component
         return np.sqrt(np.clip(1.0 - bc, 0.0, 1.0))
     if kind == "bernoulli":
         p = est.reshape(n_chains, k, -1)
@@ -328,10 +333,10 @@ def _pairwise_distances(est: np.ndarray, kind: str) -> np.ndarray:
         p = est.reshape(n_chains, k, 2, -1)
         if np.any(p[:, :, 1] <= 0):
             raise ValueError("standard deviations in estimates[:, :, 1] must be positive for distance='normal'")
-    out = np.empty((k, n_chains, n_chains))
-    for a in range(n_chains):  # one row of chains at a time: memory (K, chain, F), not (K, chain², F)
-        log_bc = _log_bhattacharyya(p[a][None], p, kind)  # (chain, K)
-        out[:, a, :] = np.sqrt(np.clip(1.0 - np.exp(log_bc), 0.0, 1.0)).T
+    out = np.empty((k, n_chains, len(others)))
+    for j, b in enumerate(others):  # one chain at a time: memory (K, chain, F), not (K, chain², F)
+        log_bc = _log_bhattacharyya(p[b][None], p, kind)  # (chain, K)
+        out[:, :, j] = np.sqrt(np.clip(1.0 - np.exp(log_bc), 0.0, 1.0)).T
     return out
 
 
@@ -339,8 +344,11 @@ def _pairwise_distances(est: np.ndarray, kind: str) -> np.ndarray:
 class Agreement:
     """Which components the chains reproduce, from :func:`chain_agreement`.
 
-    * ``distance`` (K, chain, chain): Hellinger distance between every pair of
-      chains' estimates of each (aligned) component;
+    * ``distance`` (K, chain, other_chain): Hellinger distance between the
+      chains' estimates of each (aligned) component and those of the chains
+      ``other_chains`` (every chain, up to :data:`PAIRWISE_MAX_CHAINS` chains;
+      beyond, the reference chain only, so thousands of chains cost
+      K × chains, not K × chains²);
     * ``reference_chain``, ``rule``: the chain the others are compared with, and why;
     * ``threshold``: a chain reproduces a component when its distance to the
       reference chain's is at most this;
@@ -365,6 +373,16 @@ class Agreement:
     rule: str = REFERENCE_RULE
     component_name: str = "component"
     components: tuple = ()
+    other_chains: tuple = ()
+
+    def __post_init__(self):
+        if not self.other_chains:
+            object.__setattr__(self, "other_chains", tuple(range(int(self.distance.shape[2]))))
+        if len(self.other_chains) != self.distance.shape[2]:
+            raise ValueError(f"other_chains names {len(self.other_chains)} chains, distance has "
+                             f"{self.distance.shape[2]} columns")
+        if self.reference_chain not in self.other_chains:
+            raise ValueError("the reference chain must be among other_chains")
 
     @property
     def num_chains(self) -> int:
@@ -377,7 +395,7 @@ class Agreement:
     @property
     def distance_to_reference(self) -> np.ndarray:
         """(chain, K): each chain's distance to the reference chain, per component."""
-        return self.distance[:, self.reference_chain, :].T
+        return self.distance[:, :, list(self.other_chains).index(self.reference_chain)].T
 
     @property
     def reproduced(self) -> np.ndarray:
@@ -448,7 +466,7 @@ class Agreement:
                 "reproduced": (("chain", dim), self.reproduced.astype(np.int8)),
                 "rhat": ((dim,), np.asarray(self.rhat, dtype=np.float64)),
             },
-            coords={dim: comps, "chain": chains, "other_chain": chains},
+            coords={dim: comps, "chain": chains, "other_chain": np.asarray(self.other_chains)},
             attrs={
                 "component_dim": dim,
                 "threshold": float(self.threshold),
@@ -476,6 +494,7 @@ class Agreement:
             rule=str(ds.attrs["rule"]),
             component_name=dim,
             components=tuple(ds[dim].values.tolist()),
+            other_chains=tuple(int(c) for c in ds["other_chain"].values),
         )
 
 
@@ -539,6 +558,8 @@ def chain_agreement(estimates, *, lp=None, rhat=None, threshold: float = AGREEME
         raise ValueError(f"rhat must have shape ({k},), one per component, got {rhat.shape}")
     if components is not None and len(components) != k:
         raise ValueError(f"components must name the {k} components, got {len(components)}")
-    return Agreement(distance=_pairwise_distances(est, distance), reference_chain=ref, threshold=threshold,
+    others = np.arange(n_chains) if n_chains <= PAIRWISE_MAX_CHAINS else np.array([ref])
+    return Agreement(distance=_pairwise_distances(est, distance, others), reference_chain=ref, threshold=threshold,
                      rhat=rhat, rule=rule, component_name=str(component_name),
-                     components=tuple(components) if components is not None else ())
+                     components=tuple(components) if components is not None else (),
+                     other_chains=tuple(int(c) for c in others))
