@@ -7,8 +7,12 @@ Plain numpy on posterior summaries (not JAX): these run once after sampling.
 * :func:`matched_accuracy` -- accuracy of unsupervised clusters after the best
   one-to-one matching of clusters to labels (Hungarian algorithm).
 * :func:`top_words` -- the highest-probability words of each row of a
-  class/topic-by-word matrix.
-* :func:`coherence` -- UMass or NPMI coherence of each topic's top words.
+  class/topic-by-word matrix (optionally with their probabilities).
+* :func:`coherence` -- coherence of each topic's top words: UMass as Mimno et
+  al. (2011) define it, gensim's ``u_mass`` convention, NPMI, and C_V (Röder,
+  Both & Hinneburg 2015); each kind's docstring entry says whose convention.
+* :func:`pyldavis_data` -- the five arrays ``pyLDAvis.prepare`` takes, without
+  depending on pyLDAvis.
 
 Held-out perplexity needs a model's inference for new documents, so it lives
 with the model (:func:`gibbsjax.models.lda.heldout_perplexity`); label
@@ -28,6 +32,8 @@ __all__ = [
     "matched_accuracy",
     "top_words",
     "coherence",
+    "COHERENCE_KINDS",
+    "pyldavis_data",
     "as_corpus",
 ]
 
@@ -116,14 +122,18 @@ def matched_accuracy(pred: Any, truth: Any, mask: Any = None) -> tuple[float, np
     return float(agree[rows, cols].sum() / t.size), mapping
 
 
-def top_words(matrix: Any, vocab: Sequence[str], n: int = 10) -> list[list[str]]:
+def top_words(matrix: Any, vocab: Sequence[str], n: int = 10, *, with_probabilities: bool = False) -> list[list]:
     """The ``n`` highest-valued words of every row of a (K, V) matrix, best first.
 
     ``matrix`` is e.g. the posterior mean of a topic-word or class-word
-    distribution; ties are broken by word id.
+    distribution; ties are broken by word id.  With ``with_probabilities=True``
+    every entry is a pair ``(word, value)`` (the value a Python float), as
+    gensim's ``show_topic`` and tomotopy's ``get_topic_words`` give them.
 
     >>> top_words([[0.1, 0.6, 0.3], [0.5, 0.2, 0.3]], ["a", "b", "c"], n=2)
     [['b', 'c'], ['a', 'c']]
+    >>> top_words([[0.1, 0.6, 0.3]], ["a", "b", "c"], n=1, with_probabilities=True)
+    [[('b', 0.6)]]
     """
     m = np.asarray(matrix, dtype=np.float64)
     if m.ndim != 2:
@@ -133,6 +143,8 @@ def top_words(matrix: Any, vocab: Sequence[str], n: int = 10) -> list[list[str]]
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
     order = np.argsort(-m, axis=1, kind="stable")[:, : min(n, m.shape[1])]
+    if with_probabilities:
+        return [[(str(vocab[j]), float(m[k, j])) for j in row] for k, row in enumerate(order)]
     return [[str(vocab[j]) for j in row] for row in order]
 
 
@@ -165,18 +177,67 @@ def _top_indices(topic_word, n: int) -> np.ndarray:
     return np.argsort(-tw, axis=1, kind="stable")[:, :n]
 
 
-def coherence(topic_word, X, *, kind: str = "umass", n: int = 10, eps: float = 1e-12) -> np.ndarray:
-    """Coherence of each topic's top ``n`` words, from document co-occurrence in ``X``.
+#: The coherence measures of :func:`coherence`, each with the convention it follows.
+COHERENCE_KINDS = {
+    "umass": "UMass as Mimno et al. (2011) define it: the sum over word pairs of "
+             "log((D(w_m, w_l) + 1) / D(w_l)), document co-occurrence counts",
+    "umass_gensim": "gensim's coherence='u_mass': the mean over the same pairs of "
+                    "log((D(w_m, w_l) / D + eps) / (D(w_l) / D)), eps = 1e-12",
+    "npmi": "the mean NPMI over word pairs, probabilities as fractions of documents",
+    "c_v": "C_V of Röder, Both & Hinneburg (2015), as gensim's coherence='c_v' computes it from the same "
+           "texts: NPMI over boolean sliding windows of 110 tokens, cosine of each word's NPMI vector with "
+           "the topic's",
+}
 
-    * ``"umass"`` (Mimno, Wallach, Talley, Leenders & McCallum, EMNLP 2011):
-      C_k = Σ_{m=2}^{n} Σ_{l<m} log((D(w_m, w_l) + 1) / D(w_l)), words ordered by
-      probability, D(·) document (co-)frequencies; higher (closer to 0) is better.
-    * ``"npmi"`` (Bouma 2009; Aletras & Stevenson 2013): the mean over word pairs
-      of log(P(w_i, w_j) / (P(w_i) P(w_j))) / −log P(w_i, w_j), probabilities
-      as document fractions (ε-smoothed); in [−1, 1], higher is better.
+
+def coherence(topic_word, X, *, kind: str = "umass", n: int = 10, eps: float = 1e-12,
+              window: int = 110) -> np.ndarray:
+    """Coherence of each topic's top ``n`` words in a reference corpus ``X``; higher is better.
+
+    The kinds (:data:`COHERENCE_KINDS`), with whose convention each follows.
+    D(w) is the number of documents (or windows) holding w, D(w, w') those
+    holding both, D the number of documents (or windows); words w_1, ..., w_n
+    are a topic's top words, most probable first.
+
+    * ``"umass"`` -- Mimno, Wallach, Talley, Leenders & McCallum (EMNLP 2011),
+      their definition: C_k = Σ_{m=2}^{n} Σ_{l<m} log((D(w_m, w_l) + 1) / D(w_l)),
+      a *sum* over the n(n−1)/2 pairs with +1 smoothing; ≤ 0 for words that
+      co-occur, e.g. −100 for ten loosely related words.
+    * ``"umass_gensim"`` -- gensim's ``CoherenceModel(coherence="u_mass")``:
+      the *mean* over the same pairs of log((D(w_m, w_l)/D + ε) / (D(w_l)/D)),
+      ε = ``eps`` (gensim: 1e-12).  Not Mimno's number divided by the number of
+      pairs: a pair that never co-occurs scores about log ε ≈ −27.6 here and
+      log(1 / D(w_l)) there.  Reported values of "UMass" differ by an order of
+      magnitude between the two conventions; say which one you quote.
+    * ``"npmi"`` -- the mean over word pairs of
+      log((P(w_i, w_j) + ε) / (P(w_i) P(w_j) + ε)) / −log(P(w_i, w_j) + ε),
+      probabilities as fractions of *documents* (Bouma 2009; Aletras & Stevenson
+      2013); in [−1, 1].  (gensim's ``c_npmi`` uses sliding windows of 10 tokens
+      instead of documents.)
+    * ``"c_v"`` -- C_V of Röder, Both & Hinneburg (WSDM 2015), with gensim's
+      ``coherence="c_v"`` choices: each document is cut into boolean sliding
+      windows of ``window`` tokens (110; a shorter document is one window) and
+      a word "occurs" in every window that holds it; NPMI(w_i, w_j) =
+      log((P(w_i, w_j) + ε) / (P(w_i) P(w_j))) / −log(P(w_i, w_j) + ε) over
+      windows; the context vector of w_i is (NPMI(w_i, w_j))_j over the topic's
+      words, the topic's vector the sum of these; C_V is the mean over i of the
+      cosine between the two.  Roughly in [0, 1].  It needs the tokens in
+      reading order: ``X`` must be a :class:`~gibbsjax.corpus.Corpus` built
+      from texts or token lists (a count matrix has lost the order).  One
+      difference from gensim 4.4: gensim, sliding a window by one token,
+      marks the word that leaves it as absent even when it occurs again
+      inside the window.  On texts that repeat a top word within ``window``
+      tokens its counts, and so its C_V, differ from this definition (by up
+      to 0.1 on the topics of ``configs/lda-demo.toml``); where no window
+      repeats a top word the two agree to rounding
+      (``tests/test_lda_estimator.py`` checks both).  For gensim's own number, pass our top words to it:
+      ``CoherenceModel(topics=model.top_words(n), texts=corpus.to_token_lists(),
+      dictionary=gensim.corpora.Dictionary(corpus.to_token_lists()),
+      coherence="c_v").get_coherence_per_topic()``.
 
     ``X`` is the reference corpus (a Corpus or document-term matrix with the
-    same vocabulary), usually the training corpus.  Returns one value per topic.
+    same vocabulary), usually the training corpus.  Returns one value per
+    topic; a top word that never occurs in ``X`` makes its topic's C_V NaN.
 
     >>> import numpy as np
     >>> X = np.array([[3, 2, 0, 0], [2, 1, 0, 0], [0, 0, 4, 1], [0, 0, 1, 3]])
@@ -184,31 +245,148 @@ def coherence(topic_word, X, *, kind: str = "umass", n: int = 10, eps: float = 1
     >>> bad = np.array([[.5, 0, .5, 0], [0, .5, 0, .5]])
     >>> bool(coherence(good, X, n=2).mean() > coherence(bad, X, n=2).mean())
     True
+    >>> coherence(good, X, n=2, kind="umass_gensim").round(3).tolist()
+    [0.0, 0.0]
     """
-    if kind not in ("umass", "npmi"):
-        raise ValueError(f"kind must be 'umass' or 'npmi', got {kind!r}")
+    from gibbsjax.corpus import Corpus
+
+    if kind not in COHERENCE_KINDS:
+        raise ValueError(f"kind must be one of {tuple(COHERENCE_KINDS)}, got {kind!r}")
     tw = np.asarray(topic_word, dtype=np.float64)
     if tw.ndim != 2:
         raise ValueError(f"topic_word must be a K × V matrix, got shape {tw.shape}")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 2 <= n <= tw.shape[1]:
         raise ValueError(f"n must be an integer in [2, V={tw.shape[1]}], got {n!r}")
+    if kind == "c_v" and not isinstance(X, Corpus):
+        raise ValueError("c_v counts words in sliding windows of the texts, so X must be a Corpus built from "
+                         f"texts or token lists (a count matrix has lost the word order), got {type(X).__name__}")
+    if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
+        raise ValueError(f"window must be a positive integer, got {window!r}")
     corpus = as_corpus(X, "X", tw.shape[1])
+    top = _top_indices(tw, n)
+    if kind == "c_v":
+        return _c_v(corpus, top, int(window), eps)
     binary = (corpus.to_dtm() > 0).astype(np.float64).tocsc()
     num_docs = corpus.num_docs
-    top = _top_indices(tw, n)
     scores = np.empty(tw.shape[0])
-    lower = np.tril_indices(n, k=-1)  # pairs (m, l) with l < m
-    for k, words in enumerate(top):  # topics, not tokens: K small co-occurrence matrices
-        sub = binary[:, words]
-        co = np.asarray((sub.T @ sub).todense())  # (n, n): D(w_m, w_l); diagonal D(w)
-        df = np.diag(co)
-        if kind == "umass":
-            m, l = lower
-            scores[k] = np.sum(np.log((co[m, l] + 1.0) / np.maximum(df[l], 1.0)))
-        else:
-            p = df / num_docs
-            m, l = lower
-            pj = co[m, l] / num_docs
-            pmi = np.log((pj + eps) / (p[m] * p[l] + eps))
-            scores[k] = np.mean(pmi / -np.log(pj + eps))
+    m, l = np.tril_indices(n, k=-1)  # pairs (m, l) with l < m
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for k, words in enumerate(top):  # topics, not tokens: K small co-occurrence matrices
+            sub = binary[:, words]
+            co = np.asarray((sub.T @ sub).todense())  # (n, n): D(w_m, w_l); diagonal D(w)
+            df = np.diag(co)
+            if kind == "umass":
+                scores[k] = np.sum(np.log((co[m, l] + 1.0) / np.maximum(df[l], 1.0)))
+            elif kind == "umass_gensim":
+                scores[k] = np.mean(np.log((co[m, l] / num_docs + eps) / (df[l] / num_docs)))
+            else:
+                p = df / num_docs
+                pj = co[m, l] / num_docs
+                pmi = np.log((pj + eps) / (p[m] * p[l] + eps))
+                scores[k] = np.mean(pmi / -np.log(pj + eps))
     return scores
+
+
+def _window_counts(corpus, words: np.ndarray, window: int, block: int = 1 << 16) -> tuple[np.ndarray, int]:
+    """Boolean sliding windows: ``C[a, b]`` = windows holding both ``words[a]`` and
+    ``words[b]`` (``C[a, a]``: windows holding ``words[a]``), and the number of windows.
+
+    A document of L tokens has max(L − window + 1, 1) windows (one when L ≤ window,
+    also when L = 0, as gensim counts); window j holds its tokens j ... j + window − 1.
+    A token at position p lies in windows max(0, p − window + 1) ... min(p, last): an
+    interval, so each window's occurrences are a cumulative sum of interval ends,
+    computed ``block`` windows at a time (no loop over documents or tokens)."""
+    u = len(words)
+    lengths = corpus.doc_lengths
+    per_doc = np.maximum(lengths - window + 1, 1)
+    first = np.concatenate([[0], np.cumsum(per_doc)])
+    total = int(first[-1])
+    column = np.full(corpus.vocab_size, -1, np.int64)
+    column[words] = np.arange(u)
+    cols = column[corpus.tokens]
+    where = np.flatnonzero(cols >= 0)
+    cols = cols[where]
+    doc = np.searchsorted(corpus.doc_offsets, where, side="right") - 1
+    pos = where - corpus.doc_offsets[doc]
+    lo = first[doc] + np.maximum(pos - window + 1, 0)  # both non-decreasing in the token's position
+    hi = first[doc] + np.minimum(pos, per_doc[doc] - 1)
+    counts = np.zeros((u, u))
+    for b0 in range(0, total, block):
+        b1 = min(b0 + block, total)
+        i0, i1 = np.searchsorted(hi, b0, side="left"), np.searchsorted(lo, b1, side="left")
+        if i1 <= i0:
+            continue
+        size = b1 - b0 + 1
+        start = np.maximum(lo[i0:i1], b0) - b0
+        stop = np.minimum(hi[i0:i1], b1 - 1) - b0 + 1
+        c = cols[i0:i1]
+        diff = np.bincount(start * u + c, minlength=size * u) - np.bincount(stop * u + c, minlength=size * u)
+        present = (np.cumsum(diff.reshape(size, u), axis=0)[:-1] > 0).astype(np.float64)
+        counts += present.T @ present  # exact: integers far below 2^53
+    return counts, total
+
+
+def _c_v(corpus, top: np.ndarray, window: int, eps: float) -> np.ndarray:
+    words, index = np.unique(top, return_inverse=True)
+    index = index.reshape(top.shape)
+    counts, total = _window_counts(corpus, words, window)
+    scores = np.empty(top.shape[0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for k, idx in enumerate(index):  # topics, not tokens
+            joint = counts[np.ix_(idx, idx)] / total
+            p = np.diag(joint)
+            npmi = np.log((joint + eps) / (p[:, None] * p[None, :])) / -np.log(joint + eps)
+            topic = npmi.sum(axis=0)  # the topic's context vector: Σ_i NPMI(w_i, w_j)
+            cosine = npmi @ topic / (np.linalg.norm(npmi, axis=1) * np.linalg.norm(topic))
+            scores[k] = np.mean(cosine)
+    return scores
+
+
+def pyldavis_data(topic_word, doc_topic, X, vocab: Sequence[str] | None = None) -> dict[str, Any]:
+    """The five arrays ``pyLDAvis.prepare`` takes, as a dict, so that
+    ``pyLDAvis.prepare(**pyldavis_data(phi, theta, X))`` draws the topics
+    (gibbsjax does not depend on pyLDAvis).
+
+    * ``topic_term_dists`` (K × V): ``topic_word`` as float64, rows rescaled to sum to 1;
+    * ``doc_topic_dists`` (D × K): ``doc_topic`` likewise;
+    * ``doc_lengths`` (D,): tokens per document of ``X``;
+    * ``vocab`` (V,): the words (``vocab``, else the corpus's own);
+    * ``term_frequency`` (V,): occurrences of every word in ``X``.
+
+    ``X`` (a Corpus or document-term matrix) holds the documents whose
+    proportions ``doc_topic`` are, usually the training corpus.  Documents
+    without tokens are left out (pyLDAvis weighs documents by their length).
+    pyLDAvis divides by ``term_frequency``: a word that never occurs in ``X``
+    (possible with a vocabulary fixed in advance) gives it infinities, so drop
+    such words first.
+
+    >>> import numpy as np
+    >>> d = pyldavis_data([[.5, .5, 0], [0, .2, .8]], [[1, 0], [.3, .7]], np.array([[2, 1, 0], [0, 1, 3]]))
+    >>> sorted(d), d["doc_lengths"].tolist(), d["term_frequency"].tolist()
+    (['doc_lengths', 'doc_topic_dists', 'term_frequency', 'topic_term_dists', 'vocab'], [3, 4], [2, 2, 3])
+    """
+    phi = np.asarray(topic_word, dtype=np.float64)
+    theta = np.asarray(doc_topic, dtype=np.float64)
+    if phi.ndim != 2 or theta.ndim != 2:
+        raise ValueError(f"topic_word (K × V) and doc_topic (D × K) must be 2-D, got shapes {phi.shape} "
+                         f"and {theta.shape}")
+    if theta.shape[1] != phi.shape[0]:
+        raise ValueError(f"doc_topic has {theta.shape[1]} topics, topic_word {phi.shape[0]}")
+    corpus = as_corpus(X, "X", phi.shape[1])
+    if corpus.num_docs != theta.shape[0]:
+        raise ValueError(f"X has {corpus.num_docs} documents, doc_topic {theta.shape[0]} rows")
+    words = corpus.vocab if vocab is None else tuple(str(w) for w in vocab)
+    if len(words) != phi.shape[1]:
+        raise ValueError(f"vocab has {len(words)} words for {phi.shape[1]} columns of topic_word")
+    for name, m in (("topic_word", phi), ("doc_topic", theta)):
+        if not np.all(np.isfinite(m)) or np.any(m < 0) or np.any(m.sum(axis=1) <= 0):
+            raise ValueError(f"{name} must hold non-negative probabilities with positive row sums")
+    lengths = corpus.doc_lengths
+    keep = lengths > 0
+    return {
+        "topic_term_dists": phi / phi.sum(axis=1, keepdims=True),
+        "doc_topic_dists": theta[keep] / theta[keep].sum(axis=1, keepdims=True),
+        "doc_lengths": lengths[keep],
+        "vocab": list(words),
+        "term_frequency": corpus.word_counts,
+    }
