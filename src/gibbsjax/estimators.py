@@ -428,8 +428,8 @@ class LDA:
         missing = [w for w in known if w not in position]
         extra = [w for w in vocab if w not in set(known)]
         if missing or extra:
-            what = (f"the model's word {missing[0]!r} is not in it" if missing
-                    else f"its word {extra[0]!r} is not among the model's")
+            what = "; ".join(([f"the model's word {missing[0]!r} is not in it"] if missing else [])
+                             + ([f"its word {extra[0]!r} is not among the model's"] if extra else []))
             raise ValueError(
                 f"{name}'s vocabulary differs from the model's ({len(vocab)} words vs {len(known)}; {what}); "
                 "encode new documents with the model's vocabulary, e.g. Corpus.from_texts(texts, "

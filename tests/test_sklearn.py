@@ -1,0 +1,368 @@
+"""gibbsjax.LDA in the Python topic-model ecosystem: scikit-learn conventions (clone,
+Pipeline after CountVectorizer, GridSearchCV over K), every kind of input, vocabularies
+matched by name, save and load through NetCDF, top words with probabilities, the
+pyLDAvis export; and the README's own-sampler snippet.
+
+scikit-learn comes from the test extra; gibbsjax never imports it at import time.
+Fits are tiny (two chains, tens of sweeps): where chains may disagree, fit() warns,
+and those warnings are filtered explicitly (test_agreement.py tests them).  Compiling
+costs far more than sampling here, so the fits share shapes: documents of one length,
+one vocabulary, one K where possible, a fixed chunk size.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gibbsjax
+from gibbsjax import LDA
+from gibbsjax.corpus import Corpus, EmptyDocumentWarning
+from gibbsjax.datasets.synthetic import lda_corpus
+
+sklearn = pytest.importorskip("sklearn", reason="scikit-learn comes with the test extra")
+from sklearn.base import clone  # noqa: E402
+from sklearn.feature_extraction.text import CountVectorizer  # noqa: E402
+from sklearn.model_selection import GridSearchCV, KFold  # noqa: E402
+from sklearn.pipeline import Pipeline  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = dict(alpha=0.1, eta=0.05, num_chains=2, num_warmup=40, num_draws=20, chunk_size=10, progress=False)
+
+
+@contextlib.contextmanager
+def _quiet():
+    """Tiny fits: chains may disagree, and fit() says so (tested in test_agreement.py)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="chains disagree", category=UserWarning)
+        yield
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    """Three well-separated topics (η = 0.05 over 30 words), 60 documents of 25 words;
+    the vocabulary is the words that occur, as CountVectorizer finds them."""
+    c, _, _ = lda_corpus(num_docs=60, num_topics=3, vocab_size=30, doc_length=25, alpha=0.1, eta=0.05,
+                         fixed_length=True, seed=3)
+    return Corpus.from_texts(c.to_texts())
+
+
+@pytest.fixture(scope="module")
+def fitted(corpus):
+    with _quiet():
+        return LDA(3, seed=0, **SMALL).fit(corpus)
+
+
+# ----------------------------------------------------------------------------- parameters
+def test_clone_get_params_set_params():
+    est = LDA(num_topics=4, alpha=0.3, seed=2, num_chains=2, chains="agreeing", progress=False)
+    twin = clone(est)
+    assert twin is not est and twin.get_params() == est.get_params()
+    assert twin.get_params(deep=False) == est.get_params(deep=True)
+    assert set(est.get_params()) >= {"num_topics", "alpha", "eta", "sampler", "num_chains", "num_warmup",
+                                     "num_draws", "thin", "seed", "random_state", "num_lanes", "chains", "empty"}
+    # stored as given, not transformed
+    est2 = LDA(num_topics=np.int64(3), alpha=1)
+    assert type(est2.get_params()["num_topics"]) is np.int64 and est2.get_params()["alpha"] == 1
+    assert est.set_params(num_topics=6, eta=0.2) is est and est.num_topics == 6 and est.eta == 0.2
+    with pytest.raises(ValueError, match="unknown parameter 'n_components'"):
+        est.set_params(n_components=3)
+    with pytest.raises(ValueError, match="alpha"):
+        est.set_params(alpha=-1.0)
+    assert est.alpha == 0.3  # a refused value is not kept
+    with pytest.raises(ValueError, match="not both"):
+        LDA(3, seed=1, random_state=1)
+    with pytest.raises(ValueError, match="random_state"):
+        LDA(3, random_state="zero")
+    with pytest.raises(ValueError, match="empty"):
+        LDA(3, empty="ignore")
+    assert repr(LDA(5, seed=0)) == "LDA(num_topics=5, seed=0)"
+
+
+def test_random_state_is_the_seed(corpus):
+    with _quiet():
+        a = LDA(3, seed=7, **SMALL).fit(corpus)
+        b = LDA(3, random_state=7, **SMALL).fit(corpus)
+        c = LDA(3, random_state=np.random.RandomState(0), **SMALL).fit(corpus)
+    np.testing.assert_array_equal(a.topic_word_, b.topic_word_)
+    assert b.idata_.attrs["seed"] == 7
+    seed = np.random.RandomState(0).randint(np.iinfo(np.int32).max)  # what sklearn's RandomState gives
+    assert c.idata_.attrs["seed"] == seed
+
+
+def test_tags_and_fitted_state():
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils import get_tags
+    from sklearn.utils.validation import check_is_fitted
+
+    tags = get_tags(LDA(3))
+    assert tags.input_tags.sparse and tags.input_tags.positive_only and not tags.target_tags.required
+    with pytest.raises(NotFittedError):
+        check_is_fitted(LDA(3))
+    assert set(LDA(3)._more_tags()) >= {"requires_positive_X", "X_types"}
+
+
+def test_gibbsjax_does_not_import_sklearn():
+    code = "import sys, gibbsjax; gibbsjax.LDA(3); print('sklearn' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+# ----------------------------------------------------------------------------- Pipeline and GridSearchCV
+def test_pipeline_after_countvectorizer(corpus):
+    texts = corpus.to_texts()
+    pipe = Pipeline([("vectorizer", CountVectorizer()), ("lda", LDA(3, seed=0, **SMALL))])
+    with _quiet():
+        pipe.fit(texts)
+    theta = pipe.transform(texts)
+    assert theta.shape == (corpus.num_docs, 3)
+    np.testing.assert_allclose(theta.sum(axis=1), 1, rtol=1e-5)
+    lda = pipe["lda"]
+    # the same as transforming the vectorizer's matrix directly (same seed)
+    np.testing.assert_array_equal(theta, lda.transform(pipe["vectorizer"].transform(texts)))
+    # a matrix carries no words: the model numbers them until told their names
+    assert lda.vocab_[:3] == ("0", "1", "2")
+    words = pipe["vectorizer"].get_feature_names_out()
+    assert lda.set_vocab(words) is lda and lda.vocab_ == tuple(words)
+    assert all(w in set(corpus.vocab) for topic in lda.top_words(3) for w in topic)
+    # now texts work too, encoded with the model's words (in reading order, so other draws
+    # than from the matrix, whose tokens are sorted by word: close, not identical)
+    from_texts = lda.transform(texts)
+    np.testing.assert_array_equal(from_texts, lda.transform(Corpus.from_texts(texts, vocab=words)))
+    assert np.abs(from_texts - theta).max() < 0.1
+    assert pipe["lda"].get_feature_names_out().tolist() == ["topic0", "topic1", "topic2"]
+    with _quiet():
+        assert pipe.fit_transform(texts).shape == (corpus.num_docs, 3)
+
+
+def test_grid_search_over_num_topics(corpus):
+    """K = 1 against the true K = 3 on well-separated topics: one topic cannot
+    describe them, so its held-out perplexity is far worse and score (its negative)
+    picks K = 3.  (The vectorizer's vocabulary is fixed so that both folds have the
+    same shapes and share compiled code.)"""
+    vectorizer = CountVectorizer(vocabulary=corpus.vocab)
+    pipe = Pipeline([("vectorizer", vectorizer), ("lda", LDA(seed=0, **SMALL))])
+    search = GridSearchCV(pipe, {"lda__num_topics": [1, 3]}, cv=KFold(2, shuffle=True, random_state=0))
+    with _quiet():
+        search.fit(corpus.to_texts())
+    scores = search.cv_results_["mean_test_score"]
+    assert scores.shape == (2,) and np.all(np.isfinite(scores)) and np.all(scores < -1)
+    assert search.best_params_ == {"lda__num_topics": 3}
+    assert scores[1] > 1.2 * scores[0]  # -perplexity: K=3's perplexity well below K=1's
+    assert search.best_estimator_["lda"].topic_word_.shape == (3, corpus.vocab_size)
+    # score is the negative held-out perplexity
+    best = search.best_estimator_
+    X = best["vectorizer"].transform(corpus.to_texts())
+    assert best.score(corpus.to_texts()) == -best["lda"].perplexity(X)
+
+
+# ----------------------------------------------------------------------------- inputs
+def test_token_lists_and_texts_give_the_model_of_the_corpus(corpus):
+    texts = corpus.to_texts()
+    tokens = corpus.to_token_lists()
+    models = {}
+    with _quiet():
+        for name, X in (("corpus", Corpus.from_texts(texts)), ("texts", texts), ("tokens", tokens),
+                        ("token corpus", Corpus.from_token_lists(tokens)), ("generator", (t for t in tokens))):
+            models[name] = LDA(3, seed=4, **SMALL).fit(X)
+    ref = models["corpus"]
+    for name, m in models.items():
+        np.testing.assert_array_equal(m.topic_word_, ref.topic_word_, err_msg=name)
+        np.testing.assert_array_equal(m.doc_topic_, ref.doc_topic_, err_msg=name)
+        assert m.vocab_ == ref.vocab_
+    # a count matrix (dense or sparse) with its words: the same corpus up to token order
+    # within documents, so the same model for both matrix forms
+    with _quiet():
+        dense = LDA(3, seed=4, **SMALL).fit(corpus.to_dtm().toarray(), vocab=corpus.vocab)
+        sparse = LDA(3, seed=4, **SMALL).fit(corpus.to_dtm(), vocab=corpus.vocab)
+        nested = LDA(3, seed=4, **SMALL).fit(corpus.to_dtm().toarray().tolist(), vocab=corpus.vocab)
+    np.testing.assert_array_equal(dense.topic_word_, sparse.topic_word_)
+    np.testing.assert_array_equal(dense.topic_word_, nested.topic_word_)
+    assert dense.vocab_ == corpus.vocab
+
+
+def test_bad_inputs_are_named(fitted):
+    model = LDA(2, **SMALL)
+    with pytest.raises(ValueError, match="mixes texts"):
+        model.fit(["a b c", ["a", "b"]])
+    with pytest.raises(ValueError, match="mixes words"):
+        model.fit([["a", 1]])
+    with pytest.raises(ValueError, match="single string"):
+        model.fit("a b c")
+    with pytest.raises(ValueError, match="no documents"):
+        model.fit([])
+    with pytest.raises(ValueError, match="one length"):
+        model.fit([[1, 2], [3]])
+    with pytest.raises(ValueError, match="bytes"):
+        model.fit([b"a b"])
+    with pytest.raises(ValueError, match="no tokens"):
+        model.fit([[], []])
+    with pytest.raises(ValueError, match="vocab names the columns"):
+        model.fit(["a b"], vocab=["a", "b"])
+    with pytest.raises(ValueError, match="vocab has 3 words"):
+        model.fit(np.ones((2, 2), int), vocab=["a", "b", "c"])
+    with pytest.raises(ValueError, match="non-negative integer counts"):
+        model.fit(np.array([[1.5, 2.0]]))
+    with pytest.raises(ValueError, match="Corpus, a document-term matrix"):
+        model.fit(42)
+
+
+def test_empty_documents(corpus, fitted):
+    """empty='keep': an empty document takes no part in sampling (the model equals
+    the one fitted without it) and its θ is the prior mean 1/K; 'drop' and 'error'
+    act as the corpus readers do."""
+    tokens = corpus.to_token_lists()
+    with_empty = tokens[:5] + [[]] + tokens[5:] + [[]]
+    with _quiet():
+        kept = LDA(3, seed=0, **SMALL).fit(with_empty)
+    np.testing.assert_array_equal(kept.topic_word_, fitted.topic_word_)
+    assert kept.doc_topic_.shape == (corpus.num_docs + 2, 3)
+    np.testing.assert_array_equal(kept.doc_topic_[[5, -1]], np.full((2, 3), 1 / 3, np.float32))
+    np.testing.assert_array_equal(np.delete(kept.doc_topic_, [5, len(with_empty) - 1], axis=0), fitted.doc_topic_)
+    assert kept.doc_topic_per_chain_.shape == (2, corpus.num_docs + 2, 3)
+    with _quiet(), pytest.warns(EmptyDocumentWarning, match="dropped 2 of 62 documents in X"):
+        dropped = LDA(3, seed=0, empty="drop", **SMALL).fit(with_empty)
+    np.testing.assert_array_equal(dropped.doc_topic_, fitted.doc_topic_)
+    with pytest.raises(ValueError, match="empty='drop'"):
+        LDA(3, seed=0, empty="error", **SMALL).fit(with_empty)
+    # transform: one row per document; a document of unknown words only is empty
+    theta = fitted.transform(tokens + [["no-such-word"], []])
+    assert theta.shape == (corpus.num_docs + 2, 3)
+    np.testing.assert_array_equal(theta[-2:], np.full((2, 3), 1 / 3))
+    np.testing.assert_array_equal(theta[:-2], fitted.transform(tokens))
+
+
+# ----------------------------------------------------------------------------- vocabularies by name
+def test_reordered_vocabulary_is_matched_by_name_or_refused(corpus, fitted):
+    X = corpus.to_dtm()
+    reference = fitted.transform(X, seed=3)
+    order = np.random.default_rng(0).permutation(corpus.vocab_size)
+    shuffled_vocab = [corpus.vocab[i] for i in order]
+    # a matrix with its words, columns in another order: matched by name
+    np.testing.assert_array_equal(fitted.transform(X[:, order], vocab=shuffled_vocab, seed=3), reference)
+    assert fitted.perplexity(X[:, order], vocab=shuffled_vocab) == fitted.perplexity(X)
+    # a Corpus whose word ids follow another vocabulary order: matched by name
+    tokens = corpus.to_token_lists()
+    other = Corpus.from_token_lists(tokens, vocab=shuffled_vocab)
+    np.testing.assert_array_equal(fitted.transform(other, seed=3), fitted.transform(tokens, seed=3))
+    np.testing.assert_array_equal(fitted.transform(tokens, seed=3), fitted.transform(corpus, seed=3))
+    # without names only the size can be checked
+    np.testing.assert_array_equal(fitted.transform(X, seed=3), reference)
+    v = corpus.vocab_size
+    with pytest.raises(ValueError, match=f"vocabulary of {v - 1} words"):
+        fitted.transform(X[:, : v - 1])
+    # another vocabulary: refused, naming a word
+    renamed = list(corpus.vocab)
+    renamed[4] = "zebra"
+    gone = corpus.vocab[4]
+    with pytest.raises(ValueError, match=f"differs from the model's .*word '{gone}' is not in it; its word 'zebra'"):
+        fitted.transform(X, vocab=renamed)
+    with pytest.raises(ValueError, match="'zebra' is not among the model's"):
+        fitted.transform(Corpus(corpus.tokens, corpus.doc_offsets, renamed))
+    with pytest.raises(ValueError, match="differs from the model's"):
+        fitted.transform(Corpus.from_token_lists([["w1", "w2"]]))  # a vocabulary of two words
+
+
+# ----------------------------------------------------------------------------- save and load
+def test_save_load_roundtrip(tmp_path, corpus, fitted):
+    path = tmp_path / "model.nc"
+    fitted.save(path)
+    loaded = LDA.load(path)
+    np.testing.assert_array_equal(loaded.topic_word_, fitted.topic_word_)
+    np.testing.assert_array_equal(loaded.doc_topic_, fitted.doc_topic_)
+    np.testing.assert_array_equal(loaded.topic_word_per_chain_, fitted.topic_word_per_chain_)
+    assert loaded.get_params() == fitted.get_params()
+    assert loaded.vocab_ == fitted.vocab_ and loaded.estimate_chains_ == fitted.estimate_chains_
+    assert loaded.agreement_.verdict == fitted.agreement_.verdict
+    new = corpus.to_token_lists()
+    np.testing.assert_array_equal(loaded.transform(new, seed=11), fitted.transform(new, seed=11))
+    assert loaded.perplexity(corpus) == fitted.perplexity(corpus)
+    assert loaded.top_words(4, with_probabilities=True) == fitted.top_words(4, with_probabilities=True)
+    for kind in ("umass", "c_v"):
+        np.testing.assert_array_equal(loaded.coherence(kind, n=4), fitted.coherence(kind, n=4))
+    np.testing.assert_array_equal(loaded.corpus_.tokens, fitted.corpus_.tokens)
+    # the loaded chains continue exactly where the fitted ones stopped
+    with _quiet():
+        extended = LDA.load(path).extend(20)
+        longer = LDA(3, seed=0, **{**SMALL, "num_draws": 40}).fit(corpus)
+    np.testing.assert_array_equal(extended.idata_.sample_stats["lp"].values, longer.idata_.sample_stats["lp"].values)
+    np.testing.assert_array_equal(extended.topic_word_, longer.topic_word_)
+    np.testing.assert_array_equal(extended.doc_topic_, longer.doc_topic_)
+    # no pickle anywhere: the file is NetCDF (HDF5) and the CLI reads it
+    assert path.read_bytes()[:8] == b"\x89HDF\r\n\x1a\n"
+    from gibbsjax.cli import main
+
+    assert main(["summary", str(path)]) == 0
+
+
+def test_load_refuses_other_files(tmp_path):
+    from gibbsjax.models import normal
+
+    idata = gibbsjax.sample(normal.bivariate(0.5), seed=0, num_warmup=5, num_draws=5, progress=False)
+    idata.to_netcdf(str(tmp_path / "normal.nc"))
+    with pytest.raises(ValueError, match="not an LDA result"):
+        LDA.load(tmp_path / "normal.nc")
+    with pytest.raises(RuntimeError, match="fit"):
+        LDA(2).save(tmp_path / "unfitted.nc")
+
+
+# ----------------------------------------------------------------------------- top words, pyLDAvis
+def test_top_words_with_probabilities(fitted):
+    pairs = fitted.top_words(5, with_probabilities=True)
+    words = fitted.top_words(5)
+    assert [[w for w, _ in topic] for topic in pairs] == words
+    for k, topic in enumerate(pairs):
+        probs = [p for _, p in topic]
+        assert probs == sorted(probs, reverse=True)
+        expected = np.sort(fitted.topic_word_[k].astype(np.float64))[::-1][:5]
+        np.testing.assert_array_equal(probs, expected)
+        assert all(fitted.topic_word_[k, fitted.vocab_.index(w)] == np.float32(p) for w, p in topic)
+
+
+def test_pyldavis_export(corpus, fitted):
+    d = fitted.to_pyldavis()
+    assert sorted(d) == ["doc_lengths", "doc_topic_dists", "term_frequency", "topic_term_dists", "vocab"]
+    k, v, n = 3, corpus.vocab_size, corpus.num_docs
+    assert d["topic_term_dists"].shape == (k, v) and d["doc_topic_dists"].shape == (n, k)
+    np.testing.assert_allclose(d["topic_term_dists"].sum(axis=1), 1, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(d["doc_topic_dists"].sum(axis=1), 1, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(d["doc_lengths"], corpus.doc_lengths)
+    np.testing.assert_array_equal(d["term_frequency"], np.bincount(corpus.tokens, minlength=v))
+    assert d["vocab"] == list(corpus.vocab) and len(d["vocab"]) == v
+    np.testing.assert_allclose(d["topic_term_dists"], fitted.topic_word_, atol=1e-6)
+
+
+# ----------------------------------------------------------------------------- README
+def _readme_block(after: str) -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index(after)
+    return re.search(r"```python\n(.*?)```", text[start:], re.S).group(1)
+
+
+def test_readme_own_sampler_snippet_runs():
+    """The README's "writing your own sampler" block runs as printed, and its
+    flat-prior normal model gives the posterior of μ it should: mean ȳ."""
+    namespace: dict = {}
+    code = _readme_block("Writing your own sampler")
+    exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102 -- our own README
+    idata = namespace["idata"]
+    from gibbsjax.datasets import body_temperature
+
+    import arviz as az
+
+    y = np.asarray(body_temperature()["temperature_f"], np.float64)
+    n = y.size
+    mu = idata.posterior["mu"]
+    # with prior ∝ 1/σ², μ | y is Student-t, n − 1 degrees of freedom, centre ȳ, scale s/√n
+    sd = y.std(ddof=1) / np.sqrt(n) * np.sqrt((n - 1) / (n - 3))
+    mcse_mean = float(az.mcse(idata, var_names=["mu"], method="mean")["mu"])
+    mcse_sd = float(az.mcse(idata, var_names=["mu"], method="sd")["mu"])
+    assert abs(float(mu.mean()) - y.mean()) < 5 * mcse_mean
+    assert abs(float(mu.std()) - sd) < 5 * mcse_sd
