@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import warnings
 from pathlib import Path
 
@@ -92,8 +93,8 @@ def test_bad_input(fitted):
         model.perplexity(np.ones((3, 59), dtype=int))
     with pytest.raises(ValueError, match="vocabulary"):
         model.transform(np.ones((3, 61), dtype=int))
-    with pytest.raises(ValueError, match="X"):
-        gibbsjax.LDA(2, progress=False).fit(np.array([[1, 2], [0, 0]]))  # a zero-length document
+    with pytest.raises(ValueError, match="1 of 2 documents in X are empty"):
+        gibbsjax.LDA(2, progress=False, empty="error").fit(np.array([[1, 2], [0, 0]]))
     with pytest.raises(ValueError, match="num_topics"):
         gibbsjax.LDA(0)
     with pytest.raises(ValueError, match="alpha"):
@@ -102,6 +103,8 @@ def test_bad_input(fitted):
         gibbsjax.LDA(3, sampler="fast_and_loose")
     with pytest.raises(ValueError, match="kind"):
         evaluate.coherence(phi, train, kind="cv")
+    with pytest.raises(ValueError, match="c_v .* must be a Corpus"):
+        evaluate.coherence(phi, train.to_dtm(), kind="c_v")
     with pytest.raises(RuntimeError, match="fit"):
         gibbsjax.LDA(3).top_words()
 
@@ -132,3 +135,98 @@ def test_lda_config_runs_and_reports(tmp_path, capsys):
     idata.to_netcdf(str(out))
     assert main(["summary", str(out)]) == 0
     assert "top words per topic" in capsys.readouterr().out
+    # the result file is a fitted estimator: the same topics, top words and held-out perplexity
+    model = gibbsjax.LDA.load(out)
+    assert (model.num_topics, model.alpha, model.sampler, model.num_chains) == (8, 0.1, "partially_collapsed", 4)
+    np.testing.assert_array_equal(model.topic_word_, idata.topics["topic_word"].values)
+    assert model.top_words(10) == json.loads(idata.topics.attrs["top_words"])
+    assert model.perplexity(config.extras["heldout"]) == float(idata.topics.attrs["heldout_perplexity"])
+    assert model.corpus_ is None
+    with pytest.raises(ValueError, match="training corpus"):
+        model.coherence()
+    train = config.extras["corpus"]
+    model = gibbsjax.LDA.load(out, corpus=train)  # checked against the file's data_sha256
+    assert model.coherence("umass").round(3).tolist() == json.loads(idata.topics.attrs["umass"])
+    assert model.doc_topic_.shape == (train.num_docs, 8)
+    with pytest.raises(ValueError, match="data_sha256"):
+        gibbsjax.LDA.load(out, corpus=config.extras["heldout"].subset(np.arange(train.num_docs) % 5))
+
+
+# ----------------------------------------------------------------------------- coherence conventions
+TEXTS = ["cat dog pet cat vet", "dog pet walk park", "cat pet vet food", "stock market price trade",
+         "market trade bank price price", "bank stock loan", "pet market dog price", "cat food vet dog"]
+TOPICS = [["cat", "dog", "pet", "vet"], ["market", "price", "stock", "bank"], ["cat", "price", "park", "loan"]]
+#: gensim 4.4.0, CoherenceModel(topics=TOPICS, texts=docs, dictionary=Dictionary(docs),
+#: coherence="c_v", processes=1).get_coherence_per_topic(), docs = [t.split() for t in TEXTS];
+#: and coherence="u_mass" with corpus=[dictionary.doc2bow(d) for d in docs] (computed once, outside
+#: this project; gensim is no dependency)
+GENSIM_C_V = [0.8250268416644655, 0.7723260719586278, 0.4541962083542613]
+GENSIM_U_MASS = [-0.4141511082944446, -0.8479327225316197, -26.467089814805465]
+
+
+def _topics_matrix(topics, vocab):
+    """Topics as a K × V matrix whose top words, in order, are ``topics``."""
+    index = {w: i for i, w in enumerate(vocab)}
+    tw = np.zeros((len(topics), len(vocab)))
+    for k, words in enumerate(topics):
+        for r, w in enumerate(words):
+            tw[k, index[w]] = 1.0 - 0.1 * r
+    return tw
+
+
+def test_coherence_matches_gensim_conventions():
+    """umass_gensim and c_v against gensim's own numbers (documents shorter than the
+    110-token window: gensim's window counting is exact there); umass is Mimno's sum."""
+    from gibbsjax.corpus import Corpus
+
+    corpus = Corpus.from_texts(TEXTS)
+    tw = _topics_matrix(TOPICS, corpus.vocab)
+    np.testing.assert_allclose(evaluate.coherence(tw, corpus, kind="c_v", n=4), GENSIM_C_V, rtol=1e-12)
+    np.testing.assert_allclose(evaluate.coherence(tw, corpus, kind="umass_gensim", n=4), GENSIM_U_MASS,
+                               rtol=1e-12)
+    # Mimno et al.'s UMass, by hand for topic 0: D(cat) = 3, D(dog) = 4, D(pet) = 4 documents;
+    # pairs (m, l), l < m, with D(w_m, w_l): (dog,cat) 2, (pet,cat) 2, (pet,dog) 3, (vet,cat) 3,
+    # (vet,dog) 2, (vet,pet) 2; each term log((D(w_m, w_l) + 1) / D(w_l))
+    by_hand = np.log(3 / 3) + np.log(3 / 3) + np.log(4 / 4) + np.log(4 / 3) + np.log(3 / 4) + np.log(3 / 4)
+    assert evaluate.coherence(tw, corpus, kind="umass", n=4)[0] == pytest.approx(by_hand, rel=1e-12)
+    # the two UMass conventions: a sum with +1 and a mean with ε; a pair that never co-occurs
+    # (topic 2) costs log(1/D(w)) in one and log(ε D / D(w)) ≈ −27 in the other
+    assert evaluate.coherence(tw, corpus, kind="umass", n=4)[2] > -10 > GENSIM_U_MASS[2]
+
+
+def test_c_v_windows_equal_a_direct_count():
+    """Boolean sliding windows counted directly (a set per window) on documents longer
+    than the window, with repeated words: the vectorised counts and C_V agree."""
+    from gibbsjax.corpus import Corpus
+
+    rng = np.random.default_rng(1)
+    vocab = [f"w{i}" for i in range(12)]
+    docs = [[vocab[j] for j in rng.integers(0, 12, size=rng.integers(0, 40))] for _ in range(15)]
+    corpus = Corpus.from_token_lists(docs, vocab=vocab, empty="keep")
+    topics = [["w0", "w3", "w5", "w7"], ["w1", "w2", "w11", "w4"]]
+    window = 9
+    counts, windows = {}, 0
+    for doc in docs:  # the definition, one window at a time
+        spans = [doc] if len(doc) <= window else [doc[j:j + window] for j in range(len(doc) - window + 1)]
+        for span in spans:
+            windows += 1
+            present = set(span)
+            for a in vocab:
+                for b in vocab:
+                    if a in present and b in present:
+                        counts[a, b] = counts.get((a, b), 0) + 1
+    eps = 1e-12
+    expected = []
+    for words in topics:
+        p = {(a, b): counts.get((a, b), 0) / windows for a in words for b in words}
+        npmi = np.array([[np.log((p[a, b] + eps) / (p[a, a] * p[b, b])) / -np.log(p[a, b] + eps)
+                          for b in words] for a in words])
+        topic = npmi.sum(axis=0)
+        expected.append(np.mean([v @ topic / (np.linalg.norm(v) * np.linalg.norm(topic)) for v in npmi]))
+    tw = _topics_matrix(topics, vocab)
+    np.testing.assert_allclose(evaluate.coherence(tw, corpus, kind="c_v", n=4, window=window), expected,
+                               rtol=1e-12)
+    words = np.array([0, 3, 5, 7])
+    matrix, total = evaluate._window_counts(corpus, words, window, block=5)  # blocks cut through documents
+    assert total == windows
+    np.testing.assert_array_equal(matrix, [[counts.get((vocab[a], vocab[b]), 0) for b in words] for a in words])

@@ -46,12 +46,20 @@ def _quiet():
 
 
 @pytest.fixture(scope="module")
-def corpus():
-    """Three well-separated topics (η = 0.05 over 30 words), 60 documents of 25 words;
-    the vocabulary is the words that occur, as CountVectorizer finds them."""
-    c, _, _ = lda_corpus(num_docs=60, num_topics=3, vocab_size=30, doc_length=25, alpha=0.1, eta=0.05,
-                         fixed_length=True, seed=3)
+def corpus120():
+    """Three well-separated topics (η = 0.05), 120 documents of 25 words; the
+    vocabulary is the words that occur, as CountVectorizer finds them (20 words)."""
+    c, _, _ = lda_corpus(num_docs=120, num_topics=3, vocab_size=30, doc_length=25, alpha=0.1, eta=0.05,
+                         fixed_length=True, seed=0)
     return Corpus.from_texts(c.to_texts())
+
+
+@pytest.fixture(scope="module")
+def corpus(corpus120):
+    """Its first 60 documents, which use every word: the shapes of a fold of 120."""
+    first = corpus120.subset(np.arange(60))
+    assert np.all(first.word_counts > 0)
+    return first
 
 
 @pytest.fixture(scope="module")
@@ -142,11 +150,12 @@ def test_pipeline_after_countvectorizer(corpus):
         assert pipe.fit_transform(texts).shape == (corpus.num_docs, 3)
 
 
-def test_grid_search_over_num_topics(corpus):
+def test_grid_search_over_num_topics(corpus120):
     """K = 1 against the true K = 3 on well-separated topics: one topic cannot
     describe them, so its held-out perplexity is far worse and score (its negative)
     picks K = 3.  (The vectorizer's vocabulary is fixed so that both folds have the
-    same shapes and share compiled code.)"""
+    same shapes, those of the other tests' fits, and share compiled code.)"""
+    corpus = corpus120
     vectorizer = CountVectorizer(vocabulary=corpus.vocab)
     pipe = Pipeline([("vectorizer", vectorizer), ("lda", LDA(seed=0, **SMALL))])
     search = GridSearchCV(pipe, {"lda__num_topics": [1, 3]}, cv=KFold(2, shuffle=True, random_state=0))
