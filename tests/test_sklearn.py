@@ -27,7 +27,7 @@ from gibbsjax import LDA
 from gibbsjax.corpus import Corpus, EmptyDocumentWarning
 from gibbsjax.datasets.synthetic import lda_corpus
 
-sklearn = pytest.importorskip("sklearn", reason="scikit-learn comes with the test extra")
+# scikit-learn is a test dependency (the test extra), never one of gibbsjax
 from sklearn.base import clone  # noqa: E402
 from sklearn.feature_extraction.text import CountVectorizer  # noqa: E402
 from sklearn.model_selection import GridSearchCV, KFold  # noqa: E402
@@ -221,6 +221,8 @@ def test_bad_inputs_are_named(fitted):
         model.fit(np.array([[1.5, 2.0]]))
     with pytest.raises(ValueError, match="Corpus, a document-term matrix"):
         model.fit(42)
+    with pytest.raises(ValueError, match="holds counts"):
+        model.fit(np.array([["a", "b"], ["c", "d"]]))
 
 
 def test_empty_documents(corpus, fitted):

@@ -325,7 +325,7 @@ class LDA:
         if X is None or isinstance(X, (str, bytes)):
             raise ValueError(f"{name} must be a collection of documents (a Corpus, a document-term matrix, "
                              f"token lists or strings), got {'a single string' if X is not None else 'None'}")
-        if sp.issparse(X) or (hasattr(X, "shape") and hasattr(X, "dtype")):
+        if sp.issparse(X) or len(getattr(X, "shape", ())) == 2:  # also pandas, JAX arrays
             return self._matrix(X, name, vocab, known)
         try:
             docs = list(X)
@@ -403,6 +403,8 @@ class LDA:
             X = np.asarray(X)
             if X.ndim != 2:
                 raise ValueError(f"{name} must be a 2-D document-term matrix, got shape {X.shape}")
+        if X.dtype.kind not in "biuf":
+            raise ValueError(f"{name}: a document-term matrix holds counts, got dtype {X.dtype}")
         if vocab is not None and len(vocab) != X.shape[1]:
             raise ValueError(f"vocab has {len(vocab)} words for the {X.shape[1]} columns of {name}")
         if known is not None:
@@ -470,7 +472,14 @@ class LDA:
         Post-processing is :func:`gibbsjax.models.lda.postprocess`, the same as
         ``gibbsjax run`` applies to an LDA config.  Warns (``UserWarning``) when
         the chains disagree, with the same message the report prints.
-        :meth:`extend` continues the run."""
+        :meth:`extend` continues the run.
+
+        >>> import warnings; warnings.simplefilter("ignore")
+        >>> docs = [["apple", "pear", "apple"], ["stock", "bond"], ["pear", "apple"], ["bond", "stock", "stock"]]
+        >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(docs)
+        >>> model.vocab_, model.doc_topic_.shape
+        (('apple', 'bond', 'pear', 'stock'), (4, 2))
+        """
         from gibbsjax.models import lda
         from gibbsjax.run import sample
 
@@ -491,11 +500,12 @@ class LDA:
         posterior mean from the fit itself, not a new inference).
 
         >>> from gibbsjax.datasets import abc_corpus
+        >>> import warnings; warnings.simplefilter("ignore")
         >>> LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0,
         ...     progress=False).fit_transform(abc_corpus()).shape
         (12, 2)
         """
-        return self.fit(X, y, vocab=vocab).doc_topic_.copy()
+        return self.fit(X, y, vocab=vocab).doc_topic_.astype(np.float64)
 
     @staticmethod
     def _sampled(corpus):
@@ -620,12 +630,26 @@ class LDA:
         (:meth:`perplexity`), so that greater is better, as scikit-learn's model
         selection (``GridSearchCV``, ``cross_val_score``) expects.  Not
         scikit-learn's ``LatentDirichletAllocation.score`` (a variational bound
-        on the log likelihood).  ``kwargs`` go to :meth:`perplexity`."""
+        on the log likelihood).  ``kwargs`` go to :meth:`perplexity`.
+
+        >>> from gibbsjax.datasets import abc_corpus
+        >>> import warnings; warnings.simplefilter("ignore")
+        >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(abc_corpus())
+        >>> model.score(abc_corpus()) == -model.perplexity(abc_corpus())
+        True
+        """
         return -self.perplexity(X, **kwargs)
 
     def perplexity(self, X_heldout, *, vocab=None, **kwargs) -> float:
         """Held-out perplexity by document completion (:func:`gibbsjax.models.lda.heldout_perplexity`;
-        lower is better; ``X_heldout`` any input, matched to the model's words)."""
+        lower is better; ``X_heldout`` any input, matched to the model's words).
+
+        >>> from gibbsjax.datasets import abc_corpus
+        >>> import warnings; warnings.simplefilter("ignore")
+        >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(abc_corpus())
+        >>> 1 < model.perplexity(abc_corpus()) < 3   # 3 words: a uniform guess scores 3
+        True
+        """
         from gibbsjax.models.lda import heldout_perplexity
 
         self._check_fitted()
@@ -655,7 +679,14 @@ class LDA:
         ``"umass_gensim"`` (gensim's ``u_mass``: a mean with ε), ``"npmi"``
         (document co-occurrence) or ``"c_v"`` (Röder et al. 2015; needs the
         training documents in reading order: a Corpus, token lists or texts).
-        See :func:`gibbsjax.evaluate.coherence`."""
+        See :func:`gibbsjax.evaluate.coherence`.
+
+        >>> from gibbsjax.datasets import abc_corpus
+        >>> import warnings; warnings.simplefilter("ignore")
+        >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(abc_corpus())
+        >>> model.coherence("umass_gensim", n=2).shape
+        (2,)
+        """
         from gibbsjax.evaluate import coherence
 
         self._check_fitted()
@@ -682,7 +713,11 @@ class LDA:
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
         """Names of :meth:`transform`'s columns, ``"topic0"``, ..., as scikit-learn's
-        ``set_output`` and ``ColumnTransformer`` ask for."""
+        ``set_output`` and ``ColumnTransformer`` ask for.
+
+        >>> LDA(3).get_feature_names_out().tolist()
+        ['topic0', 'topic1', 'topic2']
+        """
         return np.array([f"topic{k}" for k in range(int(self.num_topics))], dtype=object)
 
     def set_vocab(self, vocab) -> LDA:
@@ -690,7 +725,16 @@ class LDA:
         ``Pipeline`` after a ``CountVectorizer``:
         ``pipe["lda"].set_vocab(pipe["vectorizer"].get_feature_names_out())``), so
         that :meth:`top_words`, :meth:`save` and :meth:`transform` use the words.
-        Returns ``self``."""
+        Returns ``self``.
+
+        >>> import numpy as np, warnings; warnings.simplefilter("ignore")
+        >>> X = np.array([[3, 0, 1], [0, 2, 2], [4, 1, 0]])
+        >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(X)
+        >>> model.vocab_
+        ('0', '1', '2')
+        >>> model.set_vocab(["cat", "dog", "pet"]).vocab_
+        ('cat', 'dog', 'pet')
+        """
         from gibbsjax import evaluate
         from gibbsjax.corpus import Corpus
 
