@@ -831,7 +831,8 @@ class LDA:
         file.  :meth:`coherence` (without ``X``), :meth:`to_pyldavis` and
         :meth:`extend` need the training corpus: a saved estimator holds it; for
         a ``gibbsjax run`` result pass it as ``corpus`` (the training part of the
-        config's data, checked against the file's ``data_sha256``).
+        config's data, checked against the file's ``data_sha256``).  Example: see
+        :meth:`save`.
         """
         import arviz as az
 

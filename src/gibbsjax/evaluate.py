@@ -227,8 +227,8 @@ def coherence(topic_word, X, *, kind: str = "umass", n: int = 10, eps: float = 1
       difference from gensim 4.4: gensim, sliding a window by one token,
       marks the word that leaves it as absent even when it occurs again
       inside the window.  On texts that repeat a top word within ``window``
-      tokens its counts, and so its C_V, differ from this definition (by up
-      to 0.1 on the topics of ``configs/lda-demo.toml``); where no window
+      tokens its counts, and so its C_V, differ from this definition (by
+      0.02 to 0.1 for eight topics fitted to ``stdlib_docs``); where no window
       repeats a top word the two agree to rounding
       (``tests/test_lda_estimator.py`` checks both).  For gensim's own number, pass our top words to it:
       ``CoherenceModel(topics=model.top_words(n), texts=corpus.to_token_lists(),
