@@ -32,8 +32,11 @@ _SCRIPT = textwrap.dedent("""
         real(run, *a, **k)
         seen.append(len(jax.tree_util.tree_leaves(run.state)[0].sharding.device_set))
     r._run_phase = spy
-    for name in ("body-temperature", "lda-demo"):
-        c = load_config(f"{root}/configs/{{name}}.toml")
+    from gibbsjax.config import parse_config
+    small_lda = parse_config({{"model": {{"name": "lda.partially_collapsed", "K": 3}},
+                              "data": {{"corpus": "abc"}}, "sampler": {{}}}})
+    for name in ("body-temperature", "lda"):
+        c = small_lda if name == "lda" else load_config(f"{root}/configs/{{name}}.toml")
         kw = dict(seed=1, num_chains=4, num_warmup=10, num_draws=20, progress=False)
         seen.clear()
         one = sample(c.kernel, c.data, **kw)
@@ -65,7 +68,7 @@ def test_chains_over_four_devices_give_the_draws_of_one(tmp_path):
     proc = subprocess.run([sys.executable, "-c", _SCRIPT.format(root=ROOT)], capture_output=True, text=True,
                           env=env, cwd=tmp_path, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "body-temperature identical" in proc.stdout and "lda-demo identical" in proc.stdout
+    assert "body-temperature identical" in proc.stdout and "lda identical" in proc.stdout
     assert "refused: devices=8 asked for, but JAX sees 4" in proc.stdout
 
 

@@ -37,10 +37,11 @@ def test_visit_frequencies_match_exact_enumeration(z_update):
     assert result.p_value > 1e-4, (z_update, result)
 
 
-@pytest.mark.parametrize("z_update, k", [("dense", K), ("lanes", 40)])
+@pytest.mark.parametrize("z_update, k", [("dense", K), pytest.param("lanes", 40, marks=pytest.mark.slow)])
 def test_geweke(z_update, k):
-    """K = 40 runs the two-level (blocked) cumulative sums of the lanes z-update; lanes at
-    K = 2 is the default of ``partially_collapsed`` on a CPU, checked in tests/test_lda.py."""
+    """K = 40 runs the two-level (blocked) cumulative sums of the lanes z-update (slow run; the
+    default run checks that draw against its weights at K = 40 and 100 below); lanes at K = 2 is
+    the default of ``partially_collapsed`` on a CPU, checked in tests/test_lda.py."""
     data = _tiny()
     kernel = lda.partially_collapsed(k, alpha=ALPHA, eta=ETA, z_update=z_update)
     result = geweke_test(kernel, data, _lp_test_functions(k, ALPHA, ETA), num_chains=1000, num_steps=60, seed=11)

@@ -206,7 +206,7 @@ def _rhat(values: np.ndarray) -> float:
         return float("nan")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return float(az.rhat(np.asarray(values, dtype=np.float64)))
+        return np.asarray(az.rhat(np.asarray(values, dtype=np.float64)), dtype=np.float64).item()
 
 
 # ============================================================================ lp
