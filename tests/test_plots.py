@@ -385,6 +385,7 @@ def test_top_words_from_a_mixture_estimates_group():
     assert [t.get_text() for t in axes[1].get_yticklabels()] == ["b", "c", "d"]
 
 
+@pytest.mark.filterwarnings("ignore:chains disagree:UserWarning")  # 10 draws: not what this test checks
 def test_top_words_of_a_real_lda_fit(tmp_path, capsys):
     """The words drawn are the post-processing's own top words (gibbsjax.evaluate.top_words)."""
     from gibbsjax import LDA
