@@ -174,6 +174,7 @@ def _geweke_data():
     return lda.data(corpus, num_lanes=2)
 
 
+@pytest.mark.slow  # ~16 s of interpret-mode compilation; the default run checks the exact enumeration above
 def test_geweke():
     result = geweke_test(_pallas_kernel(K, ALPHA, ETA), _geweke_data(), _lp_test_functions(K, ALPHA, ETA),
                          num_chains=500, num_steps=40, seed=11)

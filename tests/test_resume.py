@@ -196,8 +196,10 @@ def test_settings_take_until():
 
 
 # ----------------------------------------------------------------------------- config and CLI
-def test_cli_resume_is_bit_identical_and_keeps_relabelled_draws(tmp_path, capsys):
-    """A mixture (draws relabelled by its postprocess) and LDA, through `gibbsjax run` / `resume`."""
+@pytest.mark.parametrize("which", ["body", "lda", pytest.param("mixture", marks=pytest.mark.slow)])
+def test_cli_resume_is_bit_identical(which, tmp_path, capsys):
+    """The body temperature model, LDA and (slow run) a mixture whose postprocess relabels
+    every draw, through `gibbsjax run` / `gibbsjax resume`."""
     lda_config = tmp_path / "lda.toml"
     lda_config.write_text(textwrap.dedent("""
         [model]
@@ -213,7 +215,9 @@ def test_cli_resume_is_bit_identical_and_keeps_relabelled_draws(tmp_path, capsys
         num_warmup = 30
         num_draws = 500
     """), encoding="utf-8")
-    for config in (lda_config, CONFIGS / "abc-topics.toml"):
+    config = {"body": CONFIGS / "body-temperature.toml", "lda": lda_config,
+              "mixture": CONFIGS / "abc-topics.toml"}[which]
+    for config in (config,):
         one, two = tmp_path / f"{config.stem}-500.nc", tmp_path / f"{config.stem}-200.nc"
         assert main(["run", str(config), "--out", str(one), "--no-progress", "--draws", "500"]) == 0
         assert main(["run", str(config), "--out", str(two), "--no-progress", "--draws", "200"]) == 0
