@@ -69,6 +69,7 @@ def test_resume_is_bit_identical_body_temperature(body, tmp_path):
     _assert_same_groups(full600, longer)
 
 
+@pytest.mark.slow  # the CLI test below compares LDA's posterior_mean too, by default
 def test_resume_is_bit_identical_lda_with_means():
     from gibbsjax.datasets import abc_corpus
     from gibbsjax.models import lda
