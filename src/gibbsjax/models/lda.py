@@ -40,6 +40,15 @@ typical set in fewer sweeps and are discarded), ``"exact"`` warms up with the
 sampling sweep; sampling sweeps are always exact, and ``attrs["warmup"]``
 records which warm-up ran.
 
+Learned priors (``learn_alpha``, ``asymmetric_alpha``, ``learn_eta``, ``alpha_prior``,
+``eta_prior`` of every factory): α (symmetric, or one α_k per topic) and η get gamma
+hyperpriors and are sampled within the sweep by exact slice-sampling updates of their
+logs (θ, resp. φ, integrated out; :func:`sample_log_alpha`, :func:`sample_log_eta`),
+recorded per draw as ``alpha`` and ``eta``; the state is then an
+:class:`LDALearnedState` (``z, log_phi, log_alpha, log_eta``), so kernels with fixed
+priors keep ``LDAState`` and their saved results.  ``learn_alpha="minka"`` estimates α
+by Minka's fixed point during warm-up only (tomotopy's behaviour).
+
 ``lp`` (``sample_stats``) is log p(w, z) with θ and φ integrated out — the same
 label-invariant quantity for every sampler.  ``posterior_mean`` holds, per
 chain, E[φ | z, w] (``topic_word``, K × V) and E[θ | z, w] (``doc_topic``,
@@ -82,6 +91,15 @@ __all__ = [
     "Z_UPDATES",
     "WARMUPS",
     "sample_log_phi",
+    "LDALearnedState",
+    "LearnedPriors",
+    "LEARN_ALPHA",
+    "learned_priors",
+    "slice_sample",
+    "sample_log_alpha",
+    "sample_log_eta",
+    "minka_log_alpha",
+    "log_joint_learned",
     "infer_doc_topics",
     "heldout_perplexity",
     "postprocess",
@@ -546,6 +564,405 @@ def sample_z_uncollapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: flo
     return jnp.where(d.mask, _inverse_cdf(p, u), state.z)
 
 
+# ---------------------------------------------------------------------------- learned concentrations
+# With ``learn_alpha``/``learn_eta`` (see :func:`partially_collapsed`) the state is an
+# :class:`LDALearnedState`: the concentrations join the sweep.  Hyperpriors are gamma
+# distributions on every concentration, α ~ Gamma(a_α, b_α) (per topic: α_k iid) and
+# η ~ Gamma(a_η, b_η), shape a and rate b.  The conditionals below are exact given the
+# other state components at the point of the sweep where they run:
+#
+# * log α | z, with θ integrated out (θ is never part of the state):
+#   p(α | z) ∝ p(α) Π_d Γ(Σα)/Γ(n_d + Σα) Π_k Γ(n_dk + α_k)/Γ(α_k);
+#   α ⟂ (φ, η, w) given z, so this is α's full conditional.
+# * log η | z, with φ integrated out:
+#   p(η | z, w) ∝ p(η) Π_k Γ(Vη)/Γ(n_k + Vη) Π_w Γ(n_kw + η)/Γ(η),
+#   always immediately followed by φ | z, η: the pair is one blocked draw of (η, φ) from
+#   p(η, φ | z, w) (the old φ is not used), which leaves the posterior invariant and
+#   mixes far better than η | φ (φ's V·K entries pin η down).
+#
+# Both are sampled by slice sampling on the log concentration (Neal 2003, Ann. Statist.
+# 31(3) 705-767, §4: stepping out, shrinkage), with the Jacobian of the log transform:
+# the density of u = log α is p(α = e^u | ·) e^u.  Log densities are sums over
+# histograms of the counts (how many documents have n_dk = n, ...), so an evaluation
+# costs O(longest document), not O(D·K) or O(K·V), and differences of log Γ are formed
+# without cancelling two large numbers (:func:`_lgamma_shift`), so they stay accurate in
+# float32 on big corpora.
+
+class LDALearnedState(NamedTuple):
+    """The LDA state when α or η is learned: :class:`LDAState`'s ``z`` (S, R) and
+    ``log_phi`` (K, V), plus ``log_alpha`` (() symmetric, (K,) per topic) and
+    ``log_eta`` (()).  A concentration that is not learned stays at its given value.
+    Kernels with fixed priors keep :class:`LDAState`, so their saved results resume
+    unchanged."""
+
+    z: jax.Array
+    log_phi: jax.Array
+    log_alpha: jax.Array
+    log_eta: jax.Array
+
+
+class LearnedPriors(NamedTuple):
+    """Which concentrations a kernel learns, and their gamma hyperpriors (shape, rate).
+
+    ``alpha``: ``"fixed"``, ``"sample"`` (slice-sampled in every sweep) or ``"minka"``
+    (Minka's fixed point during warm-up only, then fixed); ``asymmetric``: one α_k per
+    topic instead of one α; ``eta``: η sampled.  Built by :func:`learned_priors`."""
+
+    alpha: str = "fixed"
+    asymmetric: bool = False
+    eta: bool = False
+    alpha_prior: tuple[float, float] = (1.0, 1.0)
+    eta_prior: tuple[float, float] = (1.0, 1.0)
+
+
+#: ways to learn α (``learn_alpha``): keep it, sample it, or Minka's fixed point during warm-up
+LEARN_ALPHA = ("fixed", "sample", "minka")
+#: slice sampling of a log concentration: initial interval width (in log units), Neal's
+#: bound m on the stepping-out steps (J = ⌊mV⌋ to the left, m − 1 − J to the right) and
+#: the most shrinkage steps; if none is accepted the current value is kept.  Each
+#: bound keeps the transition reversible (see :func:`slice_sample`).
+SLICE_WIDTH = 1.0
+SLICE_MAX_STEPS_OUT = 8
+SLICE_MAX_SHRINKS = 32
+#: count histograms (:func:`_count_summary`) have bins 0..min(S, HISTOGRAM_CAP); larger counts are listed
+HISTOGRAM_CAP = 4096
+#: Minka fixed-point iterations per warm-up sweep, and the floor it keeps α_k above
+MINKA_ITERATIONS = 5
+MINKA_MIN_ALPHA = 1e-5
+#: from here on :func:`_lgamma_shift` uses Stirling's series (its truncation error < 3e-10)
+_STIRLING_MIN = 8.0
+
+
+def learned_priors(learn_alpha: str = "fixed", asymmetric_alpha: bool = False, learn_eta: bool = False,
+                   alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0)) -> LearnedPriors | None:
+    """Validate the learned-prior options of the LDA factories; ``None`` when nothing is learned.
+
+    >>> learned_priors()
+    >>> learned_priors("sample", learn_eta=True, eta_prior=[2, 20]).eta_prior
+    (2.0, 20.0)
+    """
+    learn_alpha = _check_choice("learn_alpha", learn_alpha, LEARN_ALPHA)
+    for name, flag in (("asymmetric_alpha", asymmetric_alpha), ("learn_eta", learn_eta)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise ValueError(f"{name} must be True or False, got {flag!r}")
+    if asymmetric_alpha and learn_alpha == "fixed":
+        raise ValueError("asymmetric_alpha=True needs a learned alpha (learn_alpha='sample' or 'minka'): "
+                         "a fixed alpha is one symmetric concentration")
+    priors = []
+    for name, value in (("alpha_prior", alpha_prior), ("eta_prior", eta_prior)):
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+            raise ValueError(f"{name} must be a pair (shape, rate) of a gamma hyperprior, got {value!r}")
+        priors.append((check_positive(f"{name}[0] (shape)", value[0]), check_positive(f"{name}[1] (rate)", value[1])))
+    if learn_alpha == "fixed" and not learn_eta:
+        return None
+    return LearnedPriors(learn_alpha, bool(asymmetric_alpha), bool(learn_eta), *priors)
+
+
+def slice_sample(key, x0, log_density_ratio, *, width: float = SLICE_WIDTH,
+                 max_steps_out: int = SLICE_MAX_STEPS_OUT, max_shrinks: int = SLICE_MAX_SHRINKS):
+    """One slice-sampling transition of a scalar (Neal 2003, §4.1-4.2): stepping out, then shrinkage.
+
+    ``log_density_ratio(x)`` is log f(x) − log f(x0) for the target density f (0 at
+    ``x0``; a non-finite value counts as −∞).  The level is y = −E, E ~ Exp(1); an
+    interval of ``width`` placed uniformly around x0 is stepped out by Neal's bounded
+    procedure (J = ⌊mV⌋ steps at most to the left, m − 1 − J to the right, m =
+    ``max_steps_out``, V uniform), which is exact for every m ≥ 1; then points drawn
+    uniformly from the interval are accepted if above the level, else the interval
+    shrinks to them.  Shrinkage stops after ``max_shrinks`` proposals and then keeps
+    x0: Neal's reversibility argument pairs every path of rejected points from x0 to x1
+    with the path of the same rejected points, equally likely, from x1 to x0 — of the
+    same length — so the transition truncated at any fixed length is still reversible
+    with respect to f.  Loops are ``lax.while_loop``s of bounded length (vmap-safe).
+
+    >>> import jax, jax.numpy as jnp
+    >>> x = slice_sample(jax.random.key(0), jnp.float32(0.0), lambda x: -0.5 * x**2)
+    >>> bool(jnp.isfinite(x))
+    True
+    """
+    x0 = jnp.asarray(x0)
+    dtype = x0.dtype
+    k_level, k_place, k_split, k_shrink = jax.random.split(key, 4)
+
+    def f(x):
+        v = log_density_ratio(x)
+        return jnp.where(jnp.isfinite(v), v, -jnp.inf)
+
+    level = jnp.log(gr.uniform(k_level, (), dtype))  # = −Exp(1), relative to f(x0) = 0
+    left = x0 - width * gr.uniform(k_place, (), dtype)
+    right = left + width
+    steps_left = jnp.floor(max_steps_out * gr.uniform(k_split, (), dtype)).astype(jnp.int32)
+    steps_left = jnp.minimum(steps_left, max_steps_out - 1)  # U = 1 is possible: keep J ≤ m − 1
+    steps_right = max_steps_out - 1 - steps_left
+
+    def step_out(direction):
+        def cond(c):
+            _, n, inside = c
+            return (n > 0) & inside
+
+        def body(c):
+            x, n, _ = c
+            x = x + direction * width
+            return x, n - 1, f(x) > level
+        return cond, body
+
+    cond_l, body_l = step_out(-1.0)
+    left, _, _ = jax.lax.while_loop(cond_l, body_l, (left, steps_left, f(left) > level))
+    cond_r, body_r = step_out(1.0)
+    right, _, _ = jax.lax.while_loop(cond_r, body_r, (right, steps_right, f(right) > level))
+
+    def shrink_cond(c):
+        _, _, _, accepted, i = c
+        return (~accepted) & (i < max_shrinks)
+
+    def shrink_body(c):
+        lo, hi, _, _, i = c
+        x1 = lo + gr.uniform(jax.random.fold_in(k_shrink, i), (), dtype) * (hi - lo)
+        accepted = f(x1) > level
+        lo = jnp.where(~accepted & (x1 < x0), x1, lo)
+        hi = jnp.where(~accepted & (x1 >= x0), x1, hi)
+        return lo, hi, x1, accepted, i + 1
+
+    _, _, x1, accepted, _ = jax.lax.while_loop(
+        shrink_cond, shrink_body, (left, right, x0, jnp.array(False), jnp.int32(0)))
+    return jnp.where(accepted, x1, x0)
+
+
+def _stirling_tail(x):
+    """log Γ(x) − [(x − ½) log x − x + ½ log 2π] for x ≥ 8: 1/(12x) − 1/(360x³) + 1/(1260x⁵)."""
+    r = 1.0 / (x * x)
+    return (1.0 / 12.0 - r * (1.0 / 360.0 - r / 1260.0)) / x
+
+
+def _lgamma_shift(n, a0, delta):
+    """log Γ(n + a0 + δ) − log Γ(n + a0) for counts n ≥ 0 and a0, a0 + δ > 0, elementwise.
+
+    For n + min(a0, a0 + δ) ≥ 8 by Stirling's series written as a difference,
+    (y − ½) log1p(δ / y) + δ (log(y + δ) − 1) + t(y + δ) − t(y), y = n + a0, whose
+    terms are all of the size of the result; two log Γ of size n log n, subtracted,
+    would lose the result to float32 rounding on long documents.  Below, log Γ
+    directly (small values, no cancellation).
+
+    >>> import numpy as np
+    >>> from scipy.special import gammaln as lg
+    >>> v = _lgamma_shift(jnp.float32(5000.0), jnp.float32(0.1), jnp.float32(0.002))
+    >>> bool(abs(float(v) - (lg(5000.102) - lg(5000.1))) < 1e-6)
+    True
+    """
+    n = jnp.asarray(n, jnp.result_type(a0, delta))
+    y = n + a0
+    big = (y >= _STIRLING_MIN) & (y + delta >= _STIRLING_MIN)
+    ys = jnp.where(big, y, _STIRLING_MIN)
+    ds = jnp.where(big, delta, 0.0)
+    stirling = (ys - 0.5) * jnp.log1p(ds / ys) + ds * (jnp.log(ys + ds) - 1.0) \
+        + _stirling_tail(ys + ds) - _stirling_tail(ys)
+    direct = gammaln(jnp.where(big, 1.0, n + (a0 + delta))) - gammaln(jnp.where(big, 1.0, y))
+    return jnp.where(big, stirling, direct)
+
+
+def _log_rising_shift(n, a0, delta):
+    """[log Γ(n + a) − log Γ(a)] − [log Γ(n + a0) − log Γ(a0)], a = a0 + δ: the change of the
+    log rising factorial (the Pólya term of one count n); exactly 0 for n = 0."""
+    return _lgamma_shift(n, a0, delta) - _lgamma_shift(0.0, a0, delta)
+
+
+class _CountSummary(NamedTuple):
+    """A table of non-negative counts with row labels, as histograms: ``hist[r, n]`` entries of
+    row r equal n (n ≤ cap), and the (at most ``max_big``) entries above cap listed with their rows
+    (``big``, ``big_row``; unused slots hold count 0)."""
+
+    hist: jax.Array
+    big: jax.Array
+    big_row: jax.Array
+
+
+def _summary_sizes(d: LDAData) -> tuple[int, int]:
+    """(cap, max_big): every count here is at most the longest document ≤ S, or a word's count;
+    at most S·R / (cap + 1) entries of a table summing to N ≤ S·R can exceed cap."""
+    s, r = d.words.shape
+    cap = min(s, HISTOGRAM_CAP)
+    return cap, max(1, (s * r) // (cap + 1))
+
+
+def _count_summary(values, rows, num_rows: int, cap: int, max_big: int) -> _CountSummary:
+    small = values <= cap
+    hist = cj.counts((rows, jnp.where(small, values, 0)), (num_rows, cap + 1), small)
+    (idx,) = jnp.nonzero(~small, size=max_big, fill_value=0)
+    used = jnp.arange(max_big) < jnp.sum(~small)
+    return _CountSummary(hist, jnp.where(used, values[idx], 0), jnp.where(used, rows[idx], -1))
+
+
+def _summary_sum(summary: _CountSummary, term, row=None):
+    """Σ over the table's entries (of one ``row``, or all) of ``term(n)``, with term(0) = 0."""
+    cap = summary.hist.shape[-1] - 1
+    ns = jnp.arange(cap + 1)
+    hist = summary.hist.sum(axis=0) if row is None else summary.hist[row]
+    in_row = summary.big > 0 if row is None else summary.big_row == row
+    big = jnp.where(in_row, term(summary.big), 0.0)
+    return jnp.sum(hist * term(ns)) + jnp.sum(big)
+
+
+def _doc_topic_summaries(state, d: LDAData, K: int) -> tuple[_CountSummary, _CountSummary]:
+    """Summaries of n_dk (rows: topics) and of the document lengths n_d (one row)."""
+    ndk, _, _ = topic_counts(state.z, d, K)
+    cap, max_big = _summary_sizes(d)
+    counts = ndk[:-1]
+    topics = jnp.broadcast_to(jnp.arange(K, dtype=jnp.int32), counts.shape)
+    by_topic = _count_summary(counts.reshape(-1), topics.reshape(-1), K, cap, max_big)
+    lengths = _count_summary(d.doc_lengths, jnp.zeros_like(d.doc_lengths), 1, cap, max_big)
+    return by_topic, lengths
+
+
+def _log_prior_shift(u, u0, prior):
+    """log of the Gamma(shape, rate) density of e^u times the Jacobian e^u, minus the same at u0:
+    shape (u − u0) − rate (e^u − e^u0)."""
+    shape, rate = prior
+    return shape * (u - u0) - rate * jnp.exp(u0) * jnp.expm1(u - u0)
+
+
+def sample_log_alpha(key, state: LDALearnedState, d: LDAData, *, K: int, prior=(1.0, 1.0)):
+    """log α | z, θ integrated out, by slice sampling (:func:`slice_sample`):
+    p(α | z) ∝ Gamma(α; a, b) Π_d Γ(Σα)/Γ(n_d + Σα) Π_k Γ(n_dk + α_k)/Γ(α_k), on u = log α
+    (density times the Jacobian e^u).
+
+    ``state.log_alpha`` of shape () is one symmetric α (α_k = α for every k); of shape
+    (K,) one α_k per topic, a ~ Gamma(shape, rate) each independently (equivalently
+    Σα ~ Gamma(K·shape, rate) and α/Σα ~ Dir(shape, ..., shape), a base measure), updated
+    one coordinate after another (each coordinate's conditional given the others).
+
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> s = partially_collapsed(2, learn_alpha="sample").init(jax.random.key(0), d)
+    >>> sample_log_alpha(jax.random.key(1), s, d, K=2).shape
+    ()
+    """
+    by_topic, lengths = _doc_topic_summaries(state, d, K)
+    u0 = state.log_alpha
+    if u0.ndim == 0:
+        alpha0 = jnp.exp(u0)
+
+        def ratio(u):
+            delta = alpha0 * jnp.expm1(u - u0)
+            tokens = _summary_sum(by_topic, lambda n: _log_rising_shift(n, alpha0, delta))
+            docs = _summary_sum(lengths, lambda n: _log_rising_shift(n, K * alpha0, K * delta), row=0)
+            return _log_prior_shift(u, u0, prior) + tokens - docs
+
+        return slice_sample(key, u0, ratio)
+
+    def one_topic(log_alpha, x):
+        k, key_k = x
+        alpha = jnp.exp(log_alpha)
+        uk, ak = log_alpha[k], alpha[k]
+        total = jnp.sum(alpha)
+
+        def ratio(u):
+            delta = ak * jnp.expm1(u - uk)
+            tokens = _summary_sum(by_topic, lambda n: _log_rising_shift(n, ak, delta), row=k)
+            docs = _summary_sum(lengths, lambda n: _log_rising_shift(n, total, delta), row=0)
+            return _log_prior_shift(u, uk, prior) + tokens - docs
+
+        return log_alpha.at[k].set(slice_sample(key_k, uk, ratio)), None
+
+    log_alpha, _ = jax.lax.scan(one_topic, u0, (jnp.arange(K), jax.random.split(key, K)))
+    return log_alpha
+
+
+def sample_log_eta(key, state: LDALearnedState, d: LDAData, *, K: int, prior=(1.0, 1.0)):
+    """log η | z, w, φ integrated out, by slice sampling (:func:`slice_sample`):
+    p(η | z, w) ∝ Gamma(η; a, b) Π_k Γ(Vη)/Γ(n_k + Vη) Π_w Γ(n_kw + η)/Γ(η), on u = log η.
+
+    It does not look at φ, so a sweep must draw φ | z, η right after it: together they
+    draw (η, φ) from p(η, φ | z, w) as one block.
+
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> s = partially_collapsed(2, learn_eta=True).init(jax.random.key(0), d)
+    >>> sample_log_eta(jax.random.key(1), s, d, K=2).shape
+    ()
+    """
+    _, nkw, nk = topic_counts(state.z, d, K)
+    v = _vocab_size(d)
+    cap, max_big = _summary_sizes(d)
+    flat = nkw.reshape(-1)
+    words = _count_summary(flat, jnp.zeros_like(flat), 1, cap, max_big)
+    u0 = state.log_eta
+    eta0 = jnp.exp(u0)
+
+    def ratio(u):
+        delta = eta0 * jnp.expm1(u - u0)
+        cells = _summary_sum(words, lambda n: _log_rising_shift(n, eta0, delta))
+        topics = jnp.sum(_log_rising_shift(nk, v * eta0, v * delta))
+        return _log_prior_shift(u, u0, prior) + cells - topics
+
+    return slice_sample(key, u0, ratio)
+
+
+def minka_log_alpha(key, state: LDALearnedState, d: LDAData, *, K: int, iterations: int = MINKA_ITERATIONS):
+    """NOT a Gibbs update (a point estimate, for warm-up only): Minka's fixed point for the
+    Dirichlet-multinomial maximum likelihood α given z (Minka 2000, "Estimating a Dirichlet
+    distribution", eq. 55), ``iterations`` times:
+    α_k ← α_k Σ_d [ψ(n_dk + α_k) − ψ(α_k)] / Σ_d [ψ(n_d + Σα) − ψ(Σα)]
+    (symmetric, shape (): α ← α Σ_dk [ψ(n_dk + α) − ψ(α)] / (K Σ_d [ψ(n_d + Kα) − ψ(Kα)])),
+    kept ≥ :data:`MINKA_MIN_ALPHA`.  tomotopy's α optimisation; ``key`` is unused.
+
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> s = partially_collapsed(2, learn_alpha="minka", asymmetric_alpha=True).init(jax.random.key(0), d)
+    >>> minka_log_alpha(None, s, d, K=2).shape
+    (2,)
+    """
+    from jax.scipy.special import digamma
+
+    del key
+    by_topic, lengths = _doc_topic_summaries(state, d, K)
+    symmetric = state.log_alpha.ndim == 0
+    ns = jnp.arange(by_topic.hist.shape[-1])
+    big_topic = jnp.maximum(by_topic.big_row, 0)
+
+    def iterate(log_alpha, _):
+        alpha = jnp.broadcast_to(jnp.exp(log_alpha), (K,))
+        total = jnp.sum(alpha)
+        den = _summary_sum(lengths, lambda n: digamma(n + total) - digamma(total), row=0)
+        a = alpha[:, None]
+        num = jnp.sum(by_topic.hist * (digamma(ns + a) - digamma(a)), axis=1)
+        a_big = alpha[big_topic]
+        big = jnp.where(by_topic.big_row >= 0, digamma(by_topic.big + a_big) - digamma(a_big), 0.0)
+        num = num + jax.ops.segment_sum(big, big_topic, num_segments=K)
+        new = alpha * num / den
+        if symmetric:
+            new = jnp.sum(new) / K
+        return jnp.log(jnp.maximum(new, MINKA_MIN_ALPHA)).astype(log_alpha.dtype), None
+
+    log_alpha, _ = jax.lax.scan(iterate, state.log_alpha, None, length=iterations)
+    return log_alpha
+
+
+def log_joint_learned(state: LDALearnedState, d: LDAData, *, K: int, priors: LearnedPriors):
+    """log p(w, z | α, η) (θ, φ integrated out; α may differ per topic) plus, for each
+    sampled concentration, its hyperprior as a density of the log concentration (the
+    coordinates the sampler moves): log Gamma(e^u; a, b) + u."""
+    ndk, nkw, nk = topic_counts(state.z, d, K)
+    v = _vocab_size(d)
+    alpha = jnp.broadcast_to(jnp.exp(state.log_alpha), (K,))
+    eta = jnp.exp(state.log_eta)
+    total = jnp.sum(alpha)
+    nd = d.doc_lengths.astype(alpha.dtype)
+    doc_part = jnp.sum(gammaln(ndk[:-1] + alpha)) - jnp.sum(gammaln(nd + total))
+    doc_part += _num_docs(d) * (gammaln(total) - jnp.sum(gammaln(alpha)))
+    topic_part = jnp.sum(gammaln(nkw + eta)) - jnp.sum(gammaln(nk + v * eta))
+    topic_part += K * (gammaln(v * eta) - v * gammaln(eta))
+    out = doc_part + topic_part
+
+    def log_prior(u, prior):
+        shape, rate = prior
+        return jnp.sum(shape * math.log(rate) - math.lgamma(shape) + shape * u - rate * jnp.exp(u))
+
+    if priors.alpha == "sample":
+        out += log_prior(state.log_alpha, priors.alpha_prior)
+    if priors.eta:
+        out += log_prior(state.log_eta, priors.eta_prior)
+    return out
+
+
 # ============================================================================ kernels
 def _check(K, alpha, eta) -> tuple[int, float, float]:
     return check_int("K", K, 1), check_positive("alpha", alpha), check_positive("eta", eta)
@@ -615,9 +1032,144 @@ def _words_given_phi(key, state: LDAState, d: LDAData):
     return gr.categorical(key, state.log_phi[state.z])
 
 
+_MINKA_WARMUP_NAME = (
+    "Minka's fixed-point estimate of alpha after every warm-up sweep (a point estimate, as tomotopy's "
+    "optimisation; alpha is then fixed for the sampling sweeps)"
+)
+
+
+def _with_concentrations(sample, *, alpha: bool, eta: bool, **static):
+    """``sample`` as an update of a learned state: α and/or η read from the state (exp of its logs)."""
+    def update(key, state, d):
+        kw = dict(static)
+        if alpha:
+            kw["alpha"] = jnp.exp(state.log_alpha)
+        if eta:
+            kw["eta"] = jnp.exp(state.log_eta)
+        return sample(key, state, d, **kw)
+
+    update.__name__ = getattr(sample, "__name__", "update")
+    return update
+
+
+def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str, warmup: str,
+                    priors: LearnedPriors) -> Kernel:
+    """The kernel of :func:`_kernel` with α and/or η in the state (:class:`LDALearnedState`).
+
+    One sweep, for ``partially_collapsed`` and ``uncollapsed``:
+    log η | z (φ integrated out) → log φ | z, η → z | φ, α → log α | z (θ integrated out);
+    for ``collapsed``: z | α, η → log α | z → log η | z → log φ | z, η.
+    Every update samples its full conditional given the state it sees, or (the slice
+    updates) is a transition that leaves that conditional invariant, so each leaves
+    p(z, φ, α, η | w) invariant and so does the sweep: α ⟂ (φ, η, w) | z with θ never in
+    the state, so p(α | z) is α's full conditional; η | z with φ integrated out followed
+    at once by φ | z, η is one blocked draw of (η, φ) from p(η, φ | z, w), the old φ
+    unused; z's conditionals are the fixed-prior ones at the current α, η.
+    """
+    sample_alpha = priors.alpha == "sample"
+    phi = ("log_phi", _with_concentrations(sample_log_phi, alpha=False, eta=True, K=K))
+    extra_alpha = [("log_alpha", functools.partial(sample_log_alpha, K=K, prior=priors.alpha_prior))] \
+        if sample_alpha else []
+    extra_eta = [("log_eta", functools.partial(sample_log_eta, K=K, prior=priors.eta_prior))] if priors.eta else []
+    if sampler == "collapsed":
+        z = ("z", _with_concentrations(sample_z_collapsed, alpha=True, eta=True, K=K))
+        step = sweep(z, *extra_alpha, *extra_eta, phi)
+    else:
+        sample_z = {"partially_collapsed": _SAMPLE_Z[z_update], "uncollapsed": sample_z_uncollapsed}[sampler]
+        z = ("z", _with_concentrations(sample_z, alpha=True, eta=False, K=K))
+        step = sweep(*extra_eta, phi, z, *extra_alpha)
+    # Warm-up: the fast z-sweeps (approximate) or the sampling sweep, the learned
+    # concentrations updated as in sampling, and Minka's fixed point for α if asked.
+    minka = [("log_alpha", functools.partial(minka_log_alpha, K=K))] if priors.alpha == "minka" else []
+    warmup_step, names = None, []
+    if warmup == "fast":
+        fast = ("z", _with_concentrations(sample_z_collapsed_parallel, alpha=True, eta=True, K=K))
+        warmup_step = sweep(fast, *extra_alpha, *extra_eta, *minka)
+        names.append(_FAST_WARMUP_NAME)
+    elif minka:
+        warmup_step = sweep(step, *minka)
+    if minka:
+        names.append(_MINKA_WARMUP_NAME)
+    alpha_shape = (K,) if priors.asymmetric else ()
+
+    def init(key, d: LDAData):
+        k1, k2 = jax.random.split(key)
+        z = (jax.random.randint(k1, d.words.shape, 0, K, dtype=jnp.int32) * d.mask).astype(jnp.int32)
+        log_alpha = jnp.full(alpha_shape, math.log(alpha), jnp.float32)
+        log_eta = jnp.asarray(math.log(eta), jnp.float32)
+        log_phi = sample_log_phi(k2, LDAState(z, None), d, K=K, eta=eta)
+        return LDALearnedState(z, log_phi, log_alpha.astype(log_phi.dtype), log_eta.astype(log_phi.dtype))
+
+    def record(state: LDALearnedState, d: LDAData):
+        _, _, nk = topic_counts(state.z, d, K)
+        out = {"topic_share": nk.astype(jnp.float32) / jnp.sum(d.doc_lengths)}
+        if sample_alpha:
+            out["alpha"] = jnp.exp(state.log_alpha)
+        if priors.eta:
+            out["eta"] = jnp.exp(state.log_eta)
+        return out
+
+    def accumulate(state: LDALearnedState, d: LDAData):
+        ndk, nkw, nk = topic_counts(state.z, d, K)
+        v = _vocab_size(d)
+        a, e = jnp.exp(state.log_alpha), jnp.exp(state.log_eta)
+        out = {"topic_word": (nkw + e) / (nk[:, None] + v * e),
+               "doc_topic": (ndk[:-1] + a) / (d.doc_lengths[:, None] + jnp.sum(jnp.broadcast_to(a, (K,))))}
+        if priors.alpha != "fixed":
+            out["alpha"] = a
+        if priors.eta:
+            out["eta"] = e
+        return out
+
+    def sample_prior(key, d: LDAData):
+        k_alpha, k_eta, k1, k2, k3 = jax.random.split(key, 5)
+        dtype = jnp.zeros(()).dtype
+        if sample_alpha:
+            shape, rate = priors.alpha_prior
+            log_alpha = gr.log_gamma(k_alpha, shape, shape=alpha_shape, dtype=dtype) - math.log(rate)
+        else:
+            log_alpha = jnp.full(alpha_shape, math.log(alpha), dtype)
+        if priors.eta:
+            shape, rate = priors.eta_prior
+            log_eta = gr.log_gamma(k_eta, shape, shape=(), dtype=dtype) - math.log(rate)
+        else:
+            log_eta = jnp.asarray(math.log(eta), dtype)
+        a = jnp.broadcast_to(jnp.exp(log_alpha), (K,))
+        log_theta = gr.log_dirichlet(k1, jnp.broadcast_to(a, (_num_docs(d) + 1, K)))
+        log_phi = gr.log_dirichlet(k2, jnp.full((K, _vocab_size(d)), jnp.exp(log_eta)))
+        z = gr.categorical(k3, log_theta[d.docs])
+        return LDALearnedState(jnp.where(d.mask, z, 0).astype(jnp.int32), log_phi, log_alpha, log_eta)
+
+    def simulate_data(key, state: LDALearnedState, d: LDAData):
+        words = jnp.where(d.mask, _words_given_phi(key, state, d), 0).astype(jnp.int32)
+        return d._replace(words=words, word_counts=cj.counts(words, (_vocab_size(d),), d.mask))
+
+    dims = {"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic")}
+    if priors.alpha != "fixed":
+        dims["alpha"] = ("topic",) if priors.asymmetric else ()
+    if priors.eta:
+        dims["eta"] = ()
+    return Kernel(
+        init=init,
+        step=step,
+        record=record,
+        dims=dims,
+        log_joint=functools.partial(log_joint_learned, K=K, priors=priors),
+        sample_prior=sample_prior,
+        simulate_data=simulate_data,
+        name=f"lda.{sampler}",
+        accumulate=accumulate,
+        warmup_step=warmup_step,
+        warmup_name="; ".join(names),
+        label_dims=("topic",),
+    )
+
+
 @functools.lru_cache(maxsize=64)
 def _kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str = "dense",
-            warmup: str = "exact") -> Kernel:
+            warmup: str = "exact", priors: LearnedPriors | None = None) -> Kernel:
+    if priors is not None:
+        return _learned_kernel(K, alpha, eta, sampler, z_update, warmup, priors)
     phi = ("log_phi", functools.partial(sample_log_phi, K=K, eta=eta))
     if sampler == "collapsed":
         # z | w with θ and φ integrated out; then φ | z, w (a valid extra block:
@@ -678,7 +1230,8 @@ def _kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str = "den
 
 
 def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_update: str = "auto",
-                        warmup: str = "fast") -> Kernel:
+                        warmup: str = "fast", learn_alpha: str = "fixed", asymmetric_alpha: bool = False,
+                        learn_eta: bool = False, alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0)) -> Kernel:
     """The default LDA sampler: φ drawn, θ integrated out, documents in parallel.
 
     Exact (Magnusson et al. 2018): given φ, the documents' topic assignments are
@@ -700,6 +1253,26 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
     Sampling sweeps are always exact; ``attrs["warmup"]`` of a result says
     which warm-up ran.
 
+    Learned priors (every sampler takes these; the state is then an
+    :class:`LDALearnedState`, and ``alpha``, ``eta`` are the starting values):
+
+    * ``learn_alpha="sample"``: α is sampled in every sweep from p(α | z), θ
+      integrated out (:func:`sample_log_alpha`), and recorded per draw as ``alpha``
+      in the posterior (R-hat in the summary); ``"minka"``: Minka's fixed-point
+      estimate of α after every warm-up sweep (:func:`minka_log_alpha`, tomotopy's
+      behaviour; a point estimate, fixed while sampling); ``"fixed"`` (default).
+    * ``asymmetric_alpha=True``: one α_k per topic (dim ``topic``, aligned with the
+      topics) instead of one symmetric α.
+    * ``learn_eta=True``: the symmetric η is sampled from p(η | z, w), φ integrated
+      out (:func:`sample_log_eta`), just before φ | z, η, and recorded as ``eta``.
+    * ``alpha_prior``, ``eta_prior``: (shape, rate) of the gamma hyperprior of α (of
+      each α_k) and of η; default (1, 1), an exponential with mean 1.
+
+    Learned concentrations also appear per chain in ``posterior_mean`` (``alpha``,
+    ``eta``); ``lp`` then adds their log hyperprior densities (on the log scale).
+    With a learned α, ``z_update="auto"`` never picks ``"pallas"`` (its α is a
+    compile-time constant) and ``"pallas"`` is refused.
+
     >>> import gibbsjax
     >>> from gibbsjax.corpus import Corpus
     >>> c = Corpus.from_token_lists([["a", "b", "a"], ["c", "b", "c"], ["b", "a", "a"]])
@@ -708,31 +1281,46 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
     >>> idata.posterior_mean["topic_word"].shape
     (4, 2, 3)
     """
+    priors = learned_priors(learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior)
+    learned_alpha = priors is not None and priors.alpha != "fixed"
+    if learned_alpha and z_update == "pallas":
+        raise ValueError("z_update='pallas' needs a fixed alpha (a compile-time constant of the fused kernel); "
+                         "with learn_alpha use z_update='auto', 'dense' or 'lanes'")
     z_update = resolve_z_update(z_update)
+    if learned_alpha and z_update == "pallas":
+        z_update = "dense"
     warmup = _check_choice("warmup", warmup, WARMUPS)
-    return _kernel(*_check(K, alpha, eta), "partially_collapsed", z_update, warmup)
+    return _kernel(*_check(K, alpha, eta), "partially_collapsed", z_update, warmup, priors)
 
 
-def uncollapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "fast") -> Kernel:
+def uncollapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "fast",
+                learn_alpha: str = "fixed", asymmetric_alpha: bool = False, learn_eta: bool = False,
+                alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0)) -> Kernel:
     """θ and φ drawn, then every token at once (exact: z are independent given θ, φ).
 
-    ``warmup`` as for :func:`partially_collapsed`.
+    ``warmup`` and the learned priors (``learn_alpha``, ``asymmetric_alpha``,
+    ``learn_eta``, ``alpha_prior``, ``eta_prior``) as for :func:`partially_collapsed`.
 
     >>> kernel = uncollapsed(10, alpha=0.5)
     """
     warmup = _check_choice("warmup", warmup, WARMUPS)
-    return _kernel(*_check(K, alpha, eta), "uncollapsed", "dense", warmup)
+    priors = learned_priors(learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior)
+    return _kernel(*_check(K, alpha, eta), "uncollapsed", "dense", warmup, priors)
 
 
-def collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "fast") -> Kernel:
+def collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "fast",
+              learn_alpha: str = "fixed", asymmetric_alpha: bool = False, learn_eta: bool = False,
+              alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0)) -> Kernel:
     """The source document's collapsed sampler, one token at a time (the reference; slow on big corpora).
 
-    ``warmup`` as for :func:`partially_collapsed`.
+    ``warmup`` and the learned priors (``learn_alpha``, ``asymmetric_alpha``,
+    ``learn_eta``, ``alpha_prior``, ``eta_prior``) as for :func:`partially_collapsed`.
 
-    >>> kernel = collapsed(10)
+    >>> kernel = collapsed(10, learn_alpha="sample", learn_eta=True)
     """
     warmup = _check_choice("warmup", warmup, WARMUPS)
-    return _kernel(*_check(K, alpha, eta), "collapsed", "dense", warmup)
+    priors = learned_priors(learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior)
+    return _kernel(*_check(K, alpha, eta), "collapsed", "dense", warmup, priors)
 
 
 SAMPLERS = {
