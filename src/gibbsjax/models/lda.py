@@ -585,7 +585,7 @@ def sample_z_uncollapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: flo
 # the density of u = log α is p(α = e^u | ·) e^u.  Log densities are sums over
 # histograms of the counts (how many documents have n_dk = n, ...), so an evaluation
 # costs O(longest document), not O(D·K) or O(K·V), and differences of log Γ are formed
-# without cancelling two large numbers (:func:`_lgamma_shift`), so they stay accurate in
+# without cancelling two large numbers (:func:`_log_rising_shift`), so they stay accurate in
 # float32 on big corpora.
 
 class LDALearnedState(NamedTuple):
@@ -629,7 +629,7 @@ HISTOGRAM_CAP = 4096
 #: Minka fixed-point iterations per warm-up sweep, and the floor it keeps α_k above
 MINKA_ITERATIONS = 5
 MINKA_MIN_ALPHA = 1e-5
-#: from here on :func:`_lgamma_shift` uses Stirling's series (its truncation error < 3e-10)
+#: from here on :func:`_log_rising_shift` uses Stirling's series (its truncation error < 3e-10)
 _STIRLING_MIN = 8.0
 
 
@@ -682,49 +682,46 @@ def slice_sample(key, x0, log_density_ratio, *, width: float = SLICE_WIDTH,
     x0 = jnp.asarray(x0)
     dtype = x0.dtype
     k_level, k_place, k_split, k_shrink = jax.random.split(key, 4)
-
-    def f(x):
-        v = log_density_ratio(x)
-        return jnp.where(jnp.isfinite(v), v, -jnp.inf)
-
     level = jnp.log(gr.uniform(k_level, (), dtype))  # = −Exp(1), relative to f(x0) = 0
     left = x0 - width * gr.uniform(k_place, (), dtype)
-    right = left + width
     steps_left = jnp.floor(max_steps_out * gr.uniform(k_split, (), dtype)).astype(jnp.int32)
     steps_left = jnp.minimum(steps_left, max_steps_out - 1)  # U = 1 is possible: keep J ≤ m − 1
-    steps_right = max_steps_out - 1 - steps_left
+    # One loop, one evaluation of the density per iteration (so it is compiled once):
+    # phase 0 probes the left end and steps it out, phase 1 the right end, phase 2
+    # shrinks; phase 3 is done.
+    _LEFT, _RIGHT, _SHRINK, _DONE = 0, 1, 2, 3
 
-    def step_out(direction):
-        def cond(c):
-            _, n, inside = c
-            return (n > 0) & inside
+    def cond(c):
+        return c[0] < _DONE
 
-        def body(c):
-            x, n, _ = c
-            x = x + direction * width
-            return x, n - 1, f(x) > level
-        return cond, body
+    def body(c):
+        phase, lo, hi, n_left, n_right, i, x1 = c
+        candidate = lo + gr.uniform(jax.random.fold_in(k_shrink, i), (), dtype) * (hi - lo)
+        probe = jnp.where(phase == _LEFT, lo, jnp.where(phase == _RIGHT, hi, candidate))
+        v = log_density_ratio(probe)
+        inside = jnp.isfinite(v) & (v > level)
+        # stepping out (Neal's bounded procedure): move the probed end while inside and steps remain
+        go_left = (phase == _LEFT) & inside & (n_left > 0)
+        go_right = (phase == _RIGHT) & inside & (n_right > 0)
+        lo = jnp.where(go_left, lo - width, lo)
+        hi = jnp.where(go_right, hi + width, hi)
+        n_left = n_left - go_left
+        n_right = n_right - go_right
+        # shrinkage: accept the candidate, or shrink the interval to it
+        shrinking = phase == _SHRINK
+        accepted = shrinking & inside
+        rejected = shrinking & ~inside
+        lo = jnp.where(rejected & (candidate < x0), candidate, lo)
+        hi = jnp.where(rejected & (candidate >= x0), candidate, hi)
+        x1 = jnp.where(accepted, candidate, x1)
+        i = i + shrinking
+        next_phase = jnp.where(phase == _LEFT, jnp.where(go_left, _LEFT, _RIGHT),
+                               jnp.where(phase == _RIGHT, jnp.where(go_right, _RIGHT, _SHRINK),
+                                         jnp.where(accepted | (i >= max_shrinks), _DONE, _SHRINK)))
+        return next_phase, lo, hi, n_left, n_right, i, x1
 
-    cond_l, body_l = step_out(-1.0)
-    left, _, _ = jax.lax.while_loop(cond_l, body_l, (left, steps_left, f(left) > level))
-    cond_r, body_r = step_out(1.0)
-    right, _, _ = jax.lax.while_loop(cond_r, body_r, (right, steps_right, f(right) > level))
-
-    def shrink_cond(c):
-        _, _, _, accepted, i = c
-        return (~accepted) & (i < max_shrinks)
-
-    def shrink_body(c):
-        lo, hi, _, _, i = c
-        x1 = lo + gr.uniform(jax.random.fold_in(k_shrink, i), (), dtype) * (hi - lo)
-        accepted = f(x1) > level
-        lo = jnp.where(~accepted & (x1 < x0), x1, lo)
-        hi = jnp.where(~accepted & (x1 >= x0), x1, hi)
-        return lo, hi, x1, accepted, i + 1
-
-    _, _, x1, accepted, _ = jax.lax.while_loop(
-        shrink_cond, shrink_body, (left, right, x0, jnp.array(False), jnp.int32(0)))
-    return jnp.where(accepted, x1, x0)
+    start = (jnp.int32(_LEFT), left, left + width, steps_left, max_steps_out - 1 - steps_left, jnp.int32(0), x0)
+    return jax.lax.while_loop(cond, body, start)[-1]
 
 
 def _stirling_tail(x):
@@ -733,36 +730,44 @@ def _stirling_tail(x):
     return (1.0 / 12.0 - r * (1.0 / 360.0 - r / 1260.0)) / x
 
 
-def _lgamma_shift(n, a0, delta):
-    """log Γ(n + a0 + δ) − log Γ(n + a0) for counts n ≥ 0 and a0, a0 + δ > 0, elementwise.
+def _log_ratio(p, q, delta):
+    """log(p / q) for p = q + δ > 0, q > 0: log1p(δ / q) near 1, a difference of logs far from it."""
+    r = delta / q
+    return jnp.where(r > -0.5, jnp.log1p(r), jnp.log(p) - jnp.log(q))
 
-    For n + min(a0, a0 + δ) ≥ 8 by Stirling's series written as a difference,
-    (y − ½) log1p(δ / y) + δ (log(y + δ) − 1) + t(y + δ) − t(y), y = n + a0, whose
-    terms are all of the size of the result; two log Γ of size n log n, subtracted,
-    would lose the result to float32 rounding on long documents.  Below, log Γ
-    directly (small values, no cancellation).
 
-    >>> import numpy as np
+def _stirling_shift(y0, y1, delta):
+    """log Γ(y1) − log Γ(y0) for y0, y1 = y0 + δ ≥ 8, by Stirling's series written as a
+    difference, (y0 − ½) log(y1/y0) + δ (log y1 − 1) + t(y1) − t(y0): every term is of the
+    size of the result, whereas two log Γ of size y log y, subtracted, would lose it to
+    float32 rounding on long documents."""
+    return (y0 - 0.5) * _log_ratio(y1, y0, delta) + delta * (jnp.log(y1) - 1.0) \
+        + _stirling_tail(y1) - _stirling_tail(y0)
+
+
+def _log_rising_shift(n, a0, delta, a):
+    """[log Γ(n + a) − log Γ(a)] − [log Γ(n + a0) − log Γ(a0)] for counts n ≥ 0 (any shape)
+    and scalars a0 > 0, a = a0 + δ > 0 (both given, each accurately): the change of the
+    log rising factorial, the Pólya term of one count n; exactly 0 for n = 0.
+
+    Below m = 8 it is the sum Σ_{j<n} log((a + j)/(a0 + j)) (cumulative sums of 8 terms);
+    from 8 on, Stirling differences (:func:`_stirling_shift`) at n + a0 and at a0 + m,
+    with the same m terms for log Γ(a + m) − log Γ(a): accurate to float32 rounding of
+    the result's own size.
+
     >>> from scipy.special import gammaln as lg
-    >>> v = _lgamma_shift(jnp.float32(5000.0), jnp.float32(0.1), jnp.float32(0.002))
-    >>> bool(abs(float(v) - (lg(5000.102) - lg(5000.1))) < 1e-6)
+    >>> v = _log_rising_shift(jnp.float32(5000.0), jnp.float32(0.1), jnp.float32(0.002), jnp.float32(0.102))
+    >>> bool(abs(float(v) - (lg(5000.102) - lg(0.102) - lg(5000.1) + lg(0.1))) < 1e-6)
     True
     """
-    n = jnp.asarray(n, jnp.result_type(a0, delta))
-    y = n + a0
-    big = (y >= _STIRLING_MIN) & (y + delta >= _STIRLING_MIN)
-    ys = jnp.where(big, y, _STIRLING_MIN)
-    ds = jnp.where(big, delta, 0.0)
-    stirling = (ys - 0.5) * jnp.log1p(ds / ys) + ds * (jnp.log(ys + ds) - 1.0) \
-        + _stirling_tail(ys + ds) - _stirling_tail(ys)
-    direct = gammaln(jnp.where(big, 1.0, n + (a0 + delta))) - gammaln(jnp.where(big, 1.0, y))
-    return jnp.where(big, stirling, direct)
-
-
-def _log_rising_shift(n, a0, delta):
-    """[log Γ(n + a) − log Γ(a)] − [log Γ(n + a0) − log Γ(a0)], a = a0 + δ: the change of the
-    log rising factorial (the Pólya term of one count n); exactly 0 for n = 0."""
-    return _lgamma_shift(n, a0, delta) - _lgamma_shift(0.0, a0, delta)
+    m = int(_STIRLING_MIN)
+    j = jnp.arange(m, dtype=jnp.result_type(a0, delta))
+    rising = jnp.concatenate([jnp.zeros((1,), j.dtype), jnp.cumsum(_log_ratio(a + j, a0 + j, delta))])
+    n = jnp.asarray(n)
+    small = n < m
+    nf = jnp.where(small, m, n).astype(j.dtype)
+    large = _stirling_shift(nf + a0, nf + a, delta) - _stirling_shift(a0 + m, a + m, delta) + rising[m]
+    return jnp.where(small, rising[jnp.clip(n, 0, m)], large)
 
 
 class _CountSummary(NamedTuple):
@@ -841,9 +846,9 @@ def sample_log_alpha(key, state: LDALearnedState, d: LDAData, *, K: int, prior=(
         alpha0 = jnp.exp(u0)
 
         def ratio(u):
-            delta = alpha0 * jnp.expm1(u - u0)
-            tokens = _summary_sum(by_topic, lambda n: _log_rising_shift(n, alpha0, delta))
-            docs = _summary_sum(lengths, lambda n: _log_rising_shift(n, K * alpha0, K * delta), row=0)
+            delta, a = alpha0 * jnp.expm1(u - u0), jnp.exp(u)
+            tokens = _summary_sum(by_topic, lambda n: _log_rising_shift(n, alpha0, delta, a))
+            docs = _summary_sum(lengths, lambda n: _log_rising_shift(n, K * alpha0, K * delta, K * a), row=0)
             return _log_prior_shift(u, u0, prior) + tokens - docs
 
         return slice_sample(key, u0, ratio)
@@ -853,11 +858,12 @@ def sample_log_alpha(key, state: LDALearnedState, d: LDAData, *, K: int, prior=(
         alpha = jnp.exp(log_alpha)
         uk, ak = log_alpha[k], alpha[k]
         total = jnp.sum(alpha)
+        others = total - ak
 
         def ratio(u):
-            delta = ak * jnp.expm1(u - uk)
-            tokens = _summary_sum(by_topic, lambda n: _log_rising_shift(n, ak, delta), row=k)
-            docs = _summary_sum(lengths, lambda n: _log_rising_shift(n, total, delta), row=0)
+            delta, a = ak * jnp.expm1(u - uk), jnp.exp(u)
+            tokens = _summary_sum(by_topic, lambda n: _log_rising_shift(n, ak, delta, a), row=k)
+            docs = _summary_sum(lengths, lambda n: _log_rising_shift(n, total, delta, others + a), row=0)
             return _log_prior_shift(u, uk, prior) + tokens - docs
 
         return log_alpha.at[k].set(slice_sample(key_k, uk, ratio)), None
@@ -888,9 +894,9 @@ def sample_log_eta(key, state: LDALearnedState, d: LDAData, *, K: int, prior=(1.
     eta0 = jnp.exp(u0)
 
     def ratio(u):
-        delta = eta0 * jnp.expm1(u - u0)
-        cells = _summary_sum(words, lambda n: _log_rising_shift(n, eta0, delta))
-        topics = jnp.sum(_log_rising_shift(nk, v * eta0, v * delta))
+        delta, e = eta0 * jnp.expm1(u - u0), jnp.exp(u)
+        cells = _summary_sum(words, lambda n: _log_rising_shift(n, eta0, delta, e))
+        topics = jnp.sum(_log_rising_shift(nk, v * eta0, v * delta, v * e))
         return _log_prior_shift(u, u0, prior) + cells - topics
 
     return slice_sample(key, u0, ratio)
