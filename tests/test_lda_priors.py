@@ -5,6 +5,7 @@ independent optimiser, and the API (states, records, bad input)."""
 from __future__ import annotations
 
 import functools
+import json
 
 import jax
 import jax.numpy as jnp
@@ -319,15 +320,55 @@ def test_bad_prior_options_raise(kwargs, match):
         lda.partially_collapsed(3, **kwargs)
 
 
-def test_a_run_records_alpha_and_eta_with_rhat_and_resumes():
-    corpus = Corpus.from_token_lists([["a", "b", "a", "c"], ["b", "c", "c"], ["a", "a", "b"], ["c", "b"]])
-    d = lda.data(corpus)
-    kernel = lda.partially_collapsed(2, learn_alpha="sample", learn_eta=True, z_update="dense")
-    full = gibbsjax.sample(kernel, d, seed=3, num_chains=2, num_warmup=10, num_draws=16, progress=False)
-    assert full.posterior["alpha"].shape == (2, 16) and full.posterior["eta"].shape == (2, 16)
+@pytest.fixture(scope="module")
+def small_run():
+    """One short run with α per topic and η learned, on a small corpus with held-out documents."""
+    rng = np.random.default_rng(1)
+    docs = [[f"w{i}" for i in rng.integers(0, 12, size=rng.integers(4, 12))] for _ in range(30)]
+    train, test = Corpus.from_token_lists(docs).split(0.2, seed=0)
+    d = lda.data(train)
+    kernel = lda.partially_collapsed(3, learn_alpha="sample", asymmetric_alpha=True, learn_eta=True,
+                                     z_update="dense", warmup="exact")
+    settings = dict(seed=3, num_chains=2, num_warmup=10, progress=False)
+    return kernel, d, train, test, gibbsjax.sample(kernel, d, num_draws=16, **settings), settings
+
+
+def test_a_run_records_alpha_and_eta_with_rhat_and_resumes(small_run):
+    kernel, d, _, _, full, settings = small_run
+    assert full.posterior["alpha"].dims == ("chain", "draw", "topic") and full.posterior["alpha"].shape == (2, 16, 3)
+    assert full.posterior["eta"].shape == (2, 16)
     summary = gibbsjax.summary(full)
-    assert {"alpha", "eta"} <= set(summary.index) and np.all(np.isfinite(summary.loc[["alpha", "eta"], "r_hat"]))
-    first = gibbsjax.sample(kernel, d, seed=3, num_chains=2, num_warmup=10, num_draws=8, progress=False)
+    assert np.isfinite(summary.loc["eta", "r_hat"]) and np.all(np.isfinite(summary.loc[
+        [f"alpha[{k}]" for k in range(3)], "r_hat"]))
+    first = gibbsjax.sample(kernel, d, num_draws=8, **settings)
     resumed = gibbsjax.resume(first, kernel, d, num_draws=8, progress=False)
-    np.testing.assert_array_equal(resumed.posterior["alpha"].values, full.posterior["alpha"].values)
-    np.testing.assert_array_equal(resumed.posterior["eta"].values, full.posterior["eta"].values)
+    for name in ("alpha", "eta", "topic_share"):
+        np.testing.assert_array_equal(resumed.posterior[name].values, full.posterior[name].values)
+
+
+def test_heldout_perplexity_takes_one_alpha_per_topic():
+    rng = np.random.default_rng(0)
+    phi = rng.dirichlet(np.ones(6), size=3)
+    X = rng.integers(0, 4, size=(8, 6))
+    same = lda.heldout_perplexity(phi, X, alpha=0.3, num_sweeps=20, num_burn=5)
+    vector = lda.heldout_perplexity(phi, X, alpha=[0.3, 0.3, 0.3], num_sweeps=20, num_burn=5)
+    np.testing.assert_allclose(vector, same, rtol=1e-5)
+    # a prior that puts the mass on topic 0 changes the completion
+    skewed = lda.heldout_perplexity(phi, X, alpha=[5.0, 0.01, 0.01], num_sweeps=20, num_burn=5)
+    assert abs(skewed - same) > 1e-3 * same
+    with pytest.raises(ValueError, match="alpha"):
+        lda.heldout_perplexity(phi, X, alpha=[0.3, 0.3])
+
+
+def test_postprocess_reports_the_learned_priors_and_scores_with_them(small_run):
+    kernel, d, train, test, idata, _ = small_run
+    extras = {"corpus": train, "heldout": test, "hyperparameters": {"alpha": 0.1}, "chains": "best"}
+    out = lda.postprocess(idata.copy(), kernel, d, extras)
+    attrs = out.topics.attrs
+    chains = json.loads(attrs["estimate_chains"])
+    alpha = out.posterior_mean["alpha"].isel(chain=chains).mean("chain").values
+    np.testing.assert_allclose(json.loads(attrs["learned_alpha"]), alpha, atol=1e-6)
+    assert np.isfinite(json.loads(attrs["learned_eta"]))
+    phi = out.topics["topic_word"].values
+    assert attrs["heldout_perplexity"] == pytest.approx(lda.heldout_perplexity(phi, test, alpha=alpha))
+    assert "learned priors (posterior means): alpha = [" in lda.report(out)

@@ -1337,6 +1337,15 @@ SAMPLERS = {
 
 
 # ============================================================================ new documents
+def _check_alpha(alpha, k: int):
+    """One positive α (a float) or K of them (a float32 array), else ``ValueError``."""
+    from gibbsjax._checks import check_concentration
+
+    value = check_concentration("alpha", alpha, ((), (k,)))
+    return value if isinstance(value, float) else jnp.asarray(value, jnp.float32)
+
+
+
 @functools.partial(jax.jit, static_argnames=("num_sweeps", "num_burn", "k"))
 def _infer(key, log_phi, d: LDAData, *, k: int, alpha: float, num_sweeps: int, num_burn: int):
     ndk0 = jnp.zeros((_num_docs(d) + 1, k), jnp.float32)
@@ -1352,7 +1361,8 @@ def _infer(key, log_phi, d: LDAData, *, k: int, alpha: float, num_sweeps: int, n
 
     (z, acc), _ = jax.lax.scan(one_sweep, (z0, ndk0), jnp.arange(num_sweeps))
     kept = num_sweeps - num_burn
-    theta = (acc[:-1] / kept + alpha) / (d.doc_lengths[:, None] + k * alpha)
+    total = k * alpha if jnp.ndim(alpha) == 0 else jnp.sum(alpha)  # one α, or one α_k per topic
+    theta = (acc[:-1] / kept + alpha) / (d.doc_lengths[:, None] + total)
     return theta
 
 
@@ -1363,7 +1373,8 @@ def infer_doc_topics(topic_word, corpus: Corpus, *, alpha: float = 0.1, num_swee
     Runs the partially collapsed z-update (exact given φ) ``num_sweeps`` times
     and averages E[θ_d | z] over the sweeps after ``num_burn``.  ``topic_word``
     is a K × V matrix of word probabilities (e.g. a fitted model's
-    ``topic_word_``); the corpus must use the same vocabulary size V.
+    ``topic_word_``); the corpus must use the same vocabulary size V.  ``alpha``
+    is one symmetric concentration or K of them (a learned asymmetric α).
 
     >>> import numpy as np
     >>> from gibbsjax.corpus import Corpus
@@ -1382,7 +1393,7 @@ def infer_doc_topics(topic_word, corpus: Corpus, *, alpha: float = 0.1, num_swee
         raise ValueError(
             f"corpus has a vocabulary of {corpus.vocab_size} words but topic_word has {v} columns"
         )
-    _, alpha, _ = _check(k, alpha, 1.0)
+    alpha = _check_alpha(alpha, k)
     if not (isinstance(num_sweeps, int) and isinstance(num_burn, int) and 0 <= num_burn < num_sweeps):
         raise ValueError(f"need integers 0 <= num_burn < num_sweeps, got {num_burn}, {num_sweeps}")
     d = data(corpus, num_lanes=num_lanes)
@@ -1403,6 +1414,7 @@ def heldout_perplexity(topic_word, X_heldout, *, alpha: float = 0.1, fraction: f
     tokens are scored:
     perplexity = exp(−Σ_d Σ_{i ∈ second part} log Σ_k θ_dk φ_{k,w_i} / #scored tokens).
     Lower is better; a model that knows nothing (uniform over V words) scores V.
+    ``alpha``: the θ prior of the completion, one α or K of them.
     Tokens are shuffled within each document first (``shuffle_seed``; ``None``
     keeps their order), since documents read from a count matrix are sorted by
     word id.  Documents with fewer than two tokens are skipped.
@@ -1473,6 +1485,9 @@ def postprocess(idata, kernel, d, extras):
     estimates stay in ``posterior_mean``.  ``extras``: ``corpus`` (the training
     corpus), ``heldout`` (a Corpus or None), ``hyperparameters`` (``alpha`` is
     used) and ``chains``.  Shared by ``gibbsjax run`` and :class:`gibbsjax.LDA`.
+    With learned priors the posterior means of α and η from the estimate chains
+    are stored as ``learned_alpha``/``learned_eta`` (JSON) and that α is used
+    for held-out perplexity.
     """
     import json
 
@@ -1503,6 +1518,13 @@ def postprocess(idata, kernel, d, extras):
     chains = agreement.estimate_chains(which)
     phi = idata.posterior_mean["topic_word"].isel(chain=chains).mean("chain").values
     attrs: dict = {"estimate_chains": json.dumps(chains), "estimate_rule": ESTIMATE_RULES[which]}
+    # learned priors (learn_alpha / learn_eta): their posterior means from the same chains
+    for name in ("alpha", "eta"):
+        if name in idata.posterior_mean:
+            value = idata.posterior_mean[name].isel(chain=chains).mean("chain").values
+            attrs[f"learned_{name}"] = json.dumps(np.round(np.asarray(value, np.float64), 6).tolist())
+            if name == "alpha":
+                alpha = value
     if corpus is not None:
         attrs["top_words"] = json.dumps(evaluate.top_words(phi, corpus.vocab, 10))
         n = min(10, phi.shape[1])
@@ -1544,6 +1566,9 @@ def report(idata) -> str:
             for k, ws in enumerate(words):
                 c = f"{umass[k]:8.2f}" if umass else ""
                 lines.append(f"  topic {k:2d} {c}  {' '.join(ws)}")
+        learned = [f"{name} = {attrs[f'learned_{name}']}" for name in ("alpha", "eta") if f"learned_{name}" in attrs]
+        if learned:
+            lines.append(f"learned priors (posterior means): {'; '.join(learned)}")
         if "heldout_perplexity" in attrs:
             lines.append(f"held-out perplexity (document completion, {int(attrs['heldout_docs'])} documents): "
                          f"{float(attrs['heldout_perplexity']):.1f}")
