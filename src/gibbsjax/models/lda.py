@@ -767,7 +767,7 @@ def _log_rising_shift(n, a0, delta, a):
     small = n < m
     nf = jnp.where(small, m, n).astype(j.dtype)
     large = _stirling_shift(nf + a0, nf + a, delta) - _stirling_shift(a0 + m, a + m, delta) + rising[m]
-    return jnp.where(small, rising[jnp.clip(n, 0, m)], large)
+    return jnp.where(small, rising[jnp.clip(n, 0, m).astype(jnp.int32)], large)
 
 
 class _CountSummary(NamedTuple):
