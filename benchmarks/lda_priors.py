@@ -12,11 +12,12 @@ and the completion using the run's α (its posterior mean when learned).
 Configurations:
   fixed          α = 0.1, η = 0.01 (the factory defaults)
   fixed-GS       α = 50/K, η = 0.1 (Griffiths & Steyvers 2004's heuristic)
+  sample-eta     α = 0.1 fixed, η sampled (gamma(1, 1) hyperprior), starting at 0.01
   sample-sym     α (one) and η sampled, gamma(1, 1) hyperpriors, starting at 0.1 / 0.01
   sample-asym    α_k per topic and η sampled, gamma(1, 1) hyperpriors
   minka-asym     α_k by Minka's fixed point during warm-up only (tomotopy's behaviour), η = 0.01
 
-Run:   python benchmarks/lda_priors.py                      (about 5-10 minutes on 2 CPU cores)
+Run:   python benchmarks/lda_priors.py                      (about 7 minutes on a loaded 2-core CPU)
        python benchmarks/lda_priors.py --corpora stdlib_docs:10 --seeds 0 --warmup 50 --draws 50
 Needs: the `lda` package (`pip install -e ".[bench]"`) for the Reuters corpus.
 """
@@ -37,6 +38,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 CONFIGS = {
     "fixed": lambda k: dict(alpha=0.1, eta=0.01),
     "fixed-GS": lambda k: dict(alpha=50.0 / k, eta=0.1),
+    "sample-eta": lambda k: dict(alpha=0.1, eta=0.01, learn_eta=True),
     "sample-sym": lambda k: dict(alpha=0.1, eta=0.01, learn_alpha="sample", learn_eta=True),
     "sample-asym": lambda k: dict(alpha=0.1, eta=0.01, learn_alpha="sample", asymmetric_alpha=True, learn_eta=True),
     "minka-asym": lambda k: dict(alpha=0.1, eta=0.01, learn_alpha="minka", asymmetric_alpha=True),
