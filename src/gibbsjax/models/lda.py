@@ -681,10 +681,11 @@ def slice_sample(key, x0, log_density_ratio, *, width: float = SLICE_WIDTH,
     """
     x0 = jnp.asarray(x0)
     dtype = x0.dtype
-    k_level, k_place, k_split, k_shrink = jax.random.split(key, 4)
-    level = jnp.log(gr.uniform(k_level, (), dtype))  # = −Exp(1), relative to f(x0) = 0
-    left = x0 - width * gr.uniform(k_place, (), dtype)
-    steps_left = jnp.floor(max_steps_out * gr.uniform(k_split, (), dtype)).astype(jnp.int32)
+    # every uniform the transition may use, drawn at once (one generator, compiled once)
+    u = gr.uniform(key, (3 + max_shrinks,), dtype)
+    level = jnp.log(u[0])  # = −Exp(1), relative to f(x0) = 0
+    left = x0 - width * u[1]
+    steps_left = jnp.floor(max_steps_out * u[2]).astype(jnp.int32)
     steps_left = jnp.minimum(steps_left, max_steps_out - 1)  # U = 1 is possible: keep J ≤ m − 1
     # One loop, one evaluation of the density per iteration (so it is compiled once):
     # phase 0 probes the left end and steps it out, phase 1 the right end, phase 2
@@ -696,7 +697,7 @@ def slice_sample(key, x0, log_density_ratio, *, width: float = SLICE_WIDTH,
 
     def body(c):
         phase, lo, hi, n_left, n_right, i, x1 = c
-        candidate = lo + gr.uniform(jax.random.fold_in(k_shrink, i), (), dtype) * (hi - lo)
+        candidate = lo + u[3 + jnp.minimum(i, max_shrinks - 1)] * (hi - lo)
         probe = jnp.where(phase == _LEFT, lo, jnp.where(phase == _RIGHT, hi, candidate))
         v = log_density_ratio(probe)
         inside = jnp.isfinite(v) & (v > level)
@@ -746,9 +747,10 @@ def _stirling_shift(y0, y1, delta):
 
 
 def _log_rising_shift(n, a0, delta, a):
-    """[log Γ(n + a) − log Γ(a)] − [log Γ(n + a0) − log Γ(a0)] for counts n ≥ 0 (any shape)
-    and scalars a0 > 0, a = a0 + δ > 0 (both given, each accurately): the change of the
-    log rising factorial, the Pólya term of one count n; exactly 0 for n = 0.
+    """[log Γ(n + a) − log Γ(a)] − [log Γ(n + a0) − log Γ(a0)] for counts n ≥ 0 and a0 > 0,
+    a = a0 + δ > 0 (both given, each accurately): the change of the log rising factorial, the
+    Pólya term of one count n; exactly 0 for n = 0.  Scalar parameters with counts of any
+    shape, or parameters of shape (G,) with counts (G, L), one group per row.
 
     Below m = 8 it is the sum Σ_{j<n} log((a + j)/(a0 + j)) (cumulative sums of 8 terms);
     from 8 on, Stirling differences (:func:`_stirling_shift`) at n + a0 and at a0 + m,
@@ -760,14 +762,38 @@ def _log_rising_shift(n, a0, delta, a):
     >>> bool(abs(float(v) - (lg(5000.102) - lg(0.102) - lg(5000.1) + lg(0.1))) < 1e-6)
     True
     """
-    m = int(_STIRLING_MIN)
-    j = jnp.arange(m, dtype=jnp.result_type(a0, delta))
-    rising = jnp.concatenate([jnp.zeros((1,), j.dtype), jnp.cumsum(_log_ratio(a + j, a0 + j, delta))])
+    a0, delta, a = jnp.asarray(a0), jnp.asarray(delta), jnp.asarray(a)
     n = jnp.asarray(n)
+    if a0.ndim == 0:  # one group
+        out = _log_rising_shift(n.reshape(1, -1), a0[None], jnp.reshape(delta, (1,)), jnp.reshape(a, (1,)))
+        return out.reshape(n.shape)
+    m = int(_STIRLING_MIN)
+    a0, delta, a = a0[:, None], delta[:, None], a[:, None]  # (G, 1)
+    j = jnp.arange(m, dtype=jnp.result_type(a0, delta))
+    steps = jnp.cumsum(_log_ratio(a + j, a0 + j, delta), axis=-1)  # (G, m)
+    rising = jnp.concatenate([jnp.zeros_like(steps[:, :1]), steps], axis=-1)  # (G, m + 1): n = 0..m
     small = n < m
     nf = jnp.where(small, m, n).astype(j.dtype)
-    large = _stirling_shift(nf + a0, nf + a, delta) - _stirling_shift(a0 + m, a + m, delta) + rising[m]
-    return jnp.where(small, rising[jnp.clip(n, 0, m).astype(jnp.int32)], large)
+    large = _stirling_shift(nf + a0, nf + a, delta) - _stirling_shift(a0 + m, a + m, delta) + rising[:, m:]
+    index = jnp.broadcast_to(jnp.clip(n, 0, m).astype(jnp.int32), large.shape)
+    return jnp.where(small, jnp.take_along_axis(rising, index, axis=-1), large)
+
+
+def _rising_sum(*groups):
+    """Σ over groups (n, w, a0, δ, a) of Σ_l w_l · :func:`_log_rising_shift` (n_l; a0, δ, a):
+    the Pólya terms of several count tables, each with its parameters and weights (how often
+    each count occurs, with a sign), in one call, so a density is one compiled expression."""
+    length = max(int(g[0].shape[0]) for g in groups)
+    dtype = jnp.result_type(*(g[2] for g in groups))
+
+    def pad(x, dt):
+        x = jnp.asarray(x, dt)
+        return jnp.pad(x, (0, length - x.shape[0]))
+
+    n = jnp.stack([pad(g[0], jnp.int32) for g in groups])
+    w = jnp.stack([pad(g[1], dtype) for g in groups])
+    a0, delta, a = (jnp.stack([jnp.asarray(g[i], dtype) for g in groups]) for i in (2, 3, 4))
+    return jnp.sum(w * _log_rising_shift(n, a0, delta, a))
 
 
 class _CountSummary(NamedTuple):
@@ -791,25 +817,30 @@ def _summary_sizes(d: LDAData) -> tuple[int, int]:
 def _count_summary(values, rows, num_rows: int, cap: int, max_big: int) -> _CountSummary:
     small = values <= cap
     hist = cj.counts((rows, jnp.where(small, values, 0)), (num_rows, cap + 1), small)
+    if max_big == 0:  # no entry can exceed cap
+        empty = jnp.zeros((0,), values.dtype)
+        return _CountSummary(hist, empty, empty.astype(jnp.int32))
     (idx,) = jnp.nonzero(~small, size=max_big, fill_value=0)
     used = jnp.arange(max_big) < jnp.sum(~small)
     return _CountSummary(hist, jnp.where(used, values[idx], 0), jnp.where(used, rows[idx], -1))
 
 
-def _summary_sum(summary: _CountSummary, term, row=None):
-    """Σ over the table's entries (of one ``row``, or all) of ``term(n)``, with term(0) = 0."""
+def _summary_terms(summary: _CountSummary, row=None):
+    """(counts, weights) listing a table's entries (of one ``row``, or all): every count
+    0..cap with how many entries have it, then each count above cap once."""
     cap = summary.hist.shape[-1] - 1
-    ns = jnp.arange(cap + 1)
     hist = summary.hist.sum(axis=0) if row is None else summary.hist[row]
     in_row = summary.big > 0 if row is None else summary.big_row == row
-    big = jnp.where(in_row, term(summary.big), 0.0)
-    return jnp.sum(hist * term(ns)) + jnp.sum(big)
+    return (jnp.concatenate([jnp.arange(cap + 1, dtype=jnp.int32), summary.big.astype(jnp.int32)]),
+            jnp.concatenate([hist, in_row.astype(hist.dtype)]))
 
 
 def _doc_topic_summaries(state, d: LDAData, K: int) -> tuple[_CountSummary, _CountSummary]:
     """Summaries of n_dk (rows: topics) and of the document lengths n_d (one row)."""
     ndk, _, _ = topic_counts(state.z, d, K)
     cap, max_big = _summary_sizes(d)
+    if cap >= d.words.shape[0]:  # n_dk ≤ n_d ≤ S: every count fits the histogram
+        max_big = 0
     counts = ndk[:-1]
     topics = jnp.broadcast_to(jnp.arange(K, dtype=jnp.int32), counts.shape)
     by_topic = _count_summary(counts.reshape(-1), topics.reshape(-1), K, cap, max_big)
@@ -845,11 +876,12 @@ def sample_log_alpha(key, state: LDALearnedState, d: LDAData, *, K: int, prior=(
     if u0.ndim == 0:
         alpha0 = jnp.exp(u0)
 
+        tokens, docs = _summary_terms(by_topic), _summary_terms(lengths, row=0)
+
         def ratio(u):
             delta, a = alpha0 * jnp.expm1(u - u0), jnp.exp(u)
-            tokens = _summary_sum(by_topic, lambda n: _log_rising_shift(n, alpha0, delta, a))
-            docs = _summary_sum(lengths, lambda n: _log_rising_shift(n, K * alpha0, K * delta, K * a), row=0)
-            return _log_prior_shift(u, u0, prior) + tokens - docs
+            return _log_prior_shift(u, u0, prior) + _rising_sum(
+                (*tokens, alpha0, delta, a), (docs[0], -docs[1], K * alpha0, K * delta, K * a))
 
         return slice_sample(key, u0, ratio)
 
@@ -860,14 +892,16 @@ def sample_log_alpha(key, state: LDALearnedState, d: LDAData, *, K: int, prior=(
         total = jnp.sum(alpha)
         others = total - ak
 
+        tokens = _summary_terms(by_topic, row=k)
+
         def ratio(u):
             delta, a = ak * jnp.expm1(u - uk), jnp.exp(u)
-            tokens = _summary_sum(by_topic, lambda n: _log_rising_shift(n, ak, delta, a), row=k)
-            docs = _summary_sum(lengths, lambda n: _log_rising_shift(n, total, delta, others + a), row=0)
-            return _log_prior_shift(u, uk, prior) + tokens - docs
+            return _log_prior_shift(u, uk, prior) + _rising_sum(
+                (*tokens, ak, delta, a), (docs[0], -docs[1], total, delta, others + a))
 
         return log_alpha.at[k].set(slice_sample(key_k, uk, ratio)), None
 
+    docs = _summary_terms(lengths, row=0)
     log_alpha, _ = jax.lax.scan(one_topic, u0, (jnp.arange(K), jax.random.split(key, K)))
     return log_alpha
 
@@ -893,11 +927,12 @@ def sample_log_eta(key, state: LDALearnedState, d: LDAData, *, K: int, prior=(1.
     u0 = state.log_eta
     eta0 = jnp.exp(u0)
 
+    cells = _summary_terms(words)
+
     def ratio(u):
         delta, e = eta0 * jnp.expm1(u - u0), jnp.exp(u)
-        cells = _summary_sum(words, lambda n: _log_rising_shift(n, eta0, delta, e))
-        topics = jnp.sum(_log_rising_shift(nk, v * eta0, v * delta, v * e))
-        return _log_prior_shift(u, u0, prior) + cells - topics
+        return _log_prior_shift(u, u0, prior) + _rising_sum(
+            (*cells, eta0, delta, e), (nk, -jnp.ones(K), v * eta0, v * delta, v * e))
 
     return slice_sample(key, u0, ratio)
 
@@ -923,11 +958,12 @@ def minka_log_alpha(key, state: LDALearnedState, d: LDAData, *, K: int, iteratio
     symmetric = state.log_alpha.ndim == 0
     ns = jnp.arange(by_topic.hist.shape[-1])
     big_topic = jnp.maximum(by_topic.big_row, 0)
+    doc_n, doc_w = _summary_terms(lengths, row=0)
 
     def iterate(log_alpha, _):
         alpha = jnp.broadcast_to(jnp.exp(log_alpha), (K,))
         total = jnp.sum(alpha)
-        den = _summary_sum(lengths, lambda n: digamma(n + total) - digamma(total), row=0)
+        den = jnp.sum(doc_w * (digamma(doc_n + total) - digamma(total)))
         a = alpha[:, None]
         num = jnp.sum(by_topic.hist * (digamma(ns + a) - digamma(a)), axis=1)
         a_big = alpha[big_topic]
@@ -1128,21 +1164,25 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
         return out
 
     def sample_prior(key, d: LDAData):
-        k_alpha, k_eta, k1, k2, k3 = jax.random.split(key, 5)
+        k_hyper, k1, k3 = jax.random.split(key, 3)
         dtype = jnp.zeros(()).dtype
-        if sample_alpha:
-            shape, rate = priors.alpha_prior
-            log_alpha = gr.log_gamma(k_alpha, shape, shape=alpha_shape, dtype=dtype) - math.log(rate)
-        else:
-            log_alpha = jnp.full(alpha_shape, math.log(alpha), dtype)
-        if priors.eta:
-            shape, rate = priors.eta_prior
-            log_eta = gr.log_gamma(k_eta, shape, shape=(), dtype=dtype) - math.log(rate)
-        else:
-            log_eta = jnp.asarray(math.log(eta), dtype)
-        a = jnp.broadcast_to(jnp.exp(log_alpha), (K,))
-        log_theta = gr.log_dirichlet(k1, jnp.broadcast_to(a, (_num_docs(d) + 1, K)))
-        log_phi = gr.log_dirichlet(k2, jnp.full((K, _vocab_size(d)), jnp.exp(log_eta)))
+        # α (or α_k) ~ Gamma(shape, rate) and η ~ Gamma(shape, rate) in one log-gamma draw;
+        # a fixed concentration takes its given value
+        num_alpha = int(np.prod(alpha_shape))
+        shapes = np.array([priors.alpha_prior[0]] * num_alpha + [priors.eta_prior[0]])
+        rates = np.array([priors.alpha_prior[1]] * num_alpha + [priors.eta_prior[1]])
+        fixed = np.array([not sample_alpha] * num_alpha + [not priors.eta])
+        given = np.array([math.log(alpha)] * num_alpha + [math.log(eta)])
+        draws = gr.log_gamma(k_hyper, jnp.asarray(shapes, dtype), dtype=dtype) - jnp.asarray(np.log(rates), dtype)
+        logs = jnp.where(jnp.asarray(fixed), jnp.asarray(given, dtype), draws)
+        log_alpha, log_eta = logs[:num_alpha].reshape(alpha_shape), logs[num_alpha]
+        # θ_d ~ Dir(α) and φ_k ~ Dir(η) from one log-gamma draw (normalised row by row)
+        rows, v = _num_docs(d) + 1, _vocab_size(d)
+        a = jnp.broadcast_to(jnp.exp(log_alpha), (rows, K)).reshape(-1)
+        lg = gr.log_gamma(k1, jnp.concatenate([a, jnp.full((K * v,), jnp.exp(log_eta))]), dtype=dtype)
+        log_theta, log_phi = lg[:rows * K].reshape(rows, K), lg[rows * K:].reshape(K, v)
+        log_theta = log_theta - jax.nn.logsumexp(log_theta, axis=-1, keepdims=True)
+        log_phi = log_phi - jax.nn.logsumexp(log_phi, axis=-1, keepdims=True)
         z = gr.categorical(k3, log_theta[d.docs])
         return LDALearnedState(jnp.where(d.mask, z, 0).astype(jnp.int32), log_phi, log_alpha, log_eta)
 
