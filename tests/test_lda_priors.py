@@ -58,6 +58,26 @@ def test_log_rising_shift_matches_a_float64_reference(a0):
             assert np.max(np.abs(naive - ref) / tol) > 100
 
 
+@pytest.mark.parametrize("cap", [3, 40])
+def test_count_summaries_give_the_sum_over_every_entry(cap):
+    """Histograms of counts ≤ cap plus the list of larger counts: Σ over entries, per row and in all."""
+    rng = np.random.default_rng(2)
+    table = rng.geometric(0.15, size=(4, 30)) - 1  # counts 0..~60, rows are topics
+    rows = np.repeat(np.arange(4), 30)
+    max_big = int(table.sum()) // (cap + 1)
+    summary = lda._count_summary(jnp.asarray(table.ravel(), jnp.int32), jnp.asarray(rows, jnp.int32), 4, cap, max_big)
+    a0, delta = np.float32(0.3), np.float32(0.05)
+    a = np.float32(0.35)
+
+    def exact(n):
+        return sp_gammaln(n + 0.35) - sp_gammaln(0.35) - sp_gammaln(n + 0.3) + sp_gammaln(0.3)
+
+    for row in (None, 0, 3):
+        counts = table.ravel() if row is None else table[row]
+        got = float(lda._rising_sum((*lda._summary_terms(summary, row), a0, delta, a)))
+        assert got == pytest.approx(exact(counts).sum(), rel=1e-5), row
+
+
 # ----------------------------------------------------------------------------- the slice sampler
 SHAPE, RATE = 0.7, 2.0  # u = log α, α ~ Gamma(0.7, rate 2): density ∝ exp(0.7 u − 2 e^u)
 

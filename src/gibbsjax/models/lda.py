@@ -672,7 +672,8 @@ def slice_sample(key, x0, log_density_ratio, *, width: float = SLICE_WIDTH,
     x0: Neal's reversibility argument pairs every path of rejected points from x0 to x1
     with the path of the same rejected points, equally likely, from x1 to x0 — of the
     same length — so the transition truncated at any fixed length is still reversible
-    with respect to f.  Loops are ``lax.while_loop``s of bounded length (vmap-safe).
+    with respect to f.  One ``lax.while_loop`` evaluates the density at most
+    ``max_steps_out + 1 + max_shrinks`` times (vmap-safe; chains stop independently).
 
     >>> import jax, jax.numpy as jnp
     >>> x = slice_sample(jax.random.key(0), jnp.float32(0.0), lambda x: -0.5 * x**2)
