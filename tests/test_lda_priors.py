@@ -177,8 +177,10 @@ def _geweke(kernel, priors, seed=11, **kw):
     return geweke_test(kernel, _geweke_data(), _test_functions(priors), seed=seed, **kw)
 
 
-@pytest.mark.parametrize("sampler,asymmetric", [("partially_collapsed", False), ("partially_collapsed", True),
-                                                ("collapsed", False)])  # all six: test_geweke_long (slow)
+@pytest.mark.parametrize("sampler,asymmetric", [
+    ("partially_collapsed", True),
+    pytest.param("partially_collapsed", False, marks=pytest.mark.slow),
+    pytest.param("collapsed", False, marks=pytest.mark.slow)])  # all six, longer: test_geweke_long (slow)
 def test_geweke_alpha_and_eta_from_their_hyperprior(sampler, asymmetric):
     kernel = _learned(sampler, asymmetric_alpha=asymmetric)
     priors = lda.learned_priors("sample", asymmetric, True, ALPHA_PRIOR, ETA_PRIOR)
@@ -233,7 +235,8 @@ WRONG_SWEEPS = {
 }
 
 
-@pytest.mark.parametrize("variant", sorted(WRONG_SWEEPS))
+@pytest.mark.parametrize("variant", [  # one by default; each must be flagged (the others in the slow run)
+    v if v == "alpha without Jacobian" else pytest.param(v, marks=pytest.mark.slow) for v in sorted(WRONG_SWEEPS)])
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # a wrong η may run off to inf
 def test_geweke_flags_wrong_alpha_eta_updates(variant):
     kernel = _learned()
@@ -242,6 +245,7 @@ def test_geweke_flags_wrong_alpha_eta_updates(variant):
     assert not result.passed, variant
 
 
+@pytest.mark.slow
 def test_the_library_sweep_written_out_passes_the_same_geweke_test():
     """The right order with the library's conditionals (what the wrong variants change)."""
     kernel = _learned()
