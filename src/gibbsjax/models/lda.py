@@ -40,6 +40,15 @@ typical set in fewer sweeps and are discarded), ``"exact"`` warms up with the
 sampling sweep; sampling sweeps are always exact, and ``attrs["warmup"]``
 records which warm-up ran.
 
+Learned priors (``learn_alpha``, ``asymmetric_alpha``, ``learn_eta``, ``alpha_prior``,
+``eta_prior`` of every factory): α (symmetric, or one α_k per topic) and η get gamma
+hyperpriors and are sampled within the sweep by exact slice-sampling updates of their
+logs (θ, resp. φ, integrated out; :func:`sample_log_alpha`, :func:`sample_log_eta`),
+recorded per draw as ``alpha`` and ``eta``; the state is then an
+:class:`LDALearnedState` (``z, log_phi, log_alpha, log_eta``), so kernels with fixed
+priors keep ``LDAState`` and their saved results.  ``learn_alpha="minka"`` estimates α
+by Minka's fixed point during warm-up only (tomotopy's behaviour).
+
 ``lp`` (``sample_stats``) is log p(w, z) with θ and φ integrated out — the same
 label-invariant quantity for every sampler.  ``posterior_mean`` holds, per
 chain, E[φ | z, w] (``topic_word``, K × V) and E[θ | z, w] (``doc_topic``,
@@ -82,6 +91,15 @@ __all__ = [
     "Z_UPDATES",
     "WARMUPS",
     "sample_log_phi",
+    "LDALearnedState",
+    "LearnedPriors",
+    "LEARN_ALPHA",
+    "learned_priors",
+    "slice_sample",
+    "sample_log_alpha",
+    "sample_log_eta",
+    "minka_log_alpha",
+    "log_joint_learned",
     "infer_doc_topics",
     "heldout_perplexity",
     "postprocess",
@@ -546,6 +564,448 @@ def sample_z_uncollapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: flo
     return jnp.where(d.mask, _inverse_cdf(p, u), state.z)
 
 
+# ---------------------------------------------------------------------------- learned concentrations
+# With ``learn_alpha``/``learn_eta`` (see :func:`partially_collapsed`) the state is an
+# :class:`LDALearnedState`: the concentrations join the sweep.  Hyperpriors are gamma
+# distributions on every concentration, α ~ Gamma(a_α, b_α) (per topic: α_k iid) and
+# η ~ Gamma(a_η, b_η), shape a and rate b.  The conditionals below are exact given the
+# other state components at the point of the sweep where they run:
+#
+# * log α | z, with θ integrated out (θ is never part of the state):
+#   p(α | z) ∝ p(α) Π_d Γ(Σα)/Γ(n_d + Σα) Π_k Γ(n_dk + α_k)/Γ(α_k);
+#   α ⟂ (φ, η, w) given z, so this is α's full conditional.
+# * log η | z, with φ integrated out:
+#   p(η | z, w) ∝ p(η) Π_k Γ(Vη)/Γ(n_k + Vη) Π_w Γ(n_kw + η)/Γ(η),
+#   always immediately followed by φ | z, η: the pair is one blocked draw of (η, φ) from
+#   p(η, φ | z, w) (the old φ is not used), which leaves the posterior invariant and
+#   mixes far better than η | φ (φ's V·K entries pin η down).
+#
+# Both are sampled by slice sampling on the log concentration (Neal 2003, Ann. Statist.
+# 31(3) 705-767, §4: stepping out, shrinkage), with the Jacobian of the log transform:
+# the density of u = log α is p(α = e^u | ·) e^u.  Log densities are sums over
+# histograms of the counts (how many documents have n_dk = n, ...), so an evaluation
+# costs O(longest document), not O(D·K) or O(K·V), and differences of log Γ are formed
+# without cancelling two large numbers (:func:`_log_rising_shift`), so they stay accurate in
+# float32 on big corpora.
+
+class LDALearnedState(NamedTuple):
+    """The LDA state when α or η is learned: :class:`LDAState`'s ``z`` (S, R) and
+    ``log_phi`` (K, V), plus ``log_alpha`` (() symmetric, (K,) per topic) and
+    ``log_eta`` (()).  A concentration that is not learned stays at its given value.
+    Kernels with fixed priors keep :class:`LDAState`, so their saved results resume
+    unchanged."""
+
+    z: jax.Array
+    log_phi: jax.Array
+    log_alpha: jax.Array
+    log_eta: jax.Array
+
+
+class LearnedPriors(NamedTuple):
+    """Which concentrations a kernel learns, and their gamma hyperpriors (shape, rate).
+
+    ``alpha``: ``"fixed"``, ``"sample"`` (slice-sampled in every sweep) or ``"minka"``
+    (Minka's fixed point during warm-up only, then fixed); ``asymmetric``: one α_k per
+    topic instead of one α; ``eta``: η sampled.  Built by :func:`learned_priors`."""
+
+    alpha: str = "fixed"
+    asymmetric: bool = False
+    eta: bool = False
+    alpha_prior: tuple[float, float] = (1.0, 1.0)
+    eta_prior: tuple[float, float] = (1.0, 1.0)
+
+
+#: ways to learn α (``learn_alpha``): keep it, sample it, or Minka's fixed point during warm-up
+LEARN_ALPHA = ("fixed", "sample", "minka")
+#: slice sampling of a log concentration: initial interval width (in log units), Neal's
+#: bound m on the stepping-out steps (J = ⌊mV⌋ to the left, m − 1 − J to the right) and
+#: the most shrinkage steps; if none is accepted the current value is kept.  Each
+#: bound keeps the transition reversible (see :func:`slice_sample`).
+SLICE_WIDTH = 1.0
+SLICE_MAX_STEPS_OUT = 8
+SLICE_MAX_SHRINKS = 32
+#: count histograms (:func:`_count_summary`) have bins 0..min(S, HISTOGRAM_CAP); larger counts are listed
+HISTOGRAM_CAP = 4096
+#: Minka fixed-point iterations per warm-up sweep, and the floor it keeps α_k above
+MINKA_ITERATIONS = 5
+MINKA_MIN_ALPHA = 1e-5
+#: from here on :func:`_log_rising_shift` uses Stirling's series (its truncation error < 3e-10)
+_STIRLING_MIN = 8.0
+
+
+def learned_priors(learn_alpha: str = "fixed", asymmetric_alpha: bool = False, learn_eta: bool = False,
+                   alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0)) -> LearnedPriors | None:
+    """Validate the learned-prior options of the LDA factories; ``None`` when nothing is learned.
+
+    >>> learned_priors()
+    >>> learned_priors("sample", learn_eta=True, eta_prior=[2, 20]).eta_prior
+    (2.0, 20.0)
+    """
+    learn_alpha = _check_choice("learn_alpha", learn_alpha, LEARN_ALPHA)
+    for name, flag in (("asymmetric_alpha", asymmetric_alpha), ("learn_eta", learn_eta)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise ValueError(f"{name} must be True or False, got {flag!r}")
+    if asymmetric_alpha and learn_alpha == "fixed":
+        raise ValueError("asymmetric_alpha=True needs a learned alpha (learn_alpha='sample' or 'minka'): "
+                         "a fixed alpha is one symmetric concentration")
+    priors = []
+    for name, value in (("alpha_prior", alpha_prior), ("eta_prior", eta_prior)):
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+            raise ValueError(f"{name} must be a pair (shape, rate) of a gamma hyperprior, got {value!r}")
+        priors.append((check_positive(f"{name}[0] (shape)", value[0]), check_positive(f"{name}[1] (rate)", value[1])))
+    if learn_alpha == "fixed" and not learn_eta:
+        return None
+    return LearnedPriors(learn_alpha, bool(asymmetric_alpha), bool(learn_eta), *priors)
+
+
+def slice_sample(key, x0, log_density_ratio, *, width: float = SLICE_WIDTH,
+                 max_steps_out: int = SLICE_MAX_STEPS_OUT, max_shrinks: int = SLICE_MAX_SHRINKS):
+    """One slice-sampling transition of a scalar (Neal 2003, §4.1-4.2): stepping out, then shrinkage.
+
+    ``log_density_ratio(x)`` is log f(x) − log f(x0) for the target density f (0 at
+    ``x0``; a non-finite value counts as −∞).  The level is y = −E, E ~ Exp(1); an
+    interval of ``width`` placed uniformly around x0 is stepped out by Neal's bounded
+    procedure (J = ⌊mV⌋ steps at most to the left, m − 1 − J to the right, m =
+    ``max_steps_out``, V uniform), which is exact for every m ≥ 1; then points drawn
+    uniformly from the interval are accepted if above the level, else the interval
+    shrinks to them.  Shrinkage stops after ``max_shrinks`` proposals and then keeps
+    x0: Neal's reversibility argument pairs every path of rejected points from x0 to x1
+    with the path of the same rejected points, equally likely, from x1 to x0 — of the
+    same length — so the transition truncated at any fixed length is still reversible
+    with respect to f.  One ``lax.while_loop`` evaluates the density at most
+    ``max_steps_out + 1 + max_shrinks`` times (vmap-safe; chains stop independently).
+
+    >>> import jax, jax.numpy as jnp
+    >>> x = slice_sample(jax.random.key(0), jnp.float32(0.0), lambda x: -0.5 * x**2)
+    >>> bool(jnp.isfinite(x))
+    True
+    """
+    x0 = jnp.asarray(x0)
+    dtype = x0.dtype
+    # every uniform the transition may use, drawn at once (one generator, compiled once)
+    u = gr.uniform(key, (3 + max_shrinks,), dtype)
+    level = jnp.log(u[0])  # = −Exp(1), relative to f(x0) = 0
+    left = x0 - width * u[1]
+    steps_left = jnp.floor(max_steps_out * u[2]).astype(jnp.int32)
+    steps_left = jnp.minimum(steps_left, max_steps_out - 1)  # U = 1 is possible: keep J ≤ m − 1
+    # One loop, one evaluation of the density per iteration (so it is compiled once):
+    # phase 0 probes the left end and steps it out, phase 1 the right end, phase 2
+    # shrinks; phase 3 is done.
+    _LEFT, _RIGHT, _SHRINK, _DONE = 0, 1, 2, 3
+
+    def cond(c):
+        return c[0] < _DONE
+
+    def body(c):
+        phase, lo, hi, n_left, n_right, i, x1 = c
+        candidate = lo + u[3 + jnp.minimum(i, max_shrinks - 1)] * (hi - lo)
+        probe = jnp.where(phase == _LEFT, lo, jnp.where(phase == _RIGHT, hi, candidate))
+        v = log_density_ratio(probe)
+        inside = jnp.isfinite(v) & (v > level)
+        # stepping out (Neal's bounded procedure): move the probed end while inside and steps remain
+        go_left = (phase == _LEFT) & inside & (n_left > 0)
+        go_right = (phase == _RIGHT) & inside & (n_right > 0)
+        lo = jnp.where(go_left, lo - width, lo)
+        hi = jnp.where(go_right, hi + width, hi)
+        n_left = n_left - go_left
+        n_right = n_right - go_right
+        # shrinkage: accept the candidate, or shrink the interval to it
+        shrinking = phase == _SHRINK
+        accepted = shrinking & inside
+        rejected = shrinking & ~inside
+        lo = jnp.where(rejected & (candidate < x0), candidate, lo)
+        hi = jnp.where(rejected & (candidate >= x0), candidate, hi)
+        x1 = jnp.where(accepted, candidate, x1)
+        i = i + shrinking
+        next_phase = jnp.where(phase == _LEFT, jnp.where(go_left, _LEFT, _RIGHT),
+                               jnp.where(phase == _RIGHT, jnp.where(go_right, _RIGHT, _SHRINK),
+                                         jnp.where(accepted | (i >= max_shrinks), _DONE, _SHRINK)))
+        return next_phase, lo, hi, n_left, n_right, i, x1
+
+    start = (jnp.int32(_LEFT), left, left + width, steps_left, max_steps_out - 1 - steps_left, jnp.int32(0), x0)
+    return jax.lax.while_loop(cond, body, start)[-1]
+
+
+def _stirling_tail(x):
+    """log Γ(x) − [(x − ½) log x − x + ½ log 2π] for x ≥ 8: 1/(12x) − 1/(360x³) + 1/(1260x⁵)."""
+    r = 1.0 / (x * x)
+    return (1.0 / 12.0 - r * (1.0 / 360.0 - r / 1260.0)) / x
+
+
+def _log_ratio(p, q, delta):
+    """log(p / q) for p = q + δ > 0, q > 0: log1p(δ / q) near 1, a difference of logs far from it."""
+    r = delta / q
+    return jnp.where(r > -0.5, jnp.log1p(r), jnp.log(p) - jnp.log(q))
+
+
+def _stirling_shift(y0, y1, delta):
+    """log Γ(y1) − log Γ(y0) for y0, y1 = y0 + δ ≥ 8, by Stirling's series written as a
+    difference, (y0 − ½) log(y1/y0) + δ (log y1 − 1) + t(y1) − t(y0): every term is of the
+    size of the result, whereas two log Γ of size y log y, subtracted, would lose it to
+    float32 rounding on long documents."""
+    return (y0 - 0.5) * _log_ratio(y1, y0, delta) + delta * (jnp.log(y1) - 1.0) \
+        + _stirling_tail(y1) - _stirling_tail(y0)
+
+
+def _log_rising_shift(n, a0, delta, a):
+    """[log Γ(n + a) − log Γ(a)] − [log Γ(n + a0) − log Γ(a0)] for counts n ≥ 0 and a0 > 0,
+    a = a0 + δ > 0 (both given, each accurately): the change of the log rising factorial, the
+    Pólya term of one count n; exactly 0 for n = 0.  Scalar parameters with counts of any
+    shape, or parameters of shape (G,) with counts (G, L), one group per row.
+
+    Below m = 8 it is the sum Σ_{j<n} log((a + j)/(a0 + j)) (cumulative sums of 8 terms);
+    from 8 on, Stirling differences (:func:`_stirling_shift`) at n + a0 and at a0 + m,
+    with the same m terms for log Γ(a + m) − log Γ(a): accurate to float32 rounding of
+    the result's own size.
+
+    >>> from scipy.special import gammaln as lg
+    >>> v = _log_rising_shift(jnp.float32(5000.0), jnp.float32(0.1), jnp.float32(0.002), jnp.float32(0.102))
+    >>> bool(abs(float(v) - (lg(5000.102) - lg(0.102) - lg(5000.1) + lg(0.1))) < 1e-6)
+    True
+    """
+    a0, delta, a = jnp.asarray(a0), jnp.asarray(delta), jnp.asarray(a)
+    n = jnp.asarray(n)
+    if a0.ndim == 0:  # one group
+        out = _log_rising_shift(n.reshape(1, -1), a0[None], jnp.reshape(delta, (1,)), jnp.reshape(a, (1,)))
+        return out.reshape(n.shape)
+    m = int(_STIRLING_MIN)
+    a0, delta, a = a0[:, None], delta[:, None], a[:, None]  # (G, 1)
+    j = jnp.arange(m, dtype=jnp.result_type(a0, delta))
+    steps = jnp.cumsum(_log_ratio(a + j, a0 + j, delta), axis=-1)  # (G, m)
+    rising = jnp.concatenate([jnp.zeros_like(steps[:, :1]), steps], axis=-1)  # (G, m + 1): n = 0..m
+    small = n < m
+    nf = jnp.where(small, m, n).astype(j.dtype)
+    large = _stirling_shift(nf + a0, nf + a, delta) - _stirling_shift(a0 + m, a + m, delta) + rising[:, m:]
+    index = jnp.broadcast_to(jnp.clip(n, 0, m).astype(jnp.int32), large.shape)
+    return jnp.where(small, jnp.take_along_axis(rising, index, axis=-1), large)
+
+
+def _rising_sum(*groups):
+    """Σ over groups (n, w, a0, δ, a) of Σ_l w_l · :func:`_log_rising_shift` (n_l; a0, δ, a):
+    the Pólya terms of several count tables, each with its parameters and weights (how often
+    each count occurs, with a sign), in one call, so a density is one compiled expression."""
+    length = max(int(g[0].shape[0]) for g in groups)
+    dtype = jnp.result_type(*(g[2] for g in groups))
+
+    def pad(x, dt):
+        x = jnp.asarray(x, dt)
+        return jnp.pad(x, (0, length - x.shape[0]))
+
+    n = jnp.stack([pad(g[0], jnp.int32) for g in groups])
+    w = jnp.stack([pad(g[1], dtype) for g in groups])
+    a0, delta, a = (jnp.stack([jnp.asarray(g[i], dtype) for g in groups]) for i in (2, 3, 4))
+    return jnp.sum(w * _log_rising_shift(n, a0, delta, a))
+
+
+class _CountSummary(NamedTuple):
+    """A table of non-negative counts with row labels, as histograms: ``hist[r, n]`` entries of
+    row r equal n (n ≤ cap), and the (at most ``max_big``) entries above cap listed with their rows
+    (``big``, ``big_row``; unused slots hold count 0)."""
+
+    hist: jax.Array
+    big: jax.Array
+    big_row: jax.Array
+
+
+def _summary_sizes(d: LDAData) -> tuple[int, int]:
+    """(cap, max_big): every count here is at most the longest document ≤ S, or a word's count;
+    at most S·R / (cap + 1) entries of a table summing to N ≤ S·R can exceed cap."""
+    s, r = d.words.shape
+    cap = min(s, HISTOGRAM_CAP)
+    return cap, max(1, (s * r) // (cap + 1))
+
+
+def _count_summary(values, rows, num_rows: int, cap: int, max_big: int) -> _CountSummary:
+    small = values <= cap
+    hist = cj.counts((rows, jnp.where(small, values, 0)), (num_rows, cap + 1), small)
+    if max_big == 0:  # no entry can exceed cap
+        empty = jnp.zeros((0,), values.dtype)
+        return _CountSummary(hist, empty, empty.astype(jnp.int32))
+    (idx,) = jnp.nonzero(~small, size=max_big, fill_value=0)
+    used = jnp.arange(max_big) < jnp.sum(~small)
+    return _CountSummary(hist, jnp.where(used, values[idx], 0), jnp.where(used, rows[idx], -1))
+
+
+def _summary_terms(summary: _CountSummary, row=None):
+    """(counts, weights) listing a table's entries (of one ``row``, or all): every count
+    0..cap with how many entries have it, then each count above cap once."""
+    cap = summary.hist.shape[-1] - 1
+    hist = summary.hist.sum(axis=0) if row is None else summary.hist[row]
+    in_row = summary.big > 0 if row is None else summary.big_row == row
+    return (jnp.concatenate([jnp.arange(cap + 1, dtype=jnp.int32), summary.big.astype(jnp.int32)]),
+            jnp.concatenate([hist, in_row.astype(hist.dtype)]))
+
+
+def _doc_topic_summaries(state, d: LDAData, K: int) -> tuple[_CountSummary, _CountSummary]:
+    """Summaries of n_dk (rows: topics) and of the document lengths n_d (one row)."""
+    ndk, _, _ = topic_counts(state.z, d, K)
+    cap, max_big = _summary_sizes(d)
+    if cap >= d.words.shape[0]:  # n_dk ≤ n_d ≤ S: every count fits the histogram
+        max_big = 0
+    counts = ndk[:-1]
+    topics = jnp.broadcast_to(jnp.arange(K, dtype=jnp.int32), counts.shape)
+    by_topic = _count_summary(counts.reshape(-1), topics.reshape(-1), K, cap, max_big)
+    lengths = _count_summary(d.doc_lengths, jnp.zeros_like(d.doc_lengths), 1, cap, max_big)
+    return by_topic, lengths
+
+
+def _log_prior_shift(u, u0, prior):
+    """log of the Gamma(shape, rate) density of e^u times the Jacobian e^u, minus the same at u0:
+    shape (u − u0) − rate (e^u − e^u0)."""
+    shape, rate = prior
+    return shape * (u - u0) - rate * jnp.exp(u0) * jnp.expm1(u - u0)
+
+
+def sample_log_alpha(key, state: LDALearnedState, d: LDAData, *, K: int, prior=(1.0, 1.0)):
+    """log α | z, θ integrated out, by slice sampling (:func:`slice_sample`):
+    p(α | z) ∝ Gamma(α; a, b) Π_d Γ(Σα)/Γ(n_d + Σα) Π_k Γ(n_dk + α_k)/Γ(α_k), on u = log α
+    (density times the Jacobian e^u).
+
+    ``state.log_alpha`` of shape () is one symmetric α (α_k = α for every k); of shape
+    (K,) one α_k per topic, a ~ Gamma(shape, rate) each independently (equivalently
+    Σα ~ Gamma(K·shape, rate) and α/Σα ~ Dir(shape, ..., shape), a base measure), updated
+    one coordinate after another (each coordinate's conditional given the others).
+
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> s = partially_collapsed(2, learn_alpha="sample").init(jax.random.key(0), d)
+    >>> sample_log_alpha(jax.random.key(1), s, d, K=2).shape
+    ()
+    """
+    by_topic, lengths = _doc_topic_summaries(state, d, K)
+    u0 = state.log_alpha
+    if u0.ndim == 0:
+        alpha0 = jnp.exp(u0)
+
+        tokens, docs = _summary_terms(by_topic), _summary_terms(lengths, row=0)
+
+        def ratio(u):
+            delta, a = alpha0 * jnp.expm1(u - u0), jnp.exp(u)
+            return _log_prior_shift(u, u0, prior) + _rising_sum(
+                (*tokens, alpha0, delta, a), (docs[0], -docs[1], K * alpha0, K * delta, K * a))
+
+        return slice_sample(key, u0, ratio)
+
+    def one_topic(log_alpha, x):
+        k, key_k = x
+        alpha = jnp.exp(log_alpha)
+        uk, ak = log_alpha[k], alpha[k]
+        total = jnp.sum(alpha)
+        others = total - ak
+
+        tokens = _summary_terms(by_topic, row=k)
+
+        def ratio(u):
+            delta, a = ak * jnp.expm1(u - uk), jnp.exp(u)
+            return _log_prior_shift(u, uk, prior) + _rising_sum(
+                (*tokens, ak, delta, a), (docs[0], -docs[1], total, delta, others + a))
+
+        return log_alpha.at[k].set(slice_sample(key_k, uk, ratio)), None
+
+    docs = _summary_terms(lengths, row=0)
+    log_alpha, _ = jax.lax.scan(one_topic, u0, (jnp.arange(K), jax.random.split(key, K)))
+    return log_alpha
+
+
+def sample_log_eta(key, state: LDALearnedState, d: LDAData, *, K: int, prior=(1.0, 1.0)):
+    """log η | z, w, φ integrated out, by slice sampling (:func:`slice_sample`):
+    p(η | z, w) ∝ Gamma(η; a, b) Π_k Γ(Vη)/Γ(n_k + Vη) Π_w Γ(n_kw + η)/Γ(η), on u = log η.
+
+    It does not look at φ, so a sweep must draw φ | z, η right after it: together they
+    draw (η, φ) from p(η, φ | z, w) as one block.
+
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> s = partially_collapsed(2, learn_eta=True).init(jax.random.key(0), d)
+    >>> sample_log_eta(jax.random.key(1), s, d, K=2).shape
+    ()
+    """
+    _, nkw, nk = topic_counts(state.z, d, K)
+    v = _vocab_size(d)
+    cap, max_big = _summary_sizes(d)
+    flat = nkw.reshape(-1)
+    words = _count_summary(flat, jnp.zeros_like(flat), 1, cap, max_big)
+    u0 = state.log_eta
+    eta0 = jnp.exp(u0)
+
+    cells = _summary_terms(words)
+
+    def ratio(u):
+        delta, e = eta0 * jnp.expm1(u - u0), jnp.exp(u)
+        return _log_prior_shift(u, u0, prior) + _rising_sum(
+            (*cells, eta0, delta, e), (nk, -jnp.ones(K), v * eta0, v * delta, v * e))
+
+    return slice_sample(key, u0, ratio)
+
+
+def minka_log_alpha(key, state: LDALearnedState, d: LDAData, *, K: int, iterations: int = MINKA_ITERATIONS):
+    """NOT a Gibbs update (a point estimate, for warm-up only): Minka's fixed point for the
+    Dirichlet-multinomial maximum likelihood α given z (Minka 2000, "Estimating a Dirichlet
+    distribution", eq. 55), ``iterations`` times:
+    α_k ← α_k Σ_d [ψ(n_dk + α_k) − ψ(α_k)] / Σ_d [ψ(n_d + Σα) − ψ(Σα)]
+    (symmetric, shape (): α ← α Σ_dk [ψ(n_dk + α) − ψ(α)] / (K Σ_d [ψ(n_d + Kα) − ψ(Kα)])),
+    kept ≥ :data:`MINKA_MIN_ALPHA`.  tomotopy's α optimisation; ``key`` is unused.
+
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> s = partially_collapsed(2, learn_alpha="minka", asymmetric_alpha=True).init(jax.random.key(0), d)
+    >>> minka_log_alpha(None, s, d, K=2).shape
+    (2,)
+    """
+    from jax.scipy.special import digamma
+
+    del key
+    by_topic, lengths = _doc_topic_summaries(state, d, K)
+    symmetric = state.log_alpha.ndim == 0
+    ns = jnp.arange(by_topic.hist.shape[-1])
+    big_topic = jnp.maximum(by_topic.big_row, 0)
+    doc_n, doc_w = _summary_terms(lengths, row=0)
+
+    def iterate(log_alpha, _):
+        alpha = jnp.broadcast_to(jnp.exp(log_alpha), (K,))
+        total = jnp.sum(alpha)
+        den = jnp.sum(doc_w * (digamma(doc_n + total) - digamma(total)))
+        a = alpha[:, None]
+        num = jnp.sum(by_topic.hist * (digamma(ns + a) - digamma(a)), axis=1)
+        a_big = alpha[big_topic]
+        big = jnp.where(by_topic.big_row >= 0, digamma(by_topic.big + a_big) - digamma(a_big), 0.0)
+        num = num + jax.ops.segment_sum(big, big_topic, num_segments=K)
+        new = alpha * num / den
+        if symmetric:
+            new = jnp.sum(new) / K
+        return jnp.log(jnp.maximum(new, MINKA_MIN_ALPHA)).astype(log_alpha.dtype), None
+
+    log_alpha, _ = jax.lax.scan(iterate, state.log_alpha, None, length=iterations)
+    return log_alpha
+
+
+def log_joint_learned(state: LDALearnedState, d: LDAData, *, K: int, priors: LearnedPriors):
+    """log p(w, z | α, η) (θ, φ integrated out; α may differ per topic) plus, for each
+    sampled concentration, its hyperprior as a density of the log concentration (the
+    coordinates the sampler moves): log Gamma(e^u; a, b) + u."""
+    ndk, nkw, nk = topic_counts(state.z, d, K)
+    v = _vocab_size(d)
+    alpha = jnp.broadcast_to(jnp.exp(state.log_alpha), (K,))
+    eta = jnp.exp(state.log_eta)
+    total = jnp.sum(alpha)
+    nd = d.doc_lengths.astype(alpha.dtype)
+    doc_part = jnp.sum(gammaln(ndk[:-1] + alpha)) - jnp.sum(gammaln(nd + total))
+    doc_part += _num_docs(d) * (gammaln(total) - jnp.sum(gammaln(alpha)))
+    topic_part = jnp.sum(gammaln(nkw + eta)) - jnp.sum(gammaln(nk + v * eta))
+    topic_part += K * (gammaln(v * eta) - v * gammaln(eta))
+    out = doc_part + topic_part
+
+    def log_prior(u, prior):
+        shape, rate = prior
+        return jnp.sum(shape * math.log(rate) - math.lgamma(shape) + shape * u - rate * jnp.exp(u))
+
+    if priors.alpha == "sample":
+        out += log_prior(state.log_alpha, priors.alpha_prior)
+    if priors.eta:
+        out += log_prior(state.log_eta, priors.eta_prior)
+    return out
+
+
 # ============================================================================ kernels
 def _check(K, alpha, eta) -> tuple[int, float, float]:
     return check_int("K", K, 1), check_positive("alpha", alpha), check_positive("eta", eta)
@@ -615,9 +1075,148 @@ def _words_given_phi(key, state: LDAState, d: LDAData):
     return gr.categorical(key, state.log_phi[state.z])
 
 
+_MINKA_WARMUP_NAME = (
+    "Minka's fixed-point estimate of alpha after every warm-up sweep (a point estimate, as tomotopy's "
+    "optimisation; alpha is then fixed for the sampling sweeps)"
+)
+
+
+def _with_concentrations(sample, *, alpha: bool, eta: bool, **static):
+    """``sample`` as an update of a learned state: α and/or η read from the state (exp of its logs)."""
+    def update(key, state, d):
+        kw = dict(static)
+        if alpha:
+            kw["alpha"] = jnp.exp(state.log_alpha)
+        if eta:
+            kw["eta"] = jnp.exp(state.log_eta)
+        return sample(key, state, d, **kw)
+
+    update.__name__ = getattr(sample, "__name__", "update")
+    return update
+
+
+def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str, warmup: str,
+                    priors: LearnedPriors) -> Kernel:
+    """The kernel of :func:`_kernel` with α and/or η in the state (:class:`LDALearnedState`).
+
+    One sweep, for ``partially_collapsed`` and ``uncollapsed``:
+    log η | z (φ integrated out) → log φ | z, η → z | φ, α → log α | z (θ integrated out);
+    for ``collapsed``: z | α, η → log α | z → log η | z → log φ | z, η.
+    Every update samples its full conditional given the state it sees, or (the slice
+    updates) is a transition that leaves that conditional invariant, so each leaves
+    p(z, φ, α, η | w) invariant and so does the sweep: α ⟂ (φ, η, w) | z with θ never in
+    the state, so p(α | z) is α's full conditional; η | z with φ integrated out followed
+    at once by φ | z, η is one blocked draw of (η, φ) from p(η, φ | z, w), the old φ
+    unused; z's conditionals are the fixed-prior ones at the current α, η.
+    """
+    sample_alpha = priors.alpha == "sample"
+    phi = ("log_phi", _with_concentrations(sample_log_phi, alpha=False, eta=True, K=K))
+    extra_alpha = [("log_alpha", functools.partial(sample_log_alpha, K=K, prior=priors.alpha_prior))] \
+        if sample_alpha else []
+    extra_eta = [("log_eta", functools.partial(sample_log_eta, K=K, prior=priors.eta_prior))] if priors.eta else []
+    if sampler == "collapsed":
+        z = ("z", _with_concentrations(sample_z_collapsed, alpha=True, eta=True, K=K))
+        step = sweep(z, *extra_alpha, *extra_eta, phi)
+    else:
+        sample_z = {"partially_collapsed": _SAMPLE_Z[z_update], "uncollapsed": sample_z_uncollapsed}[sampler]
+        z = ("z", _with_concentrations(sample_z, alpha=True, eta=False, K=K))
+        step = sweep(*extra_eta, phi, z, *extra_alpha)
+    # Warm-up: the fast z-sweeps (approximate) or the sampling sweep, the learned
+    # concentrations updated as in sampling, and Minka's fixed point for α if asked.
+    minka = [("log_alpha", functools.partial(minka_log_alpha, K=K))] if priors.alpha == "minka" else []
+    warmup_step, names = None, []
+    if warmup == "fast":
+        fast = ("z", _with_concentrations(sample_z_collapsed_parallel, alpha=True, eta=True, K=K))
+        warmup_step = sweep(fast, *extra_alpha, *extra_eta, *minka)
+        names.append(_FAST_WARMUP_NAME)
+    elif minka:
+        warmup_step = sweep(step, *minka)
+    if minka:
+        names.append(_MINKA_WARMUP_NAME)
+    alpha_shape = (K,) if priors.asymmetric else ()
+
+    def init(key, d: LDAData):
+        k1, k2 = jax.random.split(key)
+        z = (jax.random.randint(k1, d.words.shape, 0, K, dtype=jnp.int32) * d.mask).astype(jnp.int32)
+        log_alpha = jnp.full(alpha_shape, math.log(alpha), jnp.float32)
+        log_eta = jnp.asarray(math.log(eta), jnp.float32)
+        log_phi = sample_log_phi(k2, LDAState(z, None), d, K=K, eta=eta)
+        return LDALearnedState(z, log_phi, log_alpha.astype(log_phi.dtype), log_eta.astype(log_phi.dtype))
+
+    def record(state: LDALearnedState, d: LDAData):
+        _, _, nk = topic_counts(state.z, d, K)
+        out = {"topic_share": nk.astype(jnp.float32) / jnp.sum(d.doc_lengths)}
+        if sample_alpha:
+            out["alpha"] = jnp.exp(state.log_alpha)
+        if priors.eta:
+            out["eta"] = jnp.exp(state.log_eta)
+        return out
+
+    def accumulate(state: LDALearnedState, d: LDAData):
+        ndk, nkw, nk = topic_counts(state.z, d, K)
+        v = _vocab_size(d)
+        a, e = jnp.exp(state.log_alpha), jnp.exp(state.log_eta)
+        out = {"topic_word": (nkw + e) / (nk[:, None] + v * e),
+               "doc_topic": (ndk[:-1] + a) / (d.doc_lengths[:, None] + jnp.sum(jnp.broadcast_to(a, (K,))))}
+        if priors.alpha != "fixed":
+            out["alpha"] = a
+        if priors.eta:
+            out["eta"] = e
+        return out
+
+    def sample_prior(key, d: LDAData):
+        k_hyper, k1, k3 = jax.random.split(key, 3)
+        dtype = jnp.zeros(()).dtype
+        # α (or α_k) ~ Gamma(shape, rate) and η ~ Gamma(shape, rate) in one log-gamma draw;
+        # a fixed concentration takes its given value
+        num_alpha = int(np.prod(alpha_shape))
+        shapes = np.array([priors.alpha_prior[0]] * num_alpha + [priors.eta_prior[0]])
+        rates = np.array([priors.alpha_prior[1]] * num_alpha + [priors.eta_prior[1]])
+        fixed = np.array([not sample_alpha] * num_alpha + [not priors.eta])
+        given = np.array([math.log(alpha)] * num_alpha + [math.log(eta)])
+        draws = gr.log_gamma(k_hyper, jnp.asarray(shapes, dtype), dtype=dtype) - jnp.asarray(np.log(rates), dtype)
+        logs = jnp.where(jnp.asarray(fixed), jnp.asarray(given, dtype), draws)
+        log_alpha, log_eta = logs[:num_alpha].reshape(alpha_shape), logs[num_alpha]
+        # θ_d ~ Dir(α) and φ_k ~ Dir(η) from one log-gamma draw (normalised row by row)
+        rows, v = _num_docs(d) + 1, _vocab_size(d)
+        a = jnp.broadcast_to(jnp.exp(log_alpha), (rows, K)).reshape(-1)
+        lg = gr.log_gamma(k1, jnp.concatenate([a, jnp.full((K * v,), jnp.exp(log_eta))]), dtype=dtype)
+        log_theta, log_phi = lg[:rows * K].reshape(rows, K), lg[rows * K:].reshape(K, v)
+        log_theta = log_theta - jax.nn.logsumexp(log_theta, axis=-1, keepdims=True)
+        log_phi = log_phi - jax.nn.logsumexp(log_phi, axis=-1, keepdims=True)
+        z = gr.categorical(k3, log_theta[d.docs])
+        return LDALearnedState(jnp.where(d.mask, z, 0).astype(jnp.int32), log_phi, log_alpha, log_eta)
+
+    def simulate_data(key, state: LDALearnedState, d: LDAData):
+        words = jnp.where(d.mask, _words_given_phi(key, state, d), 0).astype(jnp.int32)
+        return d._replace(words=words, word_counts=cj.counts(words, (_vocab_size(d),), d.mask))
+
+    dims = {"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic")}
+    if priors.alpha != "fixed":
+        dims["alpha"] = ("topic",) if priors.asymmetric else ()
+    if priors.eta:
+        dims["eta"] = ()
+    return Kernel(
+        init=init,
+        step=step,
+        record=record,
+        dims=dims,
+        log_joint=functools.partial(log_joint_learned, K=K, priors=priors),
+        sample_prior=sample_prior,
+        simulate_data=simulate_data,
+        name=f"lda.{sampler}",
+        accumulate=accumulate,
+        warmup_step=warmup_step,
+        warmup_name="; ".join(names),
+        label_dims=("topic",),
+    )
+
+
 @functools.lru_cache(maxsize=64)
 def _kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str = "dense",
-            warmup: str = "exact") -> Kernel:
+            warmup: str = "exact", priors: LearnedPriors | None = None) -> Kernel:
+    if priors is not None:
+        return _learned_kernel(K, alpha, eta, sampler, z_update, warmup, priors)
     phi = ("log_phi", functools.partial(sample_log_phi, K=K, eta=eta))
     if sampler == "collapsed":
         # z | w with θ and φ integrated out; then φ | z, w (a valid extra block:
@@ -678,7 +1277,8 @@ def _kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str = "den
 
 
 def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_update: str = "auto",
-                        warmup: str = "fast") -> Kernel:
+                        warmup: str = "fast", learn_alpha: str = "fixed", asymmetric_alpha: bool = False,
+                        learn_eta: bool = False, alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0)) -> Kernel:
     """The default LDA sampler: φ drawn, θ integrated out, documents in parallel.
 
     Exact (Magnusson et al. 2018): given φ, the documents' topic assignments are
@@ -700,6 +1300,26 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
     Sampling sweeps are always exact; ``attrs["warmup"]`` of a result says
     which warm-up ran.
 
+    Learned priors (every sampler takes these; the state is then an
+    :class:`LDALearnedState`, and ``alpha``, ``eta`` are the starting values):
+
+    * ``learn_alpha="sample"``: α is sampled in every sweep from p(α | z), θ
+      integrated out (:func:`sample_log_alpha`), and recorded per draw as ``alpha``
+      in the posterior (R-hat in the summary); ``"minka"``: Minka's fixed-point
+      estimate of α after every warm-up sweep (:func:`minka_log_alpha`, tomotopy's
+      behaviour; a point estimate, fixed while sampling); ``"fixed"`` (default).
+    * ``asymmetric_alpha=True``: one α_k per topic (dim ``topic``, aligned with the
+      topics) instead of one symmetric α.
+    * ``learn_eta=True``: the symmetric η is sampled from p(η | z, w), φ integrated
+      out (:func:`sample_log_eta`), just before φ | z, η, and recorded as ``eta``.
+    * ``alpha_prior``, ``eta_prior``: (shape, rate) of the gamma hyperprior of α (of
+      each α_k) and of η; default (1, 1), an exponential with mean 1.
+
+    Learned concentrations also appear per chain in ``posterior_mean`` (``alpha``,
+    ``eta``); ``lp`` then adds their log hyperprior densities (on the log scale).
+    With a learned α, ``z_update="auto"`` never picks ``"pallas"`` (its α is a
+    compile-time constant) and ``"pallas"`` is refused.
+
     >>> import gibbsjax
     >>> from gibbsjax.corpus import Corpus
     >>> c = Corpus.from_token_lists([["a", "b", "a"], ["c", "b", "c"], ["b", "a", "a"]])
@@ -708,31 +1328,46 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
     >>> idata.posterior_mean["topic_word"].shape
     (4, 2, 3)
     """
+    priors = learned_priors(learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior)
+    learned_alpha = priors is not None and priors.alpha != "fixed"
+    if learned_alpha and z_update == "pallas":
+        raise ValueError("z_update='pallas' needs a fixed alpha (a compile-time constant of the fused kernel); "
+                         "with learn_alpha use z_update='auto', 'dense' or 'lanes'")
     z_update = resolve_z_update(z_update)
+    if learned_alpha and z_update == "pallas":
+        z_update = "dense"
     warmup = _check_choice("warmup", warmup, WARMUPS)
-    return _kernel(*_check(K, alpha, eta), "partially_collapsed", z_update, warmup)
+    return _kernel(*_check(K, alpha, eta), "partially_collapsed", z_update, warmup, priors)
 
 
-def uncollapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "fast") -> Kernel:
+def uncollapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "fast",
+                learn_alpha: str = "fixed", asymmetric_alpha: bool = False, learn_eta: bool = False,
+                alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0)) -> Kernel:
     """θ and φ drawn, then every token at once (exact: z are independent given θ, φ).
 
-    ``warmup`` as for :func:`partially_collapsed`.
+    ``warmup`` and the learned priors (``learn_alpha``, ``asymmetric_alpha``,
+    ``learn_eta``, ``alpha_prior``, ``eta_prior``) as for :func:`partially_collapsed`.
 
     >>> kernel = uncollapsed(10, alpha=0.5)
     """
     warmup = _check_choice("warmup", warmup, WARMUPS)
-    return _kernel(*_check(K, alpha, eta), "uncollapsed", "dense", warmup)
+    priors = learned_priors(learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior)
+    return _kernel(*_check(K, alpha, eta), "uncollapsed", "dense", warmup, priors)
 
 
-def collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "fast") -> Kernel:
+def collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "fast",
+              learn_alpha: str = "fixed", asymmetric_alpha: bool = False, learn_eta: bool = False,
+              alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0)) -> Kernel:
     """The source document's collapsed sampler, one token at a time (the reference; slow on big corpora).
 
-    ``warmup`` as for :func:`partially_collapsed`.
+    ``warmup`` and the learned priors (``learn_alpha``, ``asymmetric_alpha``,
+    ``learn_eta``, ``alpha_prior``, ``eta_prior``) as for :func:`partially_collapsed`.
 
-    >>> kernel = collapsed(10)
+    >>> kernel = collapsed(10, learn_alpha="sample", learn_eta=True)
     """
     warmup = _check_choice("warmup", warmup, WARMUPS)
-    return _kernel(*_check(K, alpha, eta), "collapsed", "dense", warmup)
+    priors = learned_priors(learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior)
+    return _kernel(*_check(K, alpha, eta), "collapsed", "dense", warmup, priors)
 
 
 SAMPLERS = {
@@ -743,6 +1378,15 @@ SAMPLERS = {
 
 
 # ============================================================================ new documents
+def _check_alpha(alpha, k: int):
+    """One positive α (a float) or K of them (a float32 array), else ``ValueError``."""
+    from gibbsjax._checks import check_concentration
+
+    value = check_concentration("alpha", alpha, ((), (k,)))
+    return value if isinstance(value, float) else jnp.asarray(value, jnp.float32)
+
+
+
 @functools.partial(jax.jit, static_argnames=("num_sweeps", "num_burn", "k"))
 def _infer(key, log_phi, d: LDAData, *, k: int, alpha: float, num_sweeps: int, num_burn: int):
     ndk0 = jnp.zeros((_num_docs(d) + 1, k), jnp.float32)
@@ -758,7 +1402,8 @@ def _infer(key, log_phi, d: LDAData, *, k: int, alpha: float, num_sweeps: int, n
 
     (z, acc), _ = jax.lax.scan(one_sweep, (z0, ndk0), jnp.arange(num_sweeps))
     kept = num_sweeps - num_burn
-    theta = (acc[:-1] / kept + alpha) / (d.doc_lengths[:, None] + k * alpha)
+    total = k * alpha if jnp.ndim(alpha) == 0 else jnp.sum(alpha)  # one α, or one α_k per topic
+    theta = (acc[:-1] / kept + alpha) / (d.doc_lengths[:, None] + total)
     return theta
 
 
@@ -769,7 +1414,8 @@ def infer_doc_topics(topic_word, corpus: Corpus, *, alpha: float = 0.1, num_swee
     Runs the partially collapsed z-update (exact given φ) ``num_sweeps`` times
     and averages E[θ_d | z] over the sweeps after ``num_burn``.  ``topic_word``
     is a K × V matrix of word probabilities (e.g. a fitted model's
-    ``topic_word_``); the corpus must use the same vocabulary size V.
+    ``topic_word_``); the corpus must use the same vocabulary size V.  ``alpha``
+    is one symmetric concentration or K of them (a learned asymmetric α).
 
     >>> import numpy as np
     >>> from gibbsjax.corpus import Corpus
@@ -788,7 +1434,7 @@ def infer_doc_topics(topic_word, corpus: Corpus, *, alpha: float = 0.1, num_swee
         raise ValueError(
             f"corpus has a vocabulary of {corpus.vocab_size} words but topic_word has {v} columns"
         )
-    _, alpha, _ = _check(k, alpha, 1.0)
+    alpha = _check_alpha(alpha, k)
     if not (isinstance(num_sweeps, int) and isinstance(num_burn, int) and 0 <= num_burn < num_sweeps):
         raise ValueError(f"need integers 0 <= num_burn < num_sweeps, got {num_burn}, {num_sweeps}")
     d = data(corpus, num_lanes=num_lanes)
@@ -809,6 +1455,7 @@ def heldout_perplexity(topic_word, X_heldout, *, alpha: float = 0.1, fraction: f
     tokens are scored:
     perplexity = exp(−Σ_d Σ_{i ∈ second part} log Σ_k θ_dk φ_{k,w_i} / #scored tokens).
     Lower is better; a model that knows nothing (uniform over V words) scores V.
+    ``alpha``: the θ prior of the completion, one α or K of them.
     Tokens are shuffled within each document first (``shuffle_seed``; ``None``
     keeps their order), since documents read from a count matrix are sorted by
     word id.  Documents with fewer than two tokens are skipped.
@@ -879,6 +1526,9 @@ def postprocess(idata, kernel, d, extras):
     estimates stay in ``posterior_mean``.  ``extras``: ``corpus`` (the training
     corpus), ``heldout`` (a Corpus or None), ``hyperparameters`` (``alpha`` is
     used) and ``chains``.  Shared by ``gibbsjax run`` and :class:`gibbsjax.LDA`.
+    With learned priors the posterior means of α and η from the estimate chains
+    are stored as ``learned_alpha``/``learned_eta`` (JSON) and that α is used
+    for held-out perplexity.
     """
     import json
 
@@ -909,6 +1559,13 @@ def postprocess(idata, kernel, d, extras):
     chains = agreement.estimate_chains(which)
     phi = idata.posterior_mean["topic_word"].isel(chain=chains).mean("chain").values
     attrs: dict = {"estimate_chains": json.dumps(chains), "estimate_rule": ESTIMATE_RULES[which]}
+    # learned priors (learn_alpha / learn_eta): their posterior means from the same chains
+    for name in ("alpha", "eta"):
+        if name in idata.posterior_mean:
+            value = idata.posterior_mean[name].isel(chain=chains).mean("chain").values
+            attrs[f"learned_{name}"] = json.dumps(np.round(np.asarray(value, np.float64), 6).tolist())
+            if name == "alpha":
+                alpha = value
     if corpus is not None:
         attrs["top_words"] = json.dumps(evaluate.top_words(phi, corpus.vocab, 10))
         n = min(10, phi.shape[1])
@@ -950,6 +1607,9 @@ def report(idata) -> str:
             for k, ws in enumerate(words):
                 c = f"{umass[k]:8.2f}" if umass else ""
                 lines.append(f"  topic {k:2d} {c}  {' '.join(ws)}")
+        learned = [f"{name} = {attrs[f'learned_{name}']}" for name in ("alpha", "eta") if f"learned_{name}" in attrs]
+        if learned:
+            lines.append(f"learned priors (posterior means): {'; '.join(learned)}")
         if "heldout_perplexity" in attrs:
             lines.append(f"held-out perplexity (document completion, {int(attrs['heldout_docs'])} documents): "
                          f"{float(attrs['heldout_perplexity']):.1f}")
