@@ -186,6 +186,7 @@ def test_unigram_mixture_as_network_matches_dedicated_sampler():
 
 
 # ----------------------------------------------------------------------------- Geweke
+@pytest.mark.slow  # by default: CPT means and imputed values against exact enumeration
 def test_geweke():
     net = bn.network([("A", 2, []), ("B", 3, ["A"]), ("C", 2, ["A", "B"])],
                      concentration={"A": [[1.5, 0.6]], "B": [[0.8, 2.0, 1.1], [2.4, 0.5, 1.3]],

@@ -32,6 +32,7 @@ def _test_functions(kernel, data):
     return fns
 
 
+@pytest.mark.slow  # the diagonal (multivariate) Geweke test runs by default
 def test_geweke_univariate():
     kernel = gm.normal_gamma(K=2, alpha=(0.8, 2.1), mu0=1.3, lam=0.45, a=3.4, b=1.9)
     data = gm.data(np.linspace(-1.0, 1.0, 6))

@@ -131,6 +131,7 @@ def test_geweke(sampler):
     result.assert_passes()
 
 
+@pytest.mark.slow  # the wrong-variant tests of test_lda_priors.py and test_lda_fast.py show power by default
 def test_geweke_flags_the_stale_count_variant():
     corpus = Corpus.from_token_lists([["a", "b", "a", "c"], ["b", "c", "c", "a"]], vocab=["a", "b", "c"])
     data = lda.data(corpus)
@@ -200,8 +201,10 @@ def test_infer_doc_topics_and_vocabulary_mismatch():
         lda.infer_doc_topics(phi, Corpus.from_token_lists([["a", "b"]], vocab=["a", "b"]))
 
 
-def test_recovers_synthetic_topics_within_an_oracle_bound():
-    """K = 10, V = 500, 2,000 documents from the generative process.
+@pytest.mark.parametrize("k, v, num_docs", [pytest.param(10, 500, 2000, marks=pytest.mark.slow), (5, 200, 500)])
+def test_recovers_synthetic_topics_within_an_oracle_bound(k, v, num_docs):
+    """K = 10, V = 500, 2,000 documents from the generative process (by default a smaller
+    corpus: K = 5, V = 200, 500 documents, the same bound).
 
     The bound: an oracle that knew every token's true topic would estimate φ_k
     by its empirical word frequencies, with expected L1 error
@@ -220,8 +223,8 @@ def test_recovers_synthetic_topics_within_an_oracle_bound():
     import gibbsjax
     from gibbsjax.datasets.synthetic import lda_corpus
 
-    k, v, eta, alpha = 10, 500, 0.05, 0.1
-    corpus, phi, theta = lda_corpus(num_docs=2000, num_topics=k, vocab_size=v, doc_length=40,
+    eta, alpha = 0.05, 0.1
+    corpus, phi, theta = lda_corpus(num_docs=num_docs, num_topics=k, vocab_size=v, doc_length=40,
                                     alpha=alpha, eta=eta, seed=3)
     expected_tokens = corpus.num_tokens * theta.mean(axis=0)
     oracle = np.sum(np.sqrt(2 * phi * (1 - phi) / (np.pi * expected_tokens[:, None])), axis=1)

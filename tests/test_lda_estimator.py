@@ -230,3 +230,62 @@ def test_c_v_windows_equal_a_direct_count():
     matrix, total = evaluate._window_counts(corpus, words, window, block=5)  # blocks cut through documents
     assert total == windows
     np.testing.assert_array_equal(matrix, [[counts.get((vocab[a], vocab[b]), 0) for b in words] for a in words])
+
+
+@pytest.fixture(scope="module")
+def learned():
+    """A small fit with α per topic and η learned (issue 12, item 4, through the estimator)."""
+    corpus, _, _ = lda_corpus(num_docs=60, num_topics=3, vocab_size=30, doc_length=20, alpha=0.3, eta=0.1, seed=2)
+    train, test = corpus.split(0.25, seed=0)
+    model = gibbsjax.LDA(3, num_chains=2, num_warmup=30, num_draws=20, seed=1, progress=False,
+                         learn_alpha="sample", asymmetric_alpha=True, learn_eta=True, alpha_prior=(2.0, 4.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # a short run: the chains may disagree
+        model.fit(train)
+    return model, train, test
+
+
+def test_learned_priors_reach_the_estimator(learned):
+    model, train, test = learned
+    post = model.idata_.posterior
+    assert post["alpha"].shape == (2, 20, 3) and post["eta"].shape == (2, 20)
+    # alpha_ / eta_: posterior means over the estimate chains, as postprocess stores them
+    chains = model.estimate_chains_
+    np.testing.assert_allclose(model.alpha_, model.idata_.posterior_mean["alpha"].isel(chain=chains)
+                               .mean("chain").values, atol=1e-5)
+    assert model.eta_ == pytest.approx(float(model.idata_.posterior_mean["eta"].isel(chain=chains).mean()), abs=1e-5)
+    assert not np.allclose(model.alpha_, model.alpha)  # learned, not the starting value
+    # transform and perplexity use the learned α, not the constructor's
+    theta = model.transform(test, seed=3)
+    np.testing.assert_allclose(theta, lda.infer_doc_topics(model.topic_word_, test, alpha=model.alpha_, seed=3))
+    assert model.perplexity(test) == pytest.approx(lda.heldout_perplexity(model.topic_word_, test,
+                                                                          alpha=model.alpha_))
+    assert model.perplexity(test) != pytest.approx(lda.heldout_perplexity(model.topic_word_, test, alpha=0.1))
+    assert "alpha" in model.summary().index.str.replace(r"\[.*", "", regex=True)
+
+
+def test_learned_priors_survive_clone_save_and_load(learned, tmp_path):
+    model, train, test = learned
+    params = model.get_params()
+    assert params["learn_alpha"] == "sample" and params["asymmetric_alpha"] and params["learn_eta"]
+    assert params["alpha_prior"] == (2.0, 4.0)
+    sklearn = pytest.importorskip("sklearn")
+    assert sklearn.base.clone(model).get_params() == params
+    path = tmp_path / "learned.nc"
+    model.save(path)
+    back = gibbsjax.LDA.load(path)
+    np.testing.assert_array_equal(back.alpha_, model.alpha_)
+    assert back.eta_ == model.eta_ and back.learn_alpha == "sample"
+    np.testing.assert_array_equal(back.transform(test, seed=4), model.transform(test, seed=4))
+    # a fixed-prior model has none
+    assert gibbsjax.LDA(3).set_params(learn_alpha="fixed").learn_eta is False
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(asymmetric_alpha=True), "asymmetric_alpha"),
+    (dict(learn_alpha="optimise"), "learn_alpha"),
+    (dict(learn_eta=True, eta_prior=(0.0, 1.0)), "eta_prior"),
+])
+def test_learned_prior_options_are_checked_by_the_estimator(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        gibbsjax.LDA(3, **kwargs)

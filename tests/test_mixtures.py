@@ -115,7 +115,8 @@ def _label_functions():
     return {"z": lambda s, d: s.z}
 
 
-@pytest.mark.parametrize("factory", [mixtures.unigrams, mixtures.unigrams_collapsed])
+@pytest.mark.parametrize("factory", [pytest.param(mixtures.unigrams, marks=pytest.mark.slow),
+                                     mixtures.unigrams_collapsed])  # both against exact enumeration by default
 def test_unigram_geweke(factory):
     kernel = factory(2, alpha=ALPHA, lam=LAM)
     data = mixtures.unigram_data(_tiny_corpus())
@@ -124,6 +125,7 @@ def test_unigram_geweke(factory):
     geweke_test(kernel, data, fns, num_chains=500, num_steps=60, seed=5).assert_passes()
 
 
+@pytest.mark.slow  # by default: label frequencies against exact enumeration
 def test_bernoulli_geweke():
     kernel = mixtures.bernoulli(2, alpha=(1.6, 0.9), a=BERN_A, b=BERN_B)
     data = mixtures.bernoulli_data(BERN_X)

@@ -112,6 +112,7 @@ def test_the_seeds_off_by_one_conditional_fails_the_enumeration_test():
 
 
 # ----------------------------------------------------------------------------- Geweke
+@pytest.mark.slow  # by default: label frequencies against exact enumeration, and its power
 def test_geweke_with_observed_labels():
     kernel = nb.dirichlet_multinomial(GAMMA_PI, GAMMA_THETA)
     data = nb.data(_corpus())

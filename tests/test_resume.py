@@ -197,7 +197,8 @@ def test_settings_take_until():
 
 
 # ----------------------------------------------------------------------------- config and CLI
-@pytest.mark.parametrize("which", ["body", "lda", pytest.param("mixture", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("which", ["body", pytest.param("lda", marks=pytest.mark.slow),
+                                   pytest.param("mixture", marks=pytest.mark.slow)])  # LDA: estimator extend test
 def test_cli_resume_is_bit_identical(which, tmp_path, capsys):
     """The body temperature model, LDA and (slow run) a mixture whose postprocess relabels
     every draw, through `gibbsjax run` / `gibbsjax resume`."""

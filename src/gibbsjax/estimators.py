@@ -44,7 +44,33 @@ class LDA:
         K, the number of topics.
     alpha, eta : float
         Symmetric Dirichlet concentrations of θ_d (document–topic) and φ_k
-        (topic–word).
+        (topic–word); with learned priors, their starting values.
+    learn_alpha : {"fixed", "sample", "minka"}
+        ``"sample"``: α is sampled in every sweep from its exact conditional
+        given the topic assignments (θ integrated out; slice sampling on log α
+        under a gamma hyperprior ``alpha_prior``) and recorded per draw, with
+        its R-hat in :meth:`summary`; ``"minka"``: Minka's fixed-point estimate
+        during warm-up only, then held fixed (tomotopy's behaviour); ``"fixed"``
+        (default): ``alpha`` as given.  See :func:`gibbsjax.models.lda.partially_collapsed`.
+    asymmetric_alpha : bool
+        One α_k per topic (Wallach, Mimno & McCallum 2009) instead of one
+        symmetric α; needs ``learn_alpha`` "sample" or "minka".
+    learn_eta : bool
+        Sample the symmetric η in every sweep (φ integrated out), under the
+        gamma hyperprior ``eta_prior``, recorded per draw.
+    alpha_prior, eta_prior : (shape, rate)
+        Gamma hyperpriors of α (of each α_k) and η; default (1, 1).
+    record_phi : None, "all", int or sequence of int
+        Keep φ per draw for some words, as ``idata_.posterior["phi"]`` (dims
+        chain, draw, topic, phi_word; words named): "all" (K × V per draw, when
+        that fits), M (the M most frequent training words) or word ids.  For
+        credible intervals, e.g. ``arviz.hdi(model.idata_.posterior["phi"])``.
+        Thinned with ``thin``.
+    record_theta : None, "all", int or sequence of int
+        Keep θ_d per draw for some training documents (indices into the ``X``
+        given to :meth:`fit`; "all", or n for the first n), as
+        ``idata_.posterior["theta"]``: θ_d ~ Dir(n_d· + α) drawn from its exact
+        conditional at every kept draw (:func:`gibbsjax.models.lda.theta_draws`).
     sampler : {"partially_collapsed", "collapsed", "uncollapsed"}
         See :mod:`gibbsjax.models.lda`; all three are exact.  The default draws
         φ and integrates θ out, updating all documents in parallel.
@@ -124,6 +150,10 @@ class LDA:
         (aligned), ``posterior_mean`` (per-chain aligned φ and θ means of the
         documents with tokens), ``agreement`` and ``topics`` (the estimates, as
         ``gibbsjax run`` saves them), ``sampler_state`` (for :meth:`extend`).
+    alpha_, eta_ : array, float or None
+        With learned priors, the posterior means of α (one per topic when
+        ``asymmetric_alpha``) and η from the estimate chains; :meth:`transform`,
+        :meth:`perplexity` and :meth:`score` use this α.  None when fixed.
     permutations_ : (chains, K) array
         How each chain's topics were relabelled to match.
     vocab_ : tuple of str
@@ -174,6 +204,13 @@ class LDA:
         num_lanes: int | None = None,
         chains: str = "best",
         empty: str = "keep",
+        learn_alpha: str = "fixed",
+        asymmetric_alpha: bool = False,
+        learn_eta: bool = False,
+        alpha_prior: tuple[float, float] = (1.0, 1.0),
+        eta_prior: tuple[float, float] = (1.0, 1.0),
+        record_phi=None,
+        record_theta=None,
     ):
         self.num_topics = num_topics
         self.alpha = alpha
@@ -190,6 +227,13 @@ class LDA:
         self.num_lanes = num_lanes
         self.chains = chains
         self.empty = empty
+        self.learn_alpha = learn_alpha
+        self.asymmetric_alpha = asymmetric_alpha
+        self.learn_eta = learn_eta
+        self.alpha_prior = alpha_prior
+        self.eta_prior = eta_prior
+        self.record_phi = record_phi
+        self.record_theta = record_theta
         self._check_params()
 
     # ------------------------------------------------------------------ parameters (scikit-learn)
@@ -236,7 +280,7 @@ class LDA:
         check_int("num_topics", self.num_topics, 1)
         if not isinstance(self.sampler, str) or self.sampler not in lda.SAMPLERS:
             raise ValueError(f"sampler must be one of {sorted(lda.SAMPLERS)}, got {self.sampler!r}")
-        lda.SAMPLERS[self.sampler](self.num_topics, alpha=self.alpha, eta=self.eta)  # checks α, η
+        self.kernel  # noqa: B018 -- the factory checks α, η and the learned-prior options
         if self.seed is not None and self.random_state is not None:
             raise ValueError("give seed or random_state (scikit-learn's name for it), not both")
         rs = self.random_state
@@ -268,7 +312,47 @@ class LDA:
         """The sampler (:mod:`gibbsjax.models.lda`) the parameters name."""
         from gibbsjax.models import lda
 
-        return lda.SAMPLERS[self.sampler](self.num_topics, alpha=self.alpha, eta=self.eta)
+        return lda.SAMPLERS[self.sampler](self.num_topics, alpha=self.alpha, eta=self.eta, **self._prior_options(),
+                                          **self._record_options())
+
+    def _record_options(self, corpus=None) -> dict[str, Any]:
+        """``record_phi`` / ``record_theta`` for the factory; with ``corpus``, document
+        indices of ``record_theta`` mapped to the documents that are sampled (those with
+        tokens), or ``ValueError`` naming an empty one."""
+        out = {k: getattr(self, k) for k in ("record_phi", "record_theta") if getattr(self, k) is not None}
+        theta = out.get("record_theta")
+        if corpus is not None and theta is not None and not np.all(corpus.doc_lengths > 0):
+            has_tokens = corpus.doc_lengths > 0
+            if theta == "all":
+                out["record_theta"] = "all"
+            else:
+                ids = np.arange(theta) if isinstance(theta, (int, np.integer)) else np.asarray(theta, np.int64)
+                if ids.size and (ids.min() < 0 or ids.max() >= corpus.num_docs):
+                    raise ValueError(f"record_theta has document index {int(ids.max())}, but X has "
+                                     f"{corpus.num_docs} documents")
+                empty = ids[~has_tokens[ids]]
+                if empty.size:
+                    raise ValueError(f"record_theta names document {int(empty[0])}, which has no tokens "
+                                     "(its θ is its prior, not sampled)")
+                out["record_theta"] = (np.cumsum(has_tokens) - 1)[ids].tolist()
+        return out
+
+    def _kernel_for(self, corpus):
+        from gibbsjax.models import lda
+
+        return lda.SAMPLERS[self.sampler](self.num_topics, alpha=self.alpha, eta=self.eta, **self._prior_options(),
+                                          **self._record_options(corpus))
+
+    def _prior_options(self) -> dict[str, Any]:
+        """The learned-prior arguments of the kernel factory (none when both are fixed,
+        so a plain model keeps the factory's plain signature in its results)."""
+        if self.learn_alpha == "fixed" and not self.learn_eta:
+            if self.asymmetric_alpha:  # refused by the factory, with its message
+                return {"learn_alpha": self.learn_alpha, "asymmetric_alpha": self.asymmetric_alpha}
+            return {}
+        return {"learn_alpha": self.learn_alpha, "asymmetric_alpha": self.asymmetric_alpha,
+                "learn_eta": self.learn_eta, "alpha_prior": tuple(self.alpha_prior),
+                "eta_prior": tuple(self.eta_prior)}
 
     def _fit_settings(self):
         settings = self.settings
@@ -480,6 +564,7 @@ class LDA:
         >>> model.vocab_, model.doc_topic_.shape
         (('apple', 'bond', 'pear', 'stock'), (4, 2))
         """
+        from gibbsjax.config import _attr_value
         from gibbsjax.models import lda
         from gibbsjax.run import sample
 
@@ -490,9 +575,10 @@ class LDA:
         sampled = self._sampled(corpus)
         data = lda.data(sampled, num_lanes=self.num_lanes)
         hyper = self._hyperparameters()
-        kernel = self.kernel
+        kernel = self._kernel_for(corpus)
         raw = sample(kernel, data, self._fit_settings(),
-                     attrs={"model": kernel.name, **{f"model_{k}": v for k, v in hyper.items()}})
+                     attrs={"model": kernel.name, **{f"model_{k}": _attr_value(v) for k, v in hyper.items()},
+                            "hyperparameters": json.dumps(hyper, sort_keys=True)})
         return self._set_result(raw, corpus, data)
 
     def fit_transform(self, X, y=None, *, vocab=None) -> np.ndarray:
@@ -514,11 +600,20 @@ class LDA:
         return corpus if np.all(lengths > 0) else corpus.subset(lengths > 0)
 
     def _hyperparameters(self) -> dict:
-        return {"K": int(self.num_topics), "alpha": float(self.alpha), "eta": float(self.eta)}
+        out = {"K": int(self.num_topics), "alpha": float(self.alpha), "eta": float(self.eta)}
+        for k, v in {**self._prior_options(), **self._record_options()}.items():
+            out[k] = np.asarray(v).tolist() if isinstance(v, (tuple, list, np.ndarray)) else v
+        return out
+
+    def _alpha(self):
+        """α the fitted model uses for new documents: the learned one (posterior mean from
+        the estimate chains, one per topic or a scalar) or ``alpha`` as given."""
+        learned = getattr(self, "alpha_", None)
+        return self.alpha if learned is None else learned
 
     def _prior_theta(self) -> np.ndarray:
         """E[θ_d] under the prior Dir(α): an empty document's posterior mean."""
-        a = np.broadcast_to(np.asarray(self.alpha, np.float64), (int(self.num_topics),))
+        a = np.broadcast_to(np.asarray(self._alpha(), np.float64), (int(self.num_topics),))
         return a / a.sum()
 
     def extend(self, num_draws: int, *, until: str | None = None, max_draws: int | None = None) -> LDA:
@@ -542,7 +637,7 @@ class LDA:
         self._check_fitted()
         corpus = self._training_corpus("extend")
         data = lda.data(self._sampled(corpus), num_lanes=self.num_lanes)
-        raw = resume(self.idata_, self.kernel, data, num_draws, progress=self.progress,
+        raw = resume(self.idata_, self._kernel_for(corpus), data, num_draws, progress=self.progress,
                      chunk_size=self.chunk_size, until=until, max_draws=max_draws)
         return self._set_result(raw, corpus, data)
 
@@ -551,7 +646,7 @@ class LDA:
         from gibbsjax.reports import chains_disagree
         from gibbsjax.run import keep_raw_draws
 
-        idata = lda.postprocess(raw.copy(), self.kernel, data,
+        idata = lda.postprocess(raw.copy(), self._kernel_for(corpus), data,
                                 {"corpus": self._sampled(corpus), "hyperparameters": self._hyperparameters(),
                                  "chains": self.chains})
         idata = keep_raw_draws(idata, raw)  # so the run can be extended
@@ -566,6 +661,9 @@ class LDA:
         from gibbsjax.labels import Agreement
 
         self.idata_ = idata
+        attrs = idata.topics.attrs
+        self.alpha_ = np.asarray(json.loads(str(attrs["learned_alpha"]))) if "learned_alpha" in attrs else None
+        self.eta_ = float(json.loads(str(attrs["learned_eta"]))) if "learned_eta" in attrs else None
         self.permutations_ = idata.topics["permutation"].values
         self.corpus_ = corpus
         self.vocab_ = tuple(vocab)
@@ -621,7 +719,7 @@ class LDA:
         theta = np.broadcast_to(self._prior_theta(), (corpus.num_docs, int(self.num_topics))).copy()
         has_tokens = corpus.doc_lengths > 0
         if np.any(has_tokens):
-            theta[has_tokens] = infer_doc_topics(self.topic_word_, self._sampled(corpus), alpha=self.alpha,
+            theta[has_tokens] = infer_doc_topics(self.topic_word_, self._sampled(corpus), alpha=self._alpha(),
                                                  num_sweeps=num_sweeps, num_burn=num_burn, seed=seed)
         return theta
 
@@ -654,7 +752,7 @@ class LDA:
 
         self._check_fitted()
         corpus = self._documents(X_heldout, "X_heldout", vocab, fitting=False)
-        return heldout_perplexity(self.topic_word_, corpus, alpha=self.alpha, **kwargs)
+        return heldout_perplexity(self.topic_word_, corpus, alpha=self._alpha(), **kwargs)
 
     def top_words(self, n: int = 10, *, with_probabilities: bool = False) -> list[list]:
         """The ``n`` most probable words of every topic; with
@@ -796,7 +894,8 @@ class LDA:
         if params["random_state"] is not None and not isinstance(params["random_state"], (int, np.integer)):
             params["random_state"] = None  # a RandomState: the seed it gave is recorded
             params["seed"] = int(self.idata_.attrs["seed"])
-        params = {k: (int(v) if isinstance(v, np.integer) else float(v) if isinstance(v, np.floating) else v)
+        params = {k: (int(v) if isinstance(v, np.integer) else float(v) if isinstance(v, np.floating)
+                      else np.asarray(v).tolist() if isinstance(v, (tuple, list, np.ndarray)) else v)
                   for k, v in params.items()}
         attrs = {"params": json.dumps(params), "format": _SAVE_FORMAT,
                  "note": "a gibbsjax.LDA: load it with gibbsjax.LDA.load(path)"}
@@ -863,6 +962,9 @@ class LDA:
             vocab = tuple(str(w) for w in means["word"].values)
             stored = None
         known = cls._param_names()
+        for name in ("alpha_prior", "eta_prior"):  # JSON gave lists back; the constructor's default is a tuple
+            if isinstance(params.get(name), list):
+                params[name] = tuple(params[name])
         model = cls(**{k: v for k, v in params.items() if k in known})
         keep = {g: idata[g] for g in groups}
         with warnings.catch_warnings():
@@ -892,7 +994,14 @@ class LDA:
                 num_lanes = tomllib.loads(str(a["config_toml"])).get("data", {}).get("num_lanes")
             except tomllib.TOMLDecodeError:
                 num_lanes = None
+        try:
+            hyper = json.loads(str(a.get("hyperparameters", "{}")))
+        except json.JSONDecodeError:
+            hyper = {}
+        priors = {k: hyper[k] for k in ("learn_alpha", "asymmetric_alpha", "learn_eta", "alpha_prior", "eta_prior",
+                                        "record_phi", "record_theta") if k in hyper}
         return {
+            **priors,
             "num_topics": int(a["model_K"]), "alpha": float(a["model_alpha"]), "eta": float(a["model_eta"]),
             "sampler": str(a["model"]).removeprefix("lda."), "num_chains": int(a["num_chains"]),
             "num_warmup": int(a["num_warmup"]), "num_draws": max(int(a.get("num_draws_requested", 1)), 1),

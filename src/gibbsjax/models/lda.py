@@ -102,6 +102,8 @@ __all__ = [
     "log_joint_learned",
     "infer_doc_topics",
     "heldout_perplexity",
+    "recorded_indices",
+    "theta_draws",
     "postprocess",
     "report",
     "SPECS",
@@ -1276,9 +1278,135 @@ def _kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str = "den
     )
 
 
+# ============================================================================ the posterior, per draw
+def _check_recorded(record_phi, record_theta) -> tuple:
+    """``record_phi`` / ``record_theta`` of the factories as hashable values, or ``ValueError``."""
+    out = []
+    for name, value, what in (("record_phi", record_phi, "word ids"), ("record_theta", record_theta,
+                                                                     "document indices")):
+        if value is None or value == "all":
+            out.append(value)
+        elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            out.append(check_int(name, value, 1))
+        elif isinstance(value, (list, tuple, np.ndarray)) and not isinstance(value, str):
+            ids = np.asarray(value)
+            if ids.ndim != 1 or ids.size == 0 or not np.issubdtype(ids.dtype, np.integer) or np.any(ids < 0):
+                raise ValueError(f"{name} must be a non-empty sequence of non-negative {what}, got {value!r}")
+            if np.unique(ids).size != ids.size:
+                raise ValueError(f"{name} has repeated {what}: {value!r}")
+            out.append(tuple(int(i) for i in ids))
+        else:
+            raise ValueError(f"{name} must be None, 'all', a positive int or a sequence of {what}, got {value!r}")
+    return tuple(out)
+
+
+def recorded_indices(spec, counts, name: str = "record_phi") -> np.ndarray | None:
+    """The word ids (``spec`` of ``record_phi``, ``counts`` the corpus's word counts)
+    or document indices (``record_theta``, ``counts`` the document lengths) whose
+    φ or θ a kernel records per draw, in increasing order; None when nothing is.
+    An int M picks the M most frequent words (ties to the lower id) for φ, and
+    the first M documents for θ.  ``ValueError`` for an index out of range.
+
+    >>> recorded_indices(2, np.array([5, 1, 9, 5]))
+    array([0, 2])
+    >>> recorded_indices(2, np.array([5, 1, 9, 5]), "record_theta")
+    array([0, 1])
+    """
+    if spec is None:
+        return None
+    counts = np.asarray(counts)
+    n = counts.shape[0]
+    if spec == "all":
+        return np.arange(n)
+    if isinstance(spec, int):
+        if spec > n:
+            what = "words" if name == "record_phi" else "documents"
+            raise ValueError(f"{name}={spec}, but the corpus has only {n} {what}")
+        if name == "record_phi":
+            return np.sort(np.argsort(-counts.astype(np.int64), kind="stable")[:spec])
+        return np.arange(spec)
+    ids = np.asarray(spec, np.int64)
+    if ids.max() >= n:
+        what = "word id" if name == "record_phi" else "document index"
+        raise ValueError(f"{name} has {what} {int(ids.max())}, but the corpus has only {n}")
+    return np.sort(ids)
+
+
+def theta_draws(concentration, seed=0) -> np.ndarray:
+    """θ_d ~ Dir(``concentration``), one draw per entry of the leading axes (float64,
+    normalised gamma draws; NumPy, on the host; ``seed`` anything
+    ``numpy.random.default_rng`` takes): what :func:`postprocess` makes of a
+    recorded ``theta_concentration`` (n_d· + α at each draw).
+
+    >>> theta_draws(np.array([[[1.0, 2.0, 3.0]]]), seed=1).sum(-1).round(6).tolist()
+    [[1.0]]
+    """
+    conc = np.asarray(concentration, np.float64)
+    if conc.size and (not np.all(np.isfinite(conc)) or np.any(conc <= 0)):
+        raise ValueError("theta concentrations must be finite and > 0")
+    g = np.random.default_rng(seed).standard_gamma(conc)
+    total = g.sum(axis=-1, keepdims=True)
+    # a tiny concentration can underflow every gamma draw of a row to 0: the largest log-gamma wins
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = g / total
+    bad = ~np.isfinite(out).all(axis=-1)
+    if np.any(bad):
+        out[bad] = np.eye(conc.shape[-1])[np.argmax(conc[bad], axis=-1)]
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _kernel_recording(K, alpha, eta, sampler, z_update, warmup, priors, record_phi, record_theta) -> Kernel:
+    """:func:`_kernel`, recording φ of some words and the θ conditionals of some documents per draw."""
+    kernel = _kernel(K, alpha, eta, sampler, z_update, warmup, priors)
+    if record_phi is None and record_theta is None:
+        return kernel
+    base_record = kernel.record
+
+    def alpha_of(state):
+        return jnp.exp(state.log_alpha) if isinstance(state, LDALearnedState) else alpha
+
+    def record(state, d: LDAData):
+        out = dict(base_record(state, d))
+        if record_phi is not None:
+            out["phi"] = jnp.exp(state.log_phi[:, _recorded_ids(record_phi, d.word_counts, "record_phi")])
+        if record_theta is not None:
+            ndk, _, _ = topic_counts(state.z, d, K)
+            docs = _recorded_ids(record_theta, d.doc_lengths, "record_theta")
+            out["theta_concentration"] = ndk[docs].astype(jnp.float32) + alpha_of(state)
+        return out
+
+    def coords(d: LDAData):
+        out = {}
+        if record_phi is not None:
+            out["phi_word"] = recorded_indices(record_phi, np.asarray(d.word_counts))
+        if record_theta is not None:
+            out["theta_document"] = recorded_indices(record_theta, np.asarray(d.doc_lengths), "record_theta")
+        return out
+
+    dims = dict(kernel.dims)
+    dims.update({"phi": ("topic", "phi_word"), "theta_concentration": ("theta_document", "topic")})
+    return kernel._replace(record=record, dims=dims, coords=coords)
+
+
+def _recorded_ids(spec, counts, name: str):
+    """:func:`recorded_indices` inside a traced function: the same ids from (possibly
+    traced) ``counts``, whose length is static ("all", an int M: top M by a stable sort)."""
+    n = counts.shape[0]
+    if spec == "all":
+        return jnp.arange(n)
+    if isinstance(spec, int):
+        recorded_indices(spec, np.zeros(n), name)  # the range check
+        if name == "record_phi":
+            return jnp.sort(jnp.argsort(-counts.astype(jnp.int32), stable=True)[:spec])
+        return jnp.arange(spec)
+    return jnp.asarray(recorded_indices(spec, np.zeros(n), name))
+
+
 def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_update: str = "auto",
                         warmup: str = "fast", learn_alpha: str = "fixed", asymmetric_alpha: bool = False,
-                        learn_eta: bool = False, alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0)) -> Kernel:
+                        learn_eta: bool = False, alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0),
+                        record_phi=None, record_theta=None) -> Kernel:
     """The default LDA sampler: φ drawn, θ integrated out, documents in parallel.
 
     Exact (Magnusson et al. 2018): given φ, the documents' topic assignments are
@@ -1315,6 +1443,25 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
     * ``alpha_prior``, ``eta_prior``: (shape, rate) of the gamma hyperprior of α (of
       each α_k) and of η; default (1, 1), an exponential with mean 1.
 
+    The full posterior, per draw (default: neither; thinned with the run's ``thin``):
+
+    * ``record_phi``: φ for some words, recorded as ``phi`` (dims ``topic``,
+      ``phi_word``): ``"all"`` (K × V per draw: only when that fits), an int M
+      (the M most frequent words of the corpus, ties to the lower word id; a
+      topic's own top words are not known before sampling) or a sequence of
+      word ids.  Credible intervals of φ_kw come from these draws.
+    * ``record_theta``: the documents whose θ_d is kept per draw: ``"all"``, an
+      int n (the first n documents) or a sequence of document indices.  θ is
+      integrated out of the samplers, so each draw records the parameters of
+      its exact conditional, ``theta_concentration`` = n_d· + α (dims
+      ``theta_document``, ``topic``); :func:`theta_draws` (and
+      :func:`postprocess`, which ``gibbsjax run`` and :class:`gibbsjax.LDA`
+      apply) turn them into draws θ_d ~ Dir(n_d· + α), one per recorded draw:
+      jointly with z, a draw from the posterior of θ_d.
+
+    The ``phi_word`` and ``theta_document`` coordinates hold the word ids and
+    document indices (post-processing names them).
+
     Learned concentrations also appear per chain in ``posterior_mean`` (``alpha``,
     ``eta``); ``lp`` then adds their log hyperprior densities (on the log scale).
     With a learned α, ``z_update="auto"`` never picks ``"pallas"`` (its α is a
@@ -1337,37 +1484,42 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
     if learned_alpha and z_update == "pallas":
         z_update = "dense"
     warmup = _check_choice("warmup", warmup, WARMUPS)
-    return _kernel(*_check(K, alpha, eta), "partially_collapsed", z_update, warmup, priors)
+    return _kernel_recording(*_check(K, alpha, eta), "partially_collapsed", z_update, warmup, priors,
+                             *_check_recorded(record_phi, record_theta))
 
 
 def uncollapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "fast",
                 learn_alpha: str = "fixed", asymmetric_alpha: bool = False, learn_eta: bool = False,
-                alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0)) -> Kernel:
+                alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0), record_phi=None, record_theta=None) -> Kernel:
     """θ and φ drawn, then every token at once (exact: z are independent given θ, φ).
 
-    ``warmup`` and the learned priors (``learn_alpha``, ``asymmetric_alpha``,
-    ``learn_eta``, ``alpha_prior``, ``eta_prior``) as for :func:`partially_collapsed`.
+    ``warmup``, the learned priors (``learn_alpha``, ``asymmetric_alpha``,
+    ``learn_eta``, ``alpha_prior``, ``eta_prior``) and the per-draw records
+    (``record_phi``, ``record_theta``) as for :func:`partially_collapsed`.
 
     >>> kernel = uncollapsed(10, alpha=0.5)
     """
     warmup = _check_choice("warmup", warmup, WARMUPS)
     priors = learned_priors(learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior)
-    return _kernel(*_check(K, alpha, eta), "uncollapsed", "dense", warmup, priors)
+    return _kernel_recording(*_check(K, alpha, eta), "uncollapsed", "dense", warmup, priors,
+                             *_check_recorded(record_phi, record_theta))
 
 
 def collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "fast",
               learn_alpha: str = "fixed", asymmetric_alpha: bool = False, learn_eta: bool = False,
-              alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0)) -> Kernel:
+              alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0), record_phi=None, record_theta=None) -> Kernel:
     """The source document's collapsed sampler, one token at a time (the reference; slow on big corpora).
 
-    ``warmup`` and the learned priors (``learn_alpha``, ``asymmetric_alpha``,
-    ``learn_eta``, ``alpha_prior``, ``eta_prior``) as for :func:`partially_collapsed`.
+    ``warmup``, the learned priors (``learn_alpha``, ``asymmetric_alpha``,
+    ``learn_eta``, ``alpha_prior``, ``eta_prior``) and the per-draw records
+    (``record_phi``, ``record_theta``) as for :func:`partially_collapsed`.
 
     >>> kernel = collapsed(10, learn_alpha="sample", learn_eta=True)
     """
     warmup = _check_choice("warmup", warmup, WARMUPS)
     priors = learned_priors(learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior)
-    return _kernel(*_check(K, alpha, eta), "collapsed", "dense", warmup, priors)
+    return _kernel_recording(*_check(K, alpha, eta), "collapsed", "dense", warmup, priors,
+                             *_check_recorded(record_phi, record_theta))
 
 
 SAMPLERS = {
@@ -1548,6 +1700,7 @@ def postprocess(idata, kernel, d, extras):
         idata.posterior_mean = idata.posterior_mean.assign_coords(
             word=list(corpus.vocab), document=list(corpus.doc_names)
         )
+    idata = _recorded_draws(idata, corpus)
     num_topics = idata.posterior_mean.sizes["topic"]
     perms = np.arange(num_topics)[None]
     if idata.posterior.sizes["chain"] > 1:
@@ -1580,6 +1733,28 @@ def postprocess(idata, kernel, d, extras):
     topics = xr.Dataset({"topic_word": (("topic", "word"), phi), "permutation": (("chain", "topic"), perms)},
                         attrs=attrs)
     return replace_group(idata, "topics", topics)
+
+
+def _recorded_draws(idata, corpus):
+    """Per-draw records of ``record_phi`` / ``record_theta``: θ drawn from each recorded
+    conditional (:func:`theta_draws`, seeded by the run's seed), words and documents named."""
+    seed = int(idata.attrs.get("seed", 0))
+    for group in ("posterior", "warmup_posterior"):
+        if group not in idata.groups():
+            continue
+        post = idata[group]
+        if "theta_concentration" in post:
+            conc = post["theta_concentration"]
+            theta = theta_draws(conc.values, seed=np.random.SeedSequence([seed, 0x7E7A, group == "posterior"]))
+            post = post.drop_vars("theta_concentration").assign(theta=(conc.dims, theta.astype(np.float32)))
+        if corpus is not None:
+            if "phi_word" in post.coords:
+                post = post.assign_coords(phi_word=[corpus.vocab[i] for i in post["phi_word"].values.tolist()])
+            if "theta_document" in post.coords:
+                post = post.assign_coords(
+                    theta_document=[corpus.doc_names[i] for i in post["theta_document"].values.tolist()])
+        setattr(idata, group, post)
+    return idata
 
 
 def report(idata) -> str:
