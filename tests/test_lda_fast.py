@@ -125,7 +125,7 @@ def test_config_keys_choose_the_options():
     doc = {"model": {"name": "lda.partially_collapsed", "K": 3, "z_update": "dense", "warmup": "exact"},
            "data": {"corpus": "abc"}, "sampler": {"seed": 0}}
     config = parse_config(doc)
-    assert config.kernel is lda._kernel(3, 0.1, 0.01, "partially_collapsed", "dense", "exact")
+    assert config.kernel is lda._kernel(3, 0.1, 0.01, "partially_collapsed", "dense", "exact", None)  # no priors
     assert config.kernel.warmup_step is None
     doc["model"]["z_update"] = "fastest"
     with pytest.raises(ConfigError, match="z_update"):
