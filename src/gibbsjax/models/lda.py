@@ -591,7 +591,8 @@ def sample_z_lanes(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
     return jnp.where(d.mask, z_new, 0)
 
 
-def sample_z_collapsed_parallel(key, state: LDAState, d: LDAData, *, K: int, alpha: float, eta: float):
+def sample_z_collapsed_parallel(key, state: LDAState, d: LDAData, *, K: int, alpha: float, eta: float,
+                                word_topic=None):
     """APPROXIMATE (for warm-up only): a document-parallel collapsed sweep.
 
     Every token i gets p(z_i = k) ∝ (n_kw + η)/(n_k + Vη) · (n_dk,−i + α), its
@@ -604,6 +605,11 @@ def sample_z_collapsed_parallel(key, state: LDAState, d: LDAData, *, K: int, alp
     typical set in fewer sweeps than the exact sampler, whose φ drawn from
     nearly uniform counts carries little signal at first.
 
+    ``word_topic`` (optional): the word–topic counts (n_kw (K, V), n_k (K,)) to
+    start from instead of those of ``d``'s own tokens: with documents split over
+    devices (:mod:`gibbsjax.models.lda_shard`) every shard starts from the summed
+    counts and sees only its own updates within the sweep (AD-LDA across shards).
+
     >>> from gibbsjax.corpus import Corpus
     >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
     >>> s = partially_collapsed(2).init(jax.random.key(0), d)
@@ -612,6 +618,8 @@ def sample_z_collapsed_parallel(key, state: LDAState, d: LDAData, *, K: int, alp
     """
     z = state.z
     ndk, nkw, nk = topic_counts(z, d, K)
+    if word_topic is not None:
+        nkw, nk = word_topic
     v = _vocab_size(d)
     u = token_uniforms(key, d)
     onehot = jnp.arange(K)
@@ -1291,7 +1299,17 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
         warmup_step=warmup_step,
         warmup_name="; ".join(names),
         label_dims=("topic",),
+        shard=functools.partial(_cannot_shard, f"lda.{sampler} with learned priors"),
     )
+
+
+def _cannot_shard(name: str, *args, **kwargs):
+    """``Kernel.shard`` of the LDA kernels that cannot split their documents over devices."""
+    raise ValueError(
+        f"{name} cannot split its documents over devices: only lda.partially_collapsed with fixed alpha and "
+        "eta can (the collapsed sampler visits tokens in one sequence; the uncollapsed one draws theta by "
+        "document row; learned priors need count histograms of every device); spread chains instead "
+        "(num_chains a multiple of devices)")
 
 
 @functools.lru_cache(maxsize=64)
@@ -1342,11 +1360,18 @@ def _kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str = "den
         words = jnp.where(d.mask, _words_given_phi(key, state, d), 0).astype(jnp.int32)
         return d._replace(words=words, word_counts=cj.counts(words, (_vocab_size(d),), d.mask))
 
+    if sampler == "partially_collapsed":
+        from gibbsjax.models import lda_shard
+
+        shard = functools.partial(lda_shard.plan, K=K, alpha=alpha, eta=eta, z_update=z_update, warmup=warmup)
+    else:
+        shard = functools.partial(_cannot_shard, f"lda.{sampler}")
     return Kernel(
         init=init,
         step=step,
         record=record,
         dims={"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic")},
+        shard=shard,
         log_joint=functools.partial(log_joint_collapsed, K=K, alpha=alpha, eta=eta),
         sample_prior=sample_prior,
         simulate_data=simulate_data,
