@@ -203,3 +203,55 @@ def test_sharded_sampler_passes_the_exact_enumeration_test(tmp_path):
 def test_fast_warmup_depends_on_the_shards_not_the_devices(tmp_path):
     out = _run_on_four_devices(_FAST_WARMUP, tmp_path)
     assert "4 shards on 1 device(s) identical" in out and "4 shards on 2 device(s) identical" in out
+
+
+_WORKER = """
+import sys, warnings
+warnings.simplefilter("ignore")
+import jax
+jax.config.update("jax_cpu_collectives_implementation", "gloo")
+pid, port, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+jax.distributed.initialize(coordinator_address=f"127.0.0.1:{port}", num_processes=2, process_id=pid)
+import numpy as np, gibbsjax
+from gibbsjax.datasets.synthetic import lda_corpus
+from gibbsjax.models import lda
+assert jax.process_count() == 2 and len(jax.devices()) == 2 and len(jax.local_devices()) == 1
+corpus, _, _ = lda_corpus(num_docs=40, num_topics=4, vocab_size=30, doc_length=10, seed=0)
+idata = gibbsjax.sample(lda.partially_collapsed(4, warmup="exact"), lda.data(corpus), devices=2, seed=3,
+                        num_chains=1, num_warmup=3, num_draws=6, progress=False)
+if pid == 0:  # results gathered on process 0
+    np.savez(out, topic_share=idata.posterior["topic_share"].values,
+             topic_word=idata.posterior_mean["topic_word"].values, doc_topic=idata.posterior_mean["doc_topic"].values)
+print(pid, idata.attrs["sharding"])
+"""
+
+
+@pytest.mark.slow
+def test_two_processes_give_the_draws_of_one(tmp_path):
+    """jax.distributed on this machine: two processes, one CPU device each, a local coordinator."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    import gibbsjax
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = str(s.getsockname()[1])
+    out = str(tmp_path / "draws.npz")
+    env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "PYTHONWARNINGS")}
+    env["JAX_PLATFORMS"] = "cpu"
+    procs = [subprocess.Popen([sys.executable, "-c", _WORKER, str(i), port, out], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path) for i in (0, 1)]
+    results = [p.communicate(timeout=600) for p in procs]
+    for p, (stdout, stderr) in zip(procs, results):
+        assert p.returncode == 0, stderr[-3000:]
+        assert "documents split into 2 shards over 2 cpu devices" in stdout
+    corpus = _corpus()
+    one = gibbsjax.sample(lda.partially_collapsed(4, warmup="exact"), lda.data(corpus), seed=3, num_chains=1,
+                          num_warmup=3, num_draws=6, progress=False)
+    two = np.load(out)
+    np.testing.assert_array_equal(two["topic_share"], one.posterior["topic_share"].values)
+    for name in ("topic_word", "doc_topic"):
+        np.testing.assert_array_equal(two[name], one.posterior_mean[name].values)

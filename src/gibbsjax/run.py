@@ -654,7 +654,7 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     run = _Run(kernel, data, s, run_keys, state, acc, plan=plan, dims=user_kernel.dims)
     if s.save_warmup:
         # draw 0 of warmup_posterior is the starting state
-        first = jax.device_get(_records_fn(kernel.record, kernel.log_joint)(state, data))
+        first = _fetch(_records_fn(kernel.record, kernel.log_joint)(state, data))
         run.outputs["warm-up"].append(_to_host(jax.tree_util.tree_map(lambda a: np.asarray(a)[None], first), 1))
 
     _drive(run, s.num_draws, rule, max_draws, until_vars)
@@ -685,6 +685,22 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         run_attrs["max_draws"] = max_draws
     run_attrs.update(attrs or {})
     return _finish(run, run_attrs)
+
+
+def _fetch(tree):
+    """``jax.device_get``, also for arrays spread over the devices of several processes
+    (``jax.distributed``): those are gathered first, so every process gets whole arrays."""
+    def one(x):
+        if isinstance(x, jax.Array) and not x.is_fully_addressable:
+            from jax.experimental import multihost_utils
+
+            if jnp.issubdtype(x.dtype, jax.dtypes.prng_key):
+                data = multihost_utils.process_allgather(jax.random.key_data(x), tiled=True)
+                return jax.random.wrap_key_data(data, impl=jax.random.key_impl(x))
+            return np.asarray(multihost_utils.process_allgather(x, tiled=True))
+        return x
+
+    return jax.device_get(jax.tree_util.tree_map(one, tree))
 
 
 def _devices(devices: int) -> list:
@@ -887,7 +903,7 @@ def _finish(run: _Run, run_attrs: dict):
     run_attrs.update(run.until_note)
     means = None
     if run.acc and run.kept > 0:
-        means = {k: np.asarray(v) / run.kept for k, v in jax.device_get(run.acc).items()}
+        means = {k: np.asarray(v) / run.kept for k, v in _fetch(run.acc).items()}
         if run.plan is not None:
             means = run.plan.means(means)
     idata = to_inference_data(
@@ -927,12 +943,12 @@ def _state_dataset(run: _Run):
 
     variables = {}
     for prefix, tree in (("state", run.state), ("acc", run.acc)):
-        leaves = jax.device_get(jax.tree_util.tree_leaves(tree))
+        leaves = _fetch(jax.tree_util.tree_leaves(tree))
         for name, leaf in zip(_leaf_names(tree), leaves):
             arr = np.asarray(leaf)
             var = f"{prefix}__{name}"
             variables[var] = (("chain", *[f"{var}_dim_{i}" for i in range(arr.ndim - 1)]), arr)
-    keys = np.asarray(jax.random.key_data(run.run_keys))
+    keys = np.asarray(_fetch(jax.random.key_data(run.run_keys)))
     variables["run_key"] = (("chain", "key_word"), keys)
     attrs = {
         "next_sweep": int(run.next_sweep),
@@ -1131,7 +1147,7 @@ def warmup_description(kernel: Kernel) -> str:
 
 def _to_host(out: dict, n: int) -> dict:
     """Copy one chunk's records to numpy, (length, chain, ...) -> (chain, n, ...)."""
-    host = jax.device_get(out)
+    host = _fetch(out)
     result: dict[str, Any] = {"n": n}
     if "posterior" in host:
         result["posterior"] = {k: np.swapaxes(np.asarray(v)[:n], 0, 1) for k, v in host["posterior"].items()}
