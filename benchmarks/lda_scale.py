@@ -30,8 +30,19 @@ code, the K × V topic tables, JAX itself).  Expected: the corpus (4-byte word i
 9-byte grid slot: word, document, mask) plus, per chain, an int32 topic per token, with
 the sweep's per-token temporaries on top.
 
+Devices (``--devices 1 2 4``): one chain of the partially collapsed sampler with the documents
+sharded over N devices (``gibbsjax.sample(..., devices=N)``, `gibbsjax.models.lda_shard`) on
+the corpus at ``--chains-at``: seconds per sweep, tokens per second, the bytes XLA assigns per
+device for one sweep (`memory_analysis()` of the compiled sharded sweep: arguments, outputs and
+temporaries) and the bytes exchanged between devices per sweep (the collectives of the
+compiled sweep, `lda_shard.bytes_exchanged_per_sweep`).  On a CPU the devices are forced host
+devices (``XLA_FLAGS=--xla_force_host_platform_device_count=N``: they share the cores, so
+tokens/s does not grow there; the figures that matter are the per-device bytes and the
+exchange); on a GPU machine, the GPUs.  ``--devices`` alone skips the other tables.
+
 Run:  python benchmarks/lda_scale.py [--scales 1 10 100] [--chains 1 4 16] [--chains-at 10]
                                      [--sweeps 20] [--sampler partially_collapsed] [--option KEY=VALUE]
+                                     [--devices 1 2 4]
 """
 
 from __future__ import annotations
@@ -117,6 +128,38 @@ print(json.dumps({
 }))
 """
 
+DEVICES_CHILD = r"""
+import json, sys, time
+import jax, jax.numpy as jnp, numpy as np
+import gibbsjax
+from gibbsjax.corpus import Corpus
+from gibbsjax.models import lda, lda_shard
+
+path, devices, sweeps, options = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4])
+saved = np.load(path)
+corpus = Corpus(saved["tokens"], saved["offsets"], tuple(str(i) for i in range(int(saved["vocab_size"]))))
+data = lda.data(corpus)
+kernel = lda.partially_collapsed(20, **options)
+kw = dict(num_chains=1, num_warmup=0, num_draws=sweeps, chunk_size=sweeps, progress=False, devices=devices,
+          shard="data")
+gibbsjax.sample(kernel, data, seed=0, **kw)  # compiles
+t = time.perf_counter()
+idata = gibbsjax.sample(kernel, data, seed=1, **kw)
+dt = time.perf_counter() - t
+plan = kernel.shard(data, jax.devices()[:devices])
+exchanged = lda_shard.bytes_exchanged_per_sweep(plan)
+key = jax.random.key(0)
+state = jax.eval_shape(plan.kernel.init, key, plan.data)
+analysis = jax.jit(plan.kernel.step).lower(key, state, plan.data).compile().memory_analysis()
+per_device = sum(int(getattr(analysis, f, 0) or 0) for f in
+                 ("argument_size_in_bytes", "output_size_in_bytes", "temp_size_in_bytes")) if analysis else -1
+dev = jax.devices()[0]
+print(json.dumps({"tokens": corpus.num_tokens, "devices": devices, "sweep_s": dt / sweeps,
+                  "grid": list(plan.data.words.shape), "sharding": idata.attrs["sharding"],
+                  "device_b": per_device, "exchanged": exchanged, "platform": dev.platform,
+                  "device_kind": dev.device_kind, "jax": jax.__version__}))
+"""
+
 BASE_DOCS = 1000
 K, V = 20, 2000
 
@@ -141,6 +184,37 @@ def run(path: str, chains: int, sweeps: int, sampler: str, options: dict) -> dic
     if out.returncode != 0:
         raise RuntimeError(out.stderr[-3000:])
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run_devices(path: str, devices: int, sweeps: int, options: dict) -> dict:
+    env = dict(os.environ)
+    if "cpu" in env.get("JAX_PLATFORMS", "cpu") and not _has_gpu():
+        env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + f" --xla_force_host_platform_device_count={devices}").strip()
+    out = subprocess.run([sys.executable, "-c", DEVICES_CHILD, path, str(devices), str(sweeps), json.dumps(options)],
+                         capture_output=True, text=True, env=env, timeout=3600)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr[-3000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _has_gpu() -> bool:
+    import jax
+
+    return jax.default_backend() == "gpu"
+
+
+def devices_table(path: str, devices, sweeps: int, options: dict) -> None:
+    rows = [run_devices(path, n, sweeps, options) for n in sorted(set(devices))]
+    first = rows[0]
+    print(f"\ndocuments sharded over devices: {first['tokens']} tokens, one chain, K = {K}, V = {V}, "
+          f"{first['platform']} ({first['device_kind']}), jax {first['jax']}")
+    print(f"{'devices':>7s} {'shards x S x R':>16s} {'s/sweep':>8s} {'M tok/s':>8s} {'MB/device':>10s} "
+          f"{'exchanged B/sweep':>18s} {'B/kept draw':>12s}")
+    for r in rows:
+        grid = " x ".join(str(x) for x in r["grid"])
+        print(f"{r['devices']:>7d} {grid:>16s} {r['sweep_s']:>8.4f} {r['tokens'] / r['sweep_s'] / 1e6:>8.2f} "
+              f"{r['device_b'] / 2**20:>10.2f} {r['exchanged']['sweep']:>18d} {r['exchanged']['record']:>12d}")
+    print(f"(K x V x 4 = {K * V * 4} bytes: the count table summed across devices each sweep)")
 
 
 def parse_options(items) -> dict:
@@ -171,10 +245,17 @@ def main():
     p.add_argument("--sampler", default="partially_collapsed")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="keyword argument for the sampler factory (repeatable), e.g. z_update=dense")
+    p.add_argument("--devices", type=int, nargs="+", default=None,
+                   help="device counts for the documents-sharded table (e.g. 1 2 4); alone, only that table")
     args = p.parse_args()
     options = parse_options(args.option)
     scales = sorted(set(args.scales))
     chains_at = args.chains_at or (scales[1] if len(scales) > 1 else scales[0])
+    if args.devices:
+        folder = tempfile.mkdtemp(prefix="gibbsjax-scale-")
+        devices_table(corpus_file(chains_at, folder), args.devices, args.sweeps, options)
+        if not any(a in ("--scales", "--chains") or a.startswith(("--scales=", "--chains=")) for a in sys.argv[1:]):
+            return
     print(f"sampler {args.sampler} {options or ''}, K = {K}, V = {V}, {args.sweeps} timed sweeps per configuration")
     folder = tempfile.mkdtemp(prefix="gibbsjax-scale-")
     rows = [run(corpus_file(s, folder), 1, args.sweeps, args.sampler, options) for s in scales]

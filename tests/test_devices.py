@@ -76,6 +76,20 @@ def test_chains_over_four_devices_give_the_draws_of_one(tmp_path):
 
 def test_devices_must_divide_the_chains():
     with pytest.raises(ValueError, match="multiple of devices"):
-        Settings(num_chains=6, devices=4)
+        Settings(num_chains=6, devices=4, shard="chains")
+    Settings(num_chains=6, devices=4)  # "auto": the data may be split instead (decided by the kernel)
     with pytest.raises(ValueError, match="devices"):
         Settings(devices=0)
+    with pytest.raises(ValueError, match="shard must be one of"):
+        Settings(shard="documents")
+
+
+def test_a_kernel_without_shard_needs_chains_filling_the_devices():
+    """Chains that do not fill the devices: a kernel that cannot split its data is refused before
+    anything runs (one device is enough to see it: devices=1 with shard='data')."""
+    from gibbsjax.models import normal
+    from gibbsjax.run import sample
+
+    with pytest.raises(ValueError, match="cannot split its data over devices"):
+        sample(normal.bivariate(rho=0.5), devices=1, shard="data", num_chains=2, num_draws=2, num_warmup=0,
+               progress=False)

@@ -104,7 +104,7 @@ def test_draws_agree_with_the_xla_path_up_to_summation_order(k, lanes):
     z_pal = lp.sample_z_pallas(key, state, d, K=k, alpha=alpha, interpret=True, lanes_per_program=lanes)
     assert z_pal.shape == d.words.shape and z_pal.dtype == jnp.int32
     assert np.all(np.asarray(z_pal)[~np.asarray(d.mask)] == 0)
-    u = jax.random.uniform(key, d.words.shape)  # the uniforms both paths use
+    u = lda.token_uniforms(key, d)  # the uniforms both paths use
     tol = _tolerance(k)
     for z in (z_pal, z_xla):  # each path along its own trajectory, against the float64 replay
         equal, gap = _replay(d, state, z, u, k, alpha)
@@ -120,7 +120,7 @@ def test_the_replay_catches_a_wrong_conditional():
     d, state = _random_problem(k, seed=k)
     key = jax.random.key(105)
     z = lp._z_update(key, state, d, K=k, alpha=0.3, interpret=True, lanes_per_program=4, stale=True)[0]
-    equal, gap = _replay(d, state, z, jax.random.uniform(key, d.words.shape), k, 0.3)
+    equal, gap = _replay(d, state, z, lda.token_uniforms(key, d), k, 0.3)
     assert np.sum(gap[~equal] > _tolerance(k)) >= 5
 
 
@@ -208,7 +208,7 @@ def test_compiled_kernel_on_a_gpu(k):
     d, state = _random_problem(k, seed=k, num_docs=400, vocab=300, num_lanes=64)
     key = jax.random.key(7)
     z, ndk = lp.sample_z_pallas_with_counts(key, state, d, K=k, alpha=0.1)
-    equal, gap = _replay(d, state, z, jax.random.uniform(key, d.words.shape), k, 0.1)
+    equal, gap = _replay(d, state, z, lda.token_uniforms(key, d), k, 0.1)
     assert np.all(gap[~equal] <= _tolerance(k))
     np.testing.assert_array_equal(np.asarray(ndk), np.asarray(lda.topic_counts(z, d, k)[0]))
 

@@ -39,6 +39,20 @@ runner (:func:`gibbsjax.sample`) vmaps it over chains and scans it over sweeps.
   ``state``): chains may label them differently, so R-hat of a variable with
   such a dimension means nothing before alignment.  Stopping rules
   (``until=``) look only at ``lp`` and the variables without them.
+* ``shard(data, devices, num_shards=None) -> Sharded`` (optional): the model's
+  data can be split along an axis (LDA: documents) over ``devices``, with
+  ``num_shards`` pieces (default: one per device; a multiple of the number of
+  devices).  It returns a :class:`Sharded`: a kernel of the same ``name`` that
+  runs on the sharded data, its reductions (count tables) summed across devices
+  inside ``jax.shard_map`` over the returned mesh, and the
+  ``jax.sharding.PartitionSpec`` of the data, of one chain's state and of its
+  accumulators, plus ``means``, which maps the per-chain means of
+  ``accumulate`` back to this kernel's layout (e.g. documents in corpus
+  order).  :func:`gibbsjax.sample` uses it with ``devices=N`` when the chains
+  do not fill the devices (or ``shard="data"``); the draws must not depend on
+  the number of devices for a fixed ``num_shards``.  A kernel that cannot shard
+  (e.g. a sequential collapsed sampler) leaves it ``None``, or raises
+  ``ValueError`` saying why.
 
 States are pytrees (usually NamedTuples).  Data is a pytree built by a model's
 validating constructor; hyperparameters are closed over by the model factory.
@@ -68,7 +82,7 @@ from typing import Any, NamedTuple
 
 import jax
 
-__all__ = ["Kernel", "sweep", "set_field"]
+__all__ = ["Kernel", "Sharded", "sweep", "set_field"]
 
 State = Any
 Data = Any
@@ -93,6 +107,36 @@ class Kernel(NamedTuple):
     warmup_step: Callable[[jax.Array, State, Data], State] | None = None
     warmup_name: str = ""
     label_dims: tuple[str, ...] = ()
+    shard: Callable[..., "Sharded"] | None = None
+
+
+class Sharded(NamedTuple):
+    """A kernel and its data split along one axis over the devices of a mesh (``Kernel.shard``).
+
+    * ``kernel``: the per-chain kernel on ``data`` (same ``name``); its functions use
+      ``jax.shard_map`` over ``mesh`` and cross-device sums (``jax.lax.psum``) for the
+      reductions, so every device holds its shard of the data and of the state.
+    * ``data``: the sharded data pytree; ``data_specs``, ``state_specs``, ``acc_specs``:
+      ``PartitionSpec`` pytrees (or prefixes) of the data, of one chain's state and of
+      one chain's accumulators (the runner prepends the chain axis, unsharded).
+    * ``means(dict) -> dict``: the per-chain means of ``accumulate`` (numpy, chains
+      first) in the unsharded kernel's layout, with its ``dims``.
+    * ``num_shards``, ``description``: recorded in a result's ``attrs["sharding"]``.
+
+    >>> from gibbsjax.models import lda
+    >>> callable(lda.partially_collapsed(3).shard)
+    True
+    """
+
+    kernel: Kernel
+    data: Any
+    mesh: Any
+    data_specs: Any
+    state_specs: Any
+    acc_specs: Any
+    means: Callable[[dict], dict]
+    num_shards: int
+    description: str
 
 
 def set_field(state: State, field: str, value: Any) -> State:

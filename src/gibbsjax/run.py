@@ -36,6 +36,8 @@ __all__ = ["sample", "resume", "keep_raw_draws", "Settings", "enable_compilation
 
 #: a run is cut into about this many chunks per phase (warm-up, sampling)
 DEFAULT_NUM_CHUNKS = 20
+#: how ``Settings.devices`` are used (see :class:`Settings`)
+SHARD_MODES = ("auto", "chains", "data")
 
 
 # ----------------------------------------------------------------------------- settings
@@ -61,9 +63,14 @@ class Settings:
       the recorded variables without a dimension in ``kernel.label_dims``),
       checked after ``num_draws`` draws and after every further ``num_draws``.
     * ``max_draws``: the cap of a run with ``until`` (default ``10 * num_draws``).
-    * ``devices``: spread the chains over this many devices (``jax.devices()``,
-      e.g. GPUs) with a ``jax.sharding`` mesh; ``num_chains`` must be a
-      multiple of it.  Draws do not depend on it.  Default: one device.
+    * ``devices``: run on this many devices (``jax.devices()``, e.g. GPUs) with
+      a ``jax.sharding`` mesh.  Draws do not depend on it.  Default: one device.
+    * ``shard``: how ``devices`` are used: ``"chains"`` spreads the chains
+      (``num_chains`` a multiple of ``devices``; no communication);
+      ``"data"`` splits the data along the axis the kernel declares
+      (``Kernel.shard``, e.g. LDA's documents), every chain on every device, its
+      count tables summed across devices each sweep; ``"auto"`` (default):
+      chains when ``num_chains`` is a multiple of ``devices``, else data.
 
     Values are checked on construction (``ValueError`` naming the field).
 
@@ -83,6 +90,7 @@ class Settings:
     until: str | None = None
     max_draws: int | None = None
     devices: int | None = None
+    shard: str = "auto"
 
     def __post_init__(self):
         for name, minimum in (("num_chains", 1), ("num_warmup", 0), ("num_draws", 1), ("thin", 1)):
@@ -91,11 +99,13 @@ class Settings:
             object.__setattr__(self, "chunk_size", _check_int("chunk_size", self.chunk_size, 1))
         if self.seed is not None:
             object.__setattr__(self, "seed", _check_int("seed", self.seed, 0))
+        if not isinstance(self.shard, str) or self.shard not in SHARD_MODES:
+            raise ValueError(f"shard must be one of {', '.join(repr(m) for m in SHARD_MODES)}, got {self.shard!r}")
         if self.devices is not None:
             object.__setattr__(self, "devices", _check_int("devices", self.devices, 1))
-            if self.num_chains % self.devices:
-                raise ValueError(f"num_chains ({self.num_chains}) must be a multiple of devices ({self.devices}): "
-                                 "every device runs the same number of chains")
+            if self.shard == "chains" and self.num_chains % self.devices:
+                raise ValueError(f"num_chains ({self.num_chains}) must be a multiple of devices ({self.devices}) "
+                                 "with shard='chains': every device runs the same number of chains")
         if self.until is not None:
             from gibbsjax.stopping import parse_until
 
@@ -447,6 +457,8 @@ class _Run:
     interrupted: bool = False
     signal_name: str | None = None
     until_note: dict = dataclasses.field(default_factory=dict)
+    plan: Any = None  # a Kernel.shard plan when the data are split over devices
+    dims: Any = None  # the dims of the unsharded kernel, for the means mapped back by plan.means
 
     @property
     def warmup_left(self) -> int:
@@ -619,21 +631,30 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     rule, max_draws = _check_until(s.until, s.max_draws, s.num_draws, s.num_chains)
     key, seed_used = _resolve_key(s.seed, key)
     _check_data_type(kernel, data)
+    user_data, user_kernel = data, kernel
+    kernel, data, plan, mode = _layout(kernel, data, s)
+    if plan is not None and s.init is not None:
+        raise ValueError("init values cannot be given with the data split over devices (shard='data'): the "
+                         "state is laid out by shard; start from the kernel's random state, or use shard='chains'")
 
     if s.init is not None:  # check init values on the abstract state, before compiling
         abstract = jax.eval_shape(_start_fn(kernel.init), key, jax.ShapeDtypeStruct((s.num_chains,), jnp.int32), data)
         _apply_init(abstract[1], s.init, s.num_chains, kernel.check_init)
-    check_memory(kernel, data, s, key=key)  # before anything big is allocated
+    if plan is None:
+        # before anything big is allocated; not with the data split over devices, where each device
+        # holds 1/devices of the data and state, which check_memory's one-device estimate cannot see
+        check_memory(kernel, data, s, key=key)
 
+    data = _place_data(plan, data)
     run_keys, state = _start_fn(kernel.init)(key, jnp.arange(s.num_chains, dtype=jnp.int32), data)
     if s.init is not None:
         state = _apply_init(state, s.init, s.num_chains, kernel.check_init)
-    run_keys, state, acc, data = _place(s.devices, run_keys, state,
-                                        _zero_accumulators(kernel.accumulate, state, data), data)
-    run = _Run(kernel, data, s, run_keys, state, acc)
+    run_keys, state, acc, data = _place(mode, s.devices, run_keys, state,
+                                        _zero_accumulators(kernel.accumulate, state, data), data, plan)
+    run = _Run(kernel, data, s, run_keys, state, acc, plan=plan, dims=user_kernel.dims)
     if s.save_warmup:
         # draw 0 of warmup_posterior is the starting state
-        first = jax.device_get(_records_fn(kernel.record, kernel.log_joint)(state, data))
+        first = _fetch(_records_fn(kernel.record, kernel.log_joint)(state, data))
         run.outputs["warm-up"].append(_to_host(jax.tree_util.tree_map(lambda a: np.asarray(a)[None], first), 1))
 
     _drive(run, s.num_draws, rule, max_draws, until_vars)
@@ -656,7 +677,8 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         "thin": s.thin,
         "save_warmup": int(s.save_warmup),
         "devices": s.devices or 1,
-        "data_sha256": data_fingerprint(data),
+        "sharding": _sharding_note(mode, plan, s),
+        "data_sha256": data_fingerprint(user_data),
     }
     if rule is not None:
         run_attrs["until"] = ",".join(str(c) for c in rule)
@@ -665,16 +687,112 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     return _finish(run, run_attrs)
 
 
-def _place(devices: int | None, run_keys, state, acc, data):
-    """Chains spread over ``devices`` devices (a 1-D mesh along the chain axis),
-    the data replicated on each; with ``None``, everything stays where it is.
-    Each chain's computation is the same as on one device, so its draws are too."""
-    if devices is None:
-        return run_keys, state, acc, data
+def _fetch(tree):
+    """``jax.device_get``, also for arrays spread over the devices of several processes
+    (``jax.distributed``): those are gathered first, so every process gets whole arrays."""
+    def one(x):
+        if isinstance(x, jax.Array) and not x.is_fully_addressable:
+            from jax.experimental import multihost_utils
+
+            if jnp.issubdtype(x.dtype, jax.dtypes.prng_key):
+                data = multihost_utils.process_allgather(jax.random.key_data(x), tiled=True)
+                return jax.random.wrap_key_data(data, impl=jax.random.key_impl(x))
+            return np.asarray(multihost_utils.process_allgather(x, tiled=True))
+        return x
+
+    return jax.device_get(jax.tree_util.tree_map(one, tree))
+
+
+def _devices(devices: int) -> list:
     available = jax.devices()
     if devices > len(available):
         raise ValueError(f"devices={devices} asked for, but JAX sees {len(available)} "
                          f"({available[0].platform}): {', '.join(str(d) for d in available)}")
+    return available[:devices]
+
+
+def _layout(kernel: Kernel, data, s: Settings, num_shards: int | None = None):
+    """How a run uses ``s.devices``: ``(kernel, data, plan, mode)`` with mode ``None`` (one
+    device, as given), ``"chains"`` (chains spread) or ``"data"`` (the kernel's ``shard``
+    plan: its sharded kernel and data)."""
+    if s.devices is None and s.shard != "data":
+        return kernel, data, None, None
+    devices = _devices(s.devices or 1)
+    mode = s.shard
+    if mode == "auto":
+        mode = "chains" if s.num_chains % len(devices) == 0 else "data"
+    if mode == "chains":
+        return kernel, data, None, "chains"
+    if kernel.shard is None:
+        if s.shard == "auto":
+            raise ValueError(f"num_chains ({s.num_chains}) must be a multiple of devices ({len(devices)}): every "
+                             f"device runs the same number of chains, and kernel {kernel.name} cannot split its "
+                             "data over devices instead (it declares no Kernel.shard)")
+        raise ValueError(f"kernel {kernel.name} cannot split its data over devices (it declares no Kernel.shard); "
+                         "use shard='chains' with num_chains a multiple of devices")
+    plan = kernel.shard(data, devices, num_shards)
+    return plan.kernel, plan.data, plan, "data"
+
+
+def _sharding_note(mode, plan, s: Settings) -> str:
+    if mode == "data":
+        return f"data: {plan.description}"
+    if mode == "chains":
+        return f"chains: {s.num_chains} chains over {s.devices} devices"
+    return "none"
+
+
+def _put(x, sharding):
+    """``x`` as a global array with ``sharding``; across several processes (jax.distributed)
+    each process supplies the pieces its own devices hold."""
+    if jax.process_count() == 1:
+        return jax.device_put(x, sharding)
+    if isinstance(x, jax.Array) and x.sharding == sharding:
+        return x
+    if isinstance(x, jax.Array) and not x.is_fully_addressable:
+        return jax.jit(lambda a: a, out_shardings=sharding)(x)
+    host = x if not isinstance(x, jax.Array) else np.asarray(x)
+    if jnp.issubdtype(getattr(x, "dtype", np.float32), jax.dtypes.prng_key):
+        data = np.asarray(jax.random.key_data(x))
+        made = jax.make_array_from_callback(data.shape, sharding, lambda idx: data[idx])
+        return jax.random.wrap_key_data(made, impl=jax.random.key_impl(x))
+    return jax.make_array_from_callback(np.shape(host), sharding, lambda idx: np.asarray(host[idx]))
+
+
+def _by_specs(mesh, specs, tree, batched: bool):
+    """``tree`` placed by a prefix pytree of PartitionSpecs (``batched``: a leading chain axis, unsplit)."""
+    from jax.sharding import NamedSharding, PartitionSpec
+
+    def one(spec, sub):
+        sharding = NamedSharding(mesh, PartitionSpec(None, *spec) if batched else spec)
+        return jax.tree_util.tree_map(lambda x: _put(x, sharding), sub)
+
+    return jax.tree_util.tree_map(one, specs, tree, is_leaf=lambda x: isinstance(x, PartitionSpec))
+
+
+def _place_data(plan, data):
+    """The sharded data on their devices (before the chains start); unchanged otherwise."""
+    if plan is None:
+        return data
+    return _by_specs(plan.mesh, plan.data_specs, data, batched=False)
+
+
+def _place(mode, devices: int | None, run_keys, state, acc, data, plan=None):
+    """Chains spread over ``devices`` devices (``mode="chains"``: a 1-D mesh along the
+    chain axis, the data replicated on each) or the data split over them (``"data"``:
+    by the kernel's ``shard`` plan, every chain on every device); with ``None``
+    everything stays where it is.  Each chain's computation is the same as on one
+    device, so its draws are too."""
+    if mode is None:
+        return run_keys, state, acc, data
+    if mode == "data":
+        from jax.sharding import NamedSharding, PartitionSpec
+
+        mesh = plan.mesh
+        keys = _put(run_keys, NamedSharding(mesh, PartitionSpec()))
+        return (keys, _by_specs(mesh, plan.state_specs, state, True),
+                _by_specs(mesh, plan.acc_specs, acc, True) if acc else acc, _place_data(plan, data))
+    available = _devices(devices)
     from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
     mesh = Mesh(np.array(available[:devices]), ("chain",))
@@ -785,13 +903,15 @@ def _finish(run: _Run, run_attrs: dict):
     run_attrs.update(run.until_note)
     means = None
     if run.acc and run.kept > 0:
-        means = {k: np.asarray(v) / run.kept for k, v in jax.device_get(run.acc).items()}
+        means = {k: np.asarray(v) / run.kept for k, v in _fetch(run.acc).items()}
+        if run.plan is not None:
+            means = run.plan.means(means)
     idata = to_inference_data(
         posterior,
         sample_stats=stats,
         warmup_posterior=warm_posterior if s.save_warmup else None,
         warmup_sample_stats=warm_stats if s.save_warmup else None,
-        dims=dict(kernel.dims or {}),
+        dims=dict((run.dims if run.plan is not None else kernel.dims) or {}),
         coords=dict(kernel.coords(run.data)) if kernel.coords is not None else {},
         attrs=run_attrs,
         posterior_mean=means,
@@ -823,12 +943,12 @@ def _state_dataset(run: _Run):
 
     variables = {}
     for prefix, tree in (("state", run.state), ("acc", run.acc)):
-        leaves = jax.device_get(jax.tree_util.tree_leaves(tree))
+        leaves = _fetch(jax.tree_util.tree_leaves(tree))
         for name, leaf in zip(_leaf_names(tree), leaves):
             arr = np.asarray(leaf)
             var = f"{prefix}__{name}"
             variables[var] = (("chain", *[f"{var}_dim_{i}" for i in range(arr.ndim - 1)]), arr)
-    keys = np.asarray(jax.random.key_data(run.run_keys))
+    keys = np.asarray(_fetch(jax.random.key_data(run.run_keys)))
     variables["run_key"] = (("chain", "key_word"), keys)
     attrs = {
         "next_sweep": int(run.next_sweep),
@@ -838,6 +958,7 @@ def _state_dataset(run: _Run):
         "num_warmup": run.settings.num_warmup,
         "thin": run.settings.thin,
         "save_warmup": int(run.settings.save_warmup),
+        "num_shards": run.plan.num_shards if run.plan is not None else 0,
         "note": "the last state of every chain, its run key and the running sums of the "
                 "per-chain means: what gibbsjax.resume needs to continue this run",
     }
@@ -892,7 +1013,9 @@ def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None
     (alignment, estimates) must be applied again.
 
     ``devices`` spreads the chains over devices as in :class:`Settings` (the
-    draws do not depend on it).  ``until``/``max_draws`` work as in :func:`sample` (``max_draws`` counts
+    draws do not depend on it).  A run with its data split over devices
+    (``attrs["sharding"]``) goes on with the same number of shards, by default
+    on as many devices as before (``devices`` must divide the shards).  ``until``/``max_draws`` work as in :func:`sample` (``max_draws`` counts
     every kept draw, old and new); ``num_draws`` defaults to the run's own
     ``num_draws_requested``.  ``num_draws=0`` only finishes an interrupted
     warm-up (or returns the run as it is).
@@ -922,9 +1045,15 @@ def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None
     if num_draws is None:
         num_draws = int(attrs.get("num_draws_requested", 0))
     num_draws = _check_int("num_draws", num_draws, 0)
+    num_shards = int(st.attrs.get("num_shards", 0))
+    if num_shards and devices is None:
+        devices = int(attrs.get("devices", 1))  # a sharded run goes on sharded: its state is laid out by shard
     s = Settings(num_chains=num_chains, num_warmup=int(st.attrs["num_warmup"]), num_draws=max(num_draws, 1),
                  thin=int(st.attrs["thin"]), progress=progress, chunk_size=chunk_size,
-                 save_warmup=bool(int(st.attrs.get("save_warmup", 0))), devices=devices)
+                 save_warmup=bool(int(st.attrs.get("save_warmup", 0))), devices=devices,
+                 shard="data" if num_shards else ("chains" if devices else "auto"))
+    user_kernel = kernel
+    kernel, data, plan, mode = _layout(kernel, data, s, num_shards or None)
     kept_before = int(st.attrs["kept_draws"])
     if until is not None and num_draws == 0:
         raise ValueError("until needs num_draws >= 1: the draws added between checks")
@@ -937,9 +1066,9 @@ def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None
     acc = _restore_tree(st, "acc", _zero_accumulators_shape(kernel.accumulate, abstract_state, data))
     run_keys = jax.random.wrap_key_data(jnp.asarray(st["run_key"].values, jnp.uint32),
                                         impl=str(st.attrs["key_impl"]))
-    run_keys, state, acc, data = _place(devices, run_keys, state, acc, data)
+    run_keys, state, acc, data = _place(mode, devices, run_keys, state, acc, data, plan)
     run = _Run(kernel, data, s, run_keys, state, acc, next_sweep=int(st.attrs["next_sweep"]), kept=kept_before,
-               elapsed=float(attrs.get("sampling_time_s", 0.0) or 0.0))
+               elapsed=float(attrs.get("sampling_time_s", 0.0) or 0.0), plan=plan, dims=user_kernel.dims)
     for phase, group, stats_group in (("sampling", "posterior", "sample_stats"),
                                       ("warm-up", "warmup_posterior", "warmup_sample_stats")):
         previous = _previous_draws(idata, group, stats_group)
@@ -1018,7 +1147,7 @@ def warmup_description(kernel: Kernel) -> str:
 
 def _to_host(out: dict, n: int) -> dict:
     """Copy one chunk's records to numpy, (length, chain, ...) -> (chain, n, ...)."""
-    host = jax.device_get(out)
+    host = _fetch(out)
     result: dict[str, Any] = {"n": n}
     if "posterior" in host:
         result["posterior"] = {k: np.swapaxes(np.asarray(v)[:n], 0, 1) for k, v in host["posterior"].items()}

@@ -82,6 +82,9 @@ __all__ = [
     "SAMPLERS",
     "log_joint_collapsed",
     "topic_counts",
+    "token_uniforms",
+    "hashed_uniforms",
+    "initial_topics",
     "sample_z_collapsed",
     "sample_z_partially_collapsed",
     "sample_z_uncollapsed",
@@ -116,7 +119,14 @@ class LDAData(NamedTuple):
 
     ``words``/``docs``/``mask`` are (S, R); padding slots have ``mask`` False,
     word 0 and document ``D`` (a dummy row).  ``doc_lengths`` (D,) and
-    ``word_counts`` (V,) fix D and V statically.
+    ``word_counts`` (V,) fix D and V statically.  ``first_step`` (D + 1,) is the
+    grid step of each document's first token (row D: 0), so the token in slot
+    (s, r) is at position ``s − first_step[docs[s, r]]`` of its document;
+    ``doc_ids`` (D + 1,) names each row's document in the whole corpus (``d``
+    for :func:`data`; a shard's rows of :func:`gibbsjax.models.lda_shard.shard_data`
+    hold its own documents; −1 for the dummy row and unused rows).  Together
+    they key each token's uniform (:func:`token_uniforms`), so draws do not
+    depend on the packing.
     """
 
     words: jax.Array
@@ -124,6 +134,8 @@ class LDAData(NamedTuple):
     mask: jax.Array
     doc_lengths: jax.Array
     word_counts: jax.Array
+    first_step: jax.Array
+    doc_ids: jax.Array
 
 
 #: tokens placed per block when packing a corpus into the grid (and back): the host-side
@@ -213,16 +225,20 @@ def data(corpus: Corpus, *, num_lanes: int | None = None) -> LDAData:
     if num_lanes is None:
         num_lanes = min(d, max(1, math.ceil(n / int(lengths.max()))))
     num_lanes = min(check_int("num_lanes", num_lanes, 1), d)
-    words, docs, mask, word_counts = _grid(corpus, num_lanes)
+    words, docs, mask, word_counts, first_step = _grid(corpus, num_lanes)
+    doc_ids = np.arange(d + 1, dtype=np.int32)
+    doc_ids[d] = -1
     return LDAData(
         jnp.asarray(words), jnp.asarray(docs), jnp.asarray(mask),
         jnp.asarray(lengths.astype(np.int32)), jnp.asarray(word_counts),
+        jnp.asarray(first_step), jnp.asarray(doc_ids),
     )
 
 
-def _grid(corpus: Corpus, num_lanes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The host-side packing of :func:`data`: (words, docs, mask) grids (S, R) and
-    word counts (V,), all filled block by block (:func:`_token_slots`)."""
+def _grid(corpus: Corpus, num_lanes: int) -> tuple[np.ndarray, ...]:
+    """The host-side packing of :func:`data`: (words, docs, mask) grids (S, R),
+    word counts (V,), all filled block by block (:func:`_token_slots`), and each
+    document's first step (D + 1,; the dummy row D: 0)."""
     d = corpus.num_docs
     lane, start, steps = _pack(corpus.doc_lengths, num_lanes)
     words = np.zeros((steps, num_lanes), np.int32)
@@ -237,7 +253,9 @@ def _grid(corpus: Corpus, num_lanes: int) -> tuple[np.ndarray, np.ndarray, np.nd
         flat_docs[slots] = doc_ids
         flat_mask[slots] = True
         word_counts += np.bincount(block, minlength=corpus.vocab_size).astype(np.int32)
-    return words, docs, mask, word_counts
+    first_step = np.zeros(d + 1, np.int32)
+    first_step[:d] = start
+    return words, docs, mask, word_counts, first_step
 
 
 def tokens_in_corpus_order(d: LDAData, values) -> np.ndarray:
@@ -289,6 +307,70 @@ def _vocab_size(d: LDAData) -> int:
     return d.word_counts.shape[0]
 
 
+def _unit_interval(bits):
+    """uint32 random bits -> float32 uniforms in [0, 1): the top 23 bits as the mantissa of
+    a number in [1, 2), minus 1 (the construction of ``jax.random.uniform``)."""
+    mantissa = jax.lax.shift_right_logical(bits, jnp.uint32(9)) | jnp.uint32(0x3F800000)
+    return jax.lax.bitcast_convert_type(mantissa, jnp.float32) - 1.0
+
+
+def hashed_uniforms(key, a, b):
+    """One float32 uniform in [0, 1) per pair (a_i, b_i) of integers (any equal shapes):
+    the Threefry-2x32 hash (Salmon et al. 2011, the counter-based generator behind
+    ``jax.random``) of the counter (a_i, b_i) under a 64-bit key drawn from ``key``.
+    Each uniform depends on ``key`` and its own pair only, not on the other pairs
+    nor on the array's shape or order; distinct pairs give independent uniforms.
+
+    >>> import jax, jax.numpy as jnp
+    >>> u = hashed_uniforms(jax.random.key(0), jnp.array([0, 1, 2]), jnp.array([5, 5, 5]))
+    >>> bool(u[1] == hashed_uniforms(jax.random.key(0), jnp.array([1]), jnp.array([5]))[0])
+    True
+    """
+    from jax.extend.random import threefry_2x32
+
+    a = jnp.asarray(a)
+    pair = jax.random.bits(key, (2,), jnp.uint32)  # the hash's key: works for every PRNG implementation
+    n = a.size
+    # threefry_2x32 hashes element i of the first half of its counts with element i of
+    # the second half: pass (a, b) as the two halves, keep the first output half
+    counts = jnp.concatenate([a.reshape(-1).astype(jnp.uint32), jnp.asarray(b).reshape(-1).astype(jnp.uint32)])
+    return _unit_interval(threefry_2x32(pair, counts)[:n]).reshape(a.shape)
+
+
+def token_uniforms(key, d: LDAData):
+    """The uniform of every grid slot (S, R) float32: the uniform of the token at position j
+    of document doc is :func:`hashed_uniforms` of (doc, j) under ``key``, with doc the
+    document's index in the whole corpus (``d.doc_ids``) and j = step − ``d.first_step[doc]``.
+
+    So a token's uniform, and every draw made from it, depends on the sweep's key, the
+    document and the position only, not on the number of lanes nor on how documents are
+    spread over devices (:mod:`gibbsjax.models.lda_shard`).  Every z-update of this module
+    uses it.  Padding slots get uniforms too (of the dummy row); they are discarded.
+
+    >>> from gibbsjax.corpus import Corpus
+    >>> c = Corpus.from_token_lists([["a", "b", "a"], ["c", "b"], ["a"]])
+    >>> u2 = tokens_in_corpus_order(data(c, num_lanes=2), token_uniforms(jax.random.key(0), data(c, num_lanes=2)))
+    >>> u1 = tokens_in_corpus_order(data(c, num_lanes=1), token_uniforms(jax.random.key(0), data(c, num_lanes=1)))
+    >>> bool((u1 == u2).all())
+    True
+    """
+    steps = jnp.arange(d.docs.shape[0], dtype=jnp.int32)[:, None]
+    return hashed_uniforms(key, d.doc_ids[d.docs], steps - d.first_step[d.docs])
+
+
+def initial_topics(key, d: LDAData, K: int):
+    """Topics drawn uniformly at random for every token (S, R) int32 (padding: 0), from
+    :func:`token_uniforms`: a chain's start does not depend on the packing either.
+
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> initial_topics(jax.random.key(0), d, 3).shape == d.words.shape
+    True
+    """
+    k = jnp.floor(token_uniforms(key, d) * K).astype(jnp.int32)
+    return jnp.where(d.mask, jnp.minimum(k, K - 1), 0).astype(jnp.int32)
+
+
 def topic_counts(z, d: LDAData, K: int):
     """n_dk (D + 1, K; row D is padding), n_kw (K, V), n_k (K), int32, from the topics ``z`` (S, R)."""
     ndk = cj.counts((d.docs, z), (_num_docs(d) + 1, K), d.mask)
@@ -337,7 +419,7 @@ def sample_z_collapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: float
     ndk, nkw, nk = topic_counts(z, d, K)
     v = _vocab_size(d)
     shape = z.shape
-    u = jax.random.uniform(key, shape).reshape(-1)
+    u = token_uniforms(key, d).reshape(-1)
     words, docs, mask = d.words.reshape(-1), d.docs.reshape(-1), d.mask.reshape(-1)
     onehot = jnp.arange(K)
 
@@ -393,7 +475,7 @@ def sample_z_partially_collapsed(key, state: LDAState, d: LDAData, *, K: int, al
     z = state.z
     ndk, _, _ = topic_counts(z, d, K)
     phi_t = _phi_by_word(state.log_phi)  # (V, K)
-    u = jax.random.uniform(key, z.shape)
+    u = token_uniforms(key, d)
     onehot = jnp.arange(K)
 
     def step(ndk, x):
@@ -496,7 +578,7 @@ def sample_z_lanes(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
     z = state.z
     ndk, _, _ = topic_counts(z, d, K)
     phi_t = _phi_by_word(state.log_phi)  # (V, K)
-    u = jax.random.uniform(key, z.shape)
+    u = token_uniforms(key, d)
     onehot = jnp.arange(K)
 
     def step(nd, x):
@@ -511,7 +593,8 @@ def sample_z_lanes(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
     return jnp.where(d.mask, z_new, 0)
 
 
-def sample_z_collapsed_parallel(key, state: LDAState, d: LDAData, *, K: int, alpha: float, eta: float):
+def sample_z_collapsed_parallel(key, state: LDAState, d: LDAData, *, K: int, alpha: float, eta: float,
+                                word_topic=None):
     """APPROXIMATE (for warm-up only): a document-parallel collapsed sweep.
 
     Every token i gets p(z_i = k) ∝ (n_kw + η)/(n_k + Vη) · (n_dk,−i + α), its
@@ -524,6 +607,11 @@ def sample_z_collapsed_parallel(key, state: LDAState, d: LDAData, *, K: int, alp
     typical set in fewer sweeps than the exact sampler, whose φ drawn from
     nearly uniform counts carries little signal at first.
 
+    ``word_topic`` (optional): the word–topic counts (n_kw (K, V), n_k (K,)) to
+    start from instead of those of ``d``'s own tokens: with documents split over
+    devices (:mod:`gibbsjax.models.lda_shard`) every shard starts from the summed
+    counts and sees only its own updates within the sweep (AD-LDA across shards).
+
     >>> from gibbsjax.corpus import Corpus
     >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
     >>> s = partially_collapsed(2).init(jax.random.key(0), d)
@@ -532,8 +620,10 @@ def sample_z_collapsed_parallel(key, state: LDAState, d: LDAData, *, K: int, alp
     """
     z = state.z
     ndk, nkw, nk = topic_counts(z, d, K)
+    if word_topic is not None:
+        nkw, nk = word_topic
     v = _vocab_size(d)
-    u = jax.random.uniform(key, z.shape)
+    u = token_uniforms(key, d)
     onehot = jnp.arange(K)
 
     def step(carry, x):
@@ -562,7 +652,7 @@ def sample_z_uncollapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: flo
     log_phi_t = state.log_phi.T
     logits = log_theta[d.docs] + log_phi_t[d.words]  # (S, R, K)
     p = jnp.exp(logits - jnp.max(logits, axis=-1, keepdims=True))
-    u = jax.random.uniform(k_z, state.z.shape)
+    u = token_uniforms(k_z, d)
     return jnp.where(d.mask, _inverse_cdf(p, u), state.z)
 
 
@@ -1139,7 +1229,7 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
 
     def init(key, d: LDAData):
         k1, k2 = jax.random.split(key)
-        z = (jax.random.randint(k1, d.words.shape, 0, K, dtype=jnp.int32) * d.mask).astype(jnp.int32)
+        z = initial_topics(k1, d, K)
         log_alpha = jnp.full(alpha_shape, math.log(alpha), jnp.float32)
         log_eta = jnp.asarray(math.log(eta), jnp.float32)
         log_phi = sample_log_phi(k2, LDAState(z, None), d, K=K, eta=eta)
@@ -1211,7 +1301,17 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
         warmup_step=warmup_step,
         warmup_name="; ".join(names),
         label_dims=("topic",),
+        shard=functools.partial(_cannot_shard, f"lda.{sampler} with learned priors"),
     )
+
+
+def _cannot_shard(name: str, *args, **kwargs):
+    """``Kernel.shard`` of the LDA kernels that cannot split their documents over devices."""
+    raise ValueError(
+        f"{name} cannot split its documents over devices: only lda.partially_collapsed with fixed alpha and "
+        "eta can (the collapsed sampler visits tokens in one sequence; the uncollapsed one draws theta by "
+        "document row; learned priors need count histograms of every device); spread chains instead "
+        "(num_chains a multiple of devices)")
 
 
 @functools.lru_cache(maxsize=64)
@@ -1237,7 +1337,7 @@ def _kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str = "den
 
     def init(key, d: LDAData):
         k1, k2 = jax.random.split(key)
-        z = (jax.random.randint(k1, d.words.shape, 0, K, dtype=jnp.int32) * d.mask).astype(jnp.int32)
+        z = initial_topics(k1, d, K)
         return LDAState(z, sample_log_phi(k2, LDAState(z, None), d, K=K, eta=eta))
 
     def record(state: LDAState, d: LDAData):
@@ -1262,11 +1362,18 @@ def _kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str = "den
         words = jnp.where(d.mask, _words_given_phi(key, state, d), 0).astype(jnp.int32)
         return d._replace(words=words, word_counts=cj.counts(words, (_vocab_size(d),), d.mask))
 
+    if sampler == "partially_collapsed":
+        from gibbsjax.models import lda_shard
+
+        shard = functools.partial(lda_shard.plan, K=K, alpha=alpha, eta=eta, z_update=z_update, warmup=warmup)
+    else:
+        shard = functools.partial(_cannot_shard, f"lda.{sampler}")
     return Kernel(
         init=init,
         step=step,
         record=record,
         dims={"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic")},
+        shard=shard,
         log_joint=functools.partial(log_joint_collapsed, K=K, alpha=alpha, eta=eta),
         sample_prior=sample_prior,
         simulate_data=simulate_data,
@@ -1543,7 +1650,7 @@ def _check_alpha(alpha, k: int):
 def _infer(key, log_phi, d: LDAData, *, k: int, alpha: float, num_sweeps: int, num_burn: int):
     ndk0 = jnp.zeros((_num_docs(d) + 1, k), jnp.float32)
     key, k_init = jax.random.split(key)
-    z0 = (jax.random.randint(k_init, d.words.shape, 0, k) * d.mask).astype(jnp.int32)
+    z0 = initial_topics(k_init, d, k)
 
     def one_sweep(carry, t):
         z, acc = carry

@@ -7,8 +7,8 @@ the tokens of each document in sequence,
     p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α),
 
 drawn by inverse CDF from one uniform per token — the same uniforms as the XLA
-path, ``jax.random.uniform(key, z.shape)``, so the two can be compared draw by
-draw.  The XLA path runs ``lax.scan`` over the S steps of the (S × R) grid, each
+path, ``lda.token_uniforms(key, d)`` (keyed by document and position), so the two
+can be compared draw by draw.  The XLA path runs ``lax.scan`` over the S steps of the (S × R) grid, each
 step a dozen small XLA operations on (R × K) arrays written to and read back
 from memory; here one kernel does the whole update.
 
@@ -215,7 +215,7 @@ def _kernel(words_ref, docs_ref, z_ref, u_ref, starts_ref, phi_ref, z_out_ref, n
 def _z_update(key, state, d, *, K, alpha, interpret, lanes_per_program, stale=False, num_warps=4):
     """Checks, φᵀ and the uniforms, then the kernel; ``stale`` (tests only: not exact) and
     ``num_warps`` (Triton's, for benchmarks) are private."""
-    from gibbsjax.models.lda import LOG_PHI_FLOOR
+    from gibbsjax.models.lda import LOG_PHI_FLOOR, token_uniforms
 
     if _pallas() is None:
         raise ValueError("jax.experimental.pallas cannot be imported here; use lda.sample_z_partially_collapsed")
@@ -238,7 +238,7 @@ def _z_update(key, state, d, *, K, alpha, interpret, lanes_per_program, stale=Fa
     log_phi = state.log_phi
     scaled = jnp.maximum(log_phi - jnp.max(log_phi, axis=0, keepdims=True), LOG_PHI_FLOOR)
     phi_t = jnp.exp(scaled).T  # (V, K), as the XLA path
-    u = jax.random.uniform(key, state.z.shape)
+    u = token_uniforms(key, d)
     return _call(d.words, d.docs, d.mask, state.z, u, phi_t, K=K, alpha=alpha, lanes=lanes,
                  num_docs=num_docs, interpret=bool(interpret), stale=stale,
                  num_warps=check_int("num_warps", num_warps, 1))

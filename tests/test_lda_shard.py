@@ -1,0 +1,257 @@
+"""LDA draws keyed by document and position: independent of the packing and of the devices.
+
+Every z-update takes token i's uniform from a hash of (document, position) under the
+sweep's key (``lda.token_uniforms``), so packing the corpus into another number of lanes,
+or splitting its documents over devices (``lda_shard``), leaves every draw unchanged.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from gibbsjax.datasets.synthetic import lda_corpus
+from gibbsjax.models import lda
+
+
+def _corpus(num_docs=40, seed=0):
+    corpus, _, _ = lda_corpus(num_docs=num_docs, num_topics=4, vocab_size=30, doc_length=10, seed=seed)
+    return corpus
+
+
+def test_hashed_uniforms_depend_on_their_own_pair_only():
+    key = jax.random.key(3)
+    a = jnp.arange(1000) % 37
+    b = jnp.arange(1000) // 37
+    u = np.asarray(lda.hashed_uniforms(key, a, b))
+    perm = np.random.default_rng(0).permutation(1000)
+    np.testing.assert_array_equal(np.asarray(lda.hashed_uniforms(key, a[perm], b[perm])), u[perm])
+    np.testing.assert_array_equal(np.asarray(lda.hashed_uniforms(key, a[5:6], b[5:6])), u[5:6])
+    assert u.min() >= 0.0 and u.max() < 1.0
+    # uniform, and a new key gives new numbers: Kolmogorov-Smirnov and a correlation
+    from scipy import stats
+
+    assert stats.kstest(u, "uniform").pvalue > 1e-3
+    other = np.asarray(lda.hashed_uniforms(jax.random.key(4), a, b))
+    assert abs(np.corrcoef(u, other)[0, 1]) < 4 / np.sqrt(1000)
+
+
+@pytest.mark.parametrize("z_update, k", [
+    ("lanes", 40),  # the CPU default, two-level prefix sums
+    pytest.param("lanes", 5, marks=pytest.mark.slow),
+    pytest.param("dense", 5, marks=pytest.mark.slow),
+])
+def test_draws_do_not_depend_on_the_number_of_lanes(z_update, k):
+    """z (in corpus order) and φ after three sweeps are bit-identical for 1, 3 lanes and the default."""
+    corpus = _corpus()
+    kernel = lda.partially_collapsed(k, z_update=z_update, warmup="exact")
+    results = []
+    for lanes in (1, 3, None):
+        d = lda.data(corpus, num_lanes=lanes)
+
+        @jax.jit
+        def run(key, d=d):
+            s = kernel.init(jax.random.key(1), d)
+            return jax.lax.fori_loop(0, 3, lambda t, s: kernel.step(jax.random.fold_in(key, t), s, d), s)
+
+        s = run(jax.random.key(2))
+        results.append((d.words.shape, lda.tokens_in_corpus_order(d, s.z), np.asarray(s.log_phi)))
+    assert len({r[0] for r in results}) == 3  # three different grids
+    for shape, z, log_phi in results[1:]:
+        np.testing.assert_array_equal(z, results[0][1], err_msg=str(shape))
+        np.testing.assert_array_equal(log_phi, results[0][2], err_msg=str(shape))
+    assert len(np.unique(results[0][1])) == k or k > 30  # the draws moved
+
+
+# ---------------------------------------------------------------------------- documents over devices
+# JAX fixes the number of host (CPU) devices when it starts, so these run in a subprocess
+# with XLA_FLAGS=--xla_force_host_platform_device_count=4 (as tests/test_devices.py).
+_PRELUDE = """
+import warnings
+warnings.simplefilter("ignore")
+import numpy as np, jax, jax.numpy as jnp
+import gibbsjax
+from gibbsjax.corpus import Corpus
+from gibbsjax.datasets.synthetic import lda_corpus
+from gibbsjax.models import lda, lda_shard
+assert len(jax.devices()) == 4, jax.devices()
+
+
+def same(a, b, groups=("posterior", "sample_stats", "posterior_mean"), lp_exact=True):
+    for g in groups:
+        for v in a[g].data_vars:
+            x, y = a[g][v].values, b[g][v].values
+            if v == "lp" and not lp_exact:
+                # the document part of lp is summed shard by shard: float32 summation order
+                np.testing.assert_allclose(x, y, rtol=2e-6, err_msg=v)
+                assert not np.array_equal(np.round(x), np.round(y) + 1)
+            else:
+                np.testing.assert_array_equal(x, y, err_msg=g + "." + v)
+"""
+
+_SAME_AS_ONE_DEVICE = _PRELUDE + """
+corpus, _, _ = lda_corpus(num_docs=40, num_topics=4, vocab_size=30, doc_length=10, seed=0)
+d = lda.data(corpus)
+k = lda.partially_collapsed(4, warmup="exact")
+kw = dict(seed=3, num_chains=1, num_warmup=3, num_draws=6, progress=False)
+one = gibbsjax.sample(k, d, **kw)
+four = gibbsjax.sample(k, d, devices=4, **kw)   # 1 chain, 4 devices: the documents are sharded
+assert four.attrs["sharding"].startswith("data: documents split into 4 shards over 4 cpu devices"), four.attrs
+assert four.posterior_mean["doc_topic"].shape == one.posterior_mean["doc_topic"].shape
+same(one, four, lp_exact=False)
+z_one = lda.tokens_in_corpus_order(d, one.sampler_state["state__z"].values[0])
+sd = k.shard(d, jax.devices()).data
+z_four = lda_shard.tokens_in_corpus_order(sd, four.sampler_state["state__z"].values[0])
+np.testing.assert_array_equal(z_one, z_four)
+assert len(np.unique(z_one)) == 4
+print("z, topic_share, topic_word, doc_topic identical; lp max gap",
+      float(np.abs(one.sample_stats.lp.values - four.sample_stats.lp.values).max()))
+# resumed on the same shards equals the uninterrupted run
+first = gibbsjax.sample(k, d, devices=4, **{**kw, "num_draws": 2})
+longer = gibbsjax.resume(first, k, d, 4, progress=False)
+same(four, longer)
+print("resumed identical")
+# bytes exchanged per sweep: the K x V count table, not growing with the tokens
+for docs in (40, 400):
+    c, _, _ = lda_corpus(num_docs=docs, num_topics=4, vocab_size=30, doc_length=10, seed=1)
+    b = lda_shard.bytes_exchanged_per_sweep(k.shard(lda.data(c), jax.devices()))
+    assert b["sweep"] == 4 * 30 * 4, b
+    assert b["record"] <= 4 * 16, b  # one float per shard and a few scalars
+    print("bytes", c.num_tokens, b)
+for name, kernel, msg in [("collapsed", lda.collapsed(4), "lda.collapsed cannot split"),
+                          ("learned", lda.partially_collapsed(4, learn_alpha="sample"), "learned priors")]:
+    try:
+        gibbsjax.sample(kernel, d, devices=4, **kw)
+    except ValueError as e:
+        assert msg in str(e), e
+        print("refused", name)
+"""
+
+_FAST_WARMUP = _PRELUDE + """
+corpus, _, _ = lda_corpus(num_docs=40, num_topics=4, vocab_size=30, doc_length=10, seed=0)
+d = lda.data(corpus)
+k = lda.partially_collapsed(4)  # the default fast warm-up: AD-LDA across shards, the same for any device count
+kw = dict(seed=5, num_chains=2, num_warmup=4, num_draws=4, progress=False)
+four = gibbsjax.sample(k, d, devices=4, shard="data", **kw)
+for ndev in (1, 2):
+    p = k.shard(d, jax.devices()[:ndev], 4)
+    other = gibbsjax.sample(p.kernel, p.data, **kw)
+    same(other, four, ("posterior", "sample_stats"))
+    np.testing.assert_array_equal(p.means({"doc_topic": other.posterior_mean["doc_topic"].values})["doc_topic"],
+                                  four.posterior_mean["doc_topic"].values)
+    print("4 shards on", ndev, "device(s) identical")
+"""
+
+_ENUMERATION = _PRELUDE + """
+from scipy.stats import chisquare
+import itertools, sys
+sys.path.insert(0, {tests!r})
+from test_lda import ALPHA, ETA, K, TINY_DOCS, exact_posterior, _state_counts
+from gibbsjax.testing import chi_square_test
+corpus = Corpus.from_token_lists(TINY_DOCS, vocab=["a", "b", "c"])
+_, probs = exact_posterior(TINY_DOCS, ["a", "b", "c"], K, ALPHA, ETA)
+p = lda.partially_collapsed(K, alpha=ALPHA, eta=ETA).shard(lda.data(corpus), jax.devices()[:2])
+kernel, sd = p.kernel, p.data
+
+@jax.jit
+def final(key):
+    def chain(k):
+        k0, k1 = jax.random.split(k)
+        s = kernel.init(k0, sd)
+        return jax.lax.fori_loop(0, 12, lambda t, s: kernel.step(jax.random.fold_in(k1, t), s, sd), s).z
+    return jax.vmap(chain)(jax.random.split(key, 8_000))
+
+z = np.asarray(final(jax.random.key(7)))
+z = np.stack([lda_shard.tokens_in_corpus_order(sd, zi) for zi in z])
+result = chi_square_test(_state_counts(z, K), probs)
+print("p_value", result.p_value)
+assert result.p_value > 1e-4, result
+"""
+
+
+def _run_on_four_devices(script: str, tmp_path) -> str:
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ)
+    env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=4").strip()
+    env["JAX_PLATFORMS"] = "cpu"
+    env.pop("PYTHONWARNINGS", None)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=tmp_path,
+                          timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def test_documents_over_four_devices_give_the_draws_of_one(tmp_path):
+    out = _run_on_four_devices(_SAME_AS_ONE_DEVICE, tmp_path)
+    assert "z, topic_share, topic_word, doc_topic identical" in out and "resumed identical" in out
+    assert out.count("bytes") == 2 and "refused collapsed" in out and "refused learned" in out
+
+
+def test_sharded_sampler_passes_the_exact_enumeration_test(tmp_path):
+    from pathlib import Path
+
+    out = _run_on_four_devices(_ENUMERATION.format(tests=str(Path(__file__).parent)), tmp_path)
+    assert "p_value" in out
+
+
+@pytest.mark.slow
+def test_fast_warmup_depends_on_the_shards_not_the_devices(tmp_path):
+    out = _run_on_four_devices(_FAST_WARMUP, tmp_path)
+    assert "4 shards on 1 device(s) identical" in out and "4 shards on 2 device(s) identical" in out
+
+
+_WORKER = """
+import sys, warnings
+warnings.simplefilter("ignore")
+import jax
+jax.config.update("jax_cpu_collectives_implementation", "gloo")
+pid, port, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+jax.distributed.initialize(coordinator_address=f"127.0.0.1:{port}", num_processes=2, process_id=pid)
+import numpy as np, gibbsjax
+from gibbsjax.datasets.synthetic import lda_corpus
+from gibbsjax.models import lda
+assert jax.process_count() == 2 and len(jax.devices()) == 2 and len(jax.local_devices()) == 1
+corpus, _, _ = lda_corpus(num_docs=40, num_topics=4, vocab_size=30, doc_length=10, seed=0)
+idata = gibbsjax.sample(lda.partially_collapsed(4, warmup="exact"), lda.data(corpus), devices=2, seed=3,
+                        num_chains=1, num_warmup=3, num_draws=6, progress=False)
+if pid == 0:  # results gathered on process 0
+    np.savez(out, topic_share=idata.posterior["topic_share"].values,
+             topic_word=idata.posterior_mean["topic_word"].values, doc_topic=idata.posterior_mean["doc_topic"].values)
+print(pid, idata.attrs["sharding"])
+"""
+
+
+@pytest.mark.slow
+def test_two_processes_give_the_draws_of_one(tmp_path):
+    """jax.distributed on this machine: two processes, one CPU device each, a local coordinator."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    import gibbsjax
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = str(s.getsockname()[1])
+    out = str(tmp_path / "draws.npz")
+    env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "PYTHONWARNINGS")}
+    env["JAX_PLATFORMS"] = "cpu"
+    procs = [subprocess.Popen([sys.executable, "-c", _WORKER, str(i), port, out], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path) for i in (0, 1)]
+    results = [p.communicate(timeout=600) for p in procs]
+    for p, (stdout, stderr) in zip(procs, results):
+        assert p.returncode == 0, stderr[-3000:]
+        assert "documents split into 2 shards over 2 cpu devices" in stdout
+    corpus = _corpus()
+    one = gibbsjax.sample(lda.partially_collapsed(4, warmup="exact"), lda.data(corpus), seed=3, num_chains=1,
+                          num_warmup=3, num_draws=6, progress=False)
+    two = np.load(out)
+    np.testing.assert_array_equal(two["topic_share"], one.posterior["topic_share"].values)
+    for name in ("topic_word", "doc_topic"):
+        np.testing.assert_array_equal(two[name], one.posterior_mean[name].values)
