@@ -358,11 +358,13 @@ def _cmd_run(args) -> int:
     if args.max_draws is not None and args.until is None:
         raise CLIError("--max-draws is the cap of --until; give --until as well")
     overrides = dict(seed=args.seed, chunk_size=args.chunk_size, num_chains=args.chains, num_warmup=args.warmup,
-                     num_draws=args.draws, until=args.until, max_draws=args.max_draws, devices=args.devices)
+                     num_draws=args.draws, until=args.until, max_draws=args.max_draws, devices=args.devices,
+                     shard=args.shard)
     settings = config.sampler.replace(**{k: v for k, v in overrides.items() if v is not None})
-    from gibbsjax.run import check_memory
+    from gibbsjax.run import check_memory, splits_data
 
-    check_memory(config.kernel, config.data, settings)  # memory first: the most common limit
+    if not splits_data(settings):  # (the check sees one device: a run split over several checks nothing)
+        check_memory(config.kernel, config.data, settings)  # memory first: the most common limit
     _check_disk(out, config.kernel, config.data, settings)
     import arviz  # noqa: F401  (imported now, not after a Ctrl-C)
 
@@ -549,7 +551,8 @@ def _add_run_options(p) -> None:
     p.add_argument("--max-draws", type=_pos_int, metavar="N", help="cap of --until, draws per chain in all "
                    "(default: 10 times the draws)")
     p.add_argument("--devices", type=_pos_int, metavar="N",
-                   help="spread the chains over N devices (e.g. GPUs); chains must be a multiple of N")
+                   help="run on N devices (e.g. GPUs): the chains spread over them, or, when the chains are not a "
+                   "multiple of N, the data split over them (LDA: documents); draws do not depend on N")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -575,6 +578,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--warmup", type=_nonneg_int, metavar="N", help="override the config's num_warmup")
     p.add_argument("--draws", type=_pos_int, metavar="N", help="override the config's num_draws")
     _add_run_options(p)
+    p.add_argument("--shard", choices=("auto", "chains", "data"),
+                   help="how --devices are used: spread the chains, split the data (LDA's documents: every "
+                   "chain on every device, count tables summed each sweep), or auto (chains when they are "
+                   "a multiple of the devices; the default)")
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser(

@@ -174,8 +174,8 @@ def sweep(*updates: Update | tuple[str, Callable[[jax.Array, State, Data], Any]]
     >>> import jax, jax.numpy as jnp
     >>> step = sweep(("a", lambda k, s, d: s["b"] + 1.0),
     ...              ("b", lambda k, s, d: s["a"] * 2.0))
-    >>> step(jax.random.key(0), {"a": jnp.array(0.0), "b": jnp.array(1.0)}, None)["b"]
-    Array(4., dtype=float32)
+    >>> step(jax.random.key(0), {"a": jnp.array(0.0), "b": jnp.array(1.0)}, None)["b"].item()
+    4.0
     """
     if not updates:
         raise ValueError("sweep needs at least one update")

@@ -734,6 +734,19 @@ def _layout(kernel: Kernel, data, s: Settings, num_shards: int | None = None):
     return plan.kernel, plan.data, plan, "data"
 
 
+def splits_data(settings: Settings) -> bool:
+    """Whether a run of ``settings`` splits the data over devices (``shard="data"``, or
+    ``"auto"`` with ``num_chains`` not a multiple of ``devices``) rather than spreading
+    the chains or using one device.
+
+    >>> splits_data(Settings(num_chains=2, devices=4)), splits_data(Settings(num_chains=4, devices=4))
+    (True, False)
+    """
+    if settings.shard == "data":
+        return True
+    return settings.shard == "auto" and settings.devices is not None and settings.num_chains % settings.devices != 0
+
+
 def _sharding_note(mode, plan, s: Settings) -> str:
     if mode == "data":
         return f"data: {plan.description}"

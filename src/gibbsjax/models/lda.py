@@ -1309,9 +1309,9 @@ def _cannot_shard(name: str, *args, **kwargs):
     """``Kernel.shard`` of the LDA kernels that cannot split their documents over devices."""
     raise ValueError(
         f"{name} cannot split its documents over devices: only lda.partially_collapsed with fixed alpha and "
-        "eta can (the collapsed sampler visits tokens in one sequence; the uncollapsed one draws theta by "
-        "document row; learned priors need count histograms of every device); spread chains instead "
-        "(num_chains a multiple of devices)")
+        "eta, recording no phi or theta per draw, can (the collapsed sampler visits tokens in one sequence; "
+        "the uncollapsed one draws theta by document row; learned priors need count histograms of every "
+        "device); spread chains instead (num_chains a multiple of devices)")
 
 
 @functools.lru_cache(maxsize=64)
@@ -1493,7 +1493,9 @@ def _kernel_recording(K, alpha, eta, sampler, z_update, warmup, priors, record_p
 
     dims = dict(kernel.dims)
     dims.update({"phi": ("topic", "phi_word"), "theta_concentration": ("theta_document", "topic")})
-    return kernel._replace(record=record, dims=dims, coords=coords)
+    cannot = functools.partial(_cannot_shard, f"lda.{sampler} recording phi or theta per draw (record_phi, "
+                                              "record_theta)")
+    return kernel._replace(record=record, dims=dims, coords=coords, shard=cannot)
 
 
 def _recorded_ids(spec, counts, name: str):
