@@ -228,6 +228,7 @@ def test_geweke_categorical_hmm():
     result.assert_passes()
 
 
+@pytest.mark.slow  # by default: FFBS against exact enumeration, the categorical HMM's Geweke test
 def test_geweke_gaussian_hmm():
     kernel = hmm.gaussian(K=2, alpha_init=(1.3, 0.7), alpha_trans=((1.8, 0.6), (0.9, 2.4)),
                           mu0=0.8, lam=0.45, a=3.2, b=1.9)

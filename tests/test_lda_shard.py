@@ -120,8 +120,18 @@ for docs in (40, 400):
     assert b["sweep"] == 4 * 30 * 4, b
     assert b["record"] <= 4 * 16, b  # one float per shard and a few scalars
     print("bytes", c.num_tokens, b)
+# the estimator: LDA(devices=4) with one chain splits the documents, as sample() does
+import warnings
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)
+    model = gibbsjax.LDA(4, num_chains=1, num_warmup=3, num_draws=6, seed=3, devices=4, progress=False).fit(corpus)
+assert model.idata_.attrs["sharding"].startswith("data: documents split into 4 shards"), model.idata_.attrs
+fast = gibbsjax.sample(lda.partially_collapsed(4), d, devices=4, **kw)
+np.testing.assert_array_equal(model.doc_topic_per_chain_[0], fast.posterior_mean["doc_topic"].values[0])
+print("estimator shards")
 for name, kernel, msg in [("collapsed", lda.collapsed(4), "lda.collapsed cannot split"),
-                          ("learned", lda.partially_collapsed(4, learn_alpha="sample"), "learned priors")]:
+                          ("learned", lda.partially_collapsed(4, learn_alpha="sample"), "learned priors"),
+                          ("recording", lda.partially_collapsed(4, record_phi=3), "recording phi or theta")]:
     try:
         gibbsjax.sample(kernel, d, devices=4, **kw)
     except ValueError as e:
@@ -190,6 +200,7 @@ def test_documents_over_four_devices_give_the_draws_of_one(tmp_path):
     out = _run_on_four_devices(_SAME_AS_ONE_DEVICE, tmp_path)
     assert "z, topic_share, topic_word, doc_topic identical" in out and "resumed identical" in out
     assert out.count("bytes") == 2 and "refused collapsed" in out and "refused learned" in out
+    assert "refused recording" in out and "estimator shards" in out
 
 
 def test_sharded_sampler_passes_the_exact_enumeration_test(tmp_path):

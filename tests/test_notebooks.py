@@ -77,8 +77,9 @@ def _execute(path: Path):
 
 
 #: executed only in the slow run (the default run checks their stored outputs): the LDA
-#: notebook fits several models; its API is tested directly by test_lda_estimator.py & co.
-SLOW_NOTEBOOKS = {"topic-models.ipynb"}
+#: notebook fits several models, the SBC one runs SBC twice; their APIs are tested directly
+#: (test_lda_estimator.py & co., test_testing.py)
+SLOW_NOTEBOOKS = {"topic-models.ipynb", "sbc.ipynb"}
 
 
 @pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.slow) if p.name in SLOW_NOTEBOOKS else p

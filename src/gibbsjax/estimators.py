@@ -71,6 +71,12 @@ class LDA:
         given to :meth:`fit`; "all", or n for the first n), as
         ``idata_.posterior["theta"]``: θ_d ~ Dir(n_d· + α) drawn from its exact
         conditional at every kept draw (:func:`gibbsjax.models.lda.theta_draws`).
+    devices, shard : int or None, {"auto", "chains", "data"}
+        Run on this many devices (e.g. GPUs), as :class:`gibbsjax.run.Settings`
+        says: chains spread over them, or (fewer chains than devices, or
+        ``shard="data"``) the documents split over them, every chain on every
+        device (the partially collapsed sampler with fixed α and η, recording no
+        φ or θ per draw).  Draws do not depend on the number of devices.
     sampler : {"partially_collapsed", "collapsed", "uncollapsed"}
         See :mod:`gibbsjax.models.lda`; all three are exact.  The default draws
         φ and integrates θ out, updating all documents in parallel.
@@ -211,6 +217,8 @@ class LDA:
         eta_prior: tuple[float, float] = (1.0, 1.0),
         record_phi=None,
         record_theta=None,
+        devices: int | None = None,
+        shard: str = "auto",
     ):
         self.num_topics = num_topics
         self.alpha = alpha
@@ -234,6 +242,8 @@ class LDA:
         self.eta_prior = eta_prior
         self.record_phi = record_phi
         self.record_theta = record_theta
+        self.devices = devices
+        self.shard = shard
         self._check_params()
 
     # ------------------------------------------------------------------ parameters (scikit-learn)
@@ -305,7 +315,8 @@ class LDA:
                 self.random_state, (np.random.RandomState, np.random.Generator)):
             seed = self.random_state
         return Settings(num_chains=self.num_chains, num_warmup=self.num_warmup, num_draws=self.num_draws,
-                        thin=self.thin, seed=seed, progress=self.progress, chunk_size=self.chunk_size)
+                        thin=self.thin, seed=seed, progress=self.progress, chunk_size=self.chunk_size,
+                        devices=self.devices, shard=self.shard)
 
     @property
     def kernel(self):
@@ -638,7 +649,7 @@ class LDA:
         corpus = self._training_corpus("extend")
         data = lda.data(self._sampled(corpus), num_lanes=self.num_lanes)
         raw = resume(self.idata_, self._kernel_for(corpus), data, num_draws, progress=self.progress,
-                     chunk_size=self.chunk_size, until=until, max_draws=max_draws)
+                     chunk_size=self.chunk_size, until=until, max_draws=max_draws, devices=self.devices)
         return self._set_result(raw, corpus, data)
 
     def _set_result(self, raw, corpus, data) -> LDA:
