@@ -159,21 +159,13 @@ from scipy.stats import chisquare
 import itertools, sys
 sys.path.insert(0, {tests!r})
 from test_lda import ALPHA, ETA, K, TINY_DOCS, exact_posterior, _state_counts
+from _exact import final_states
 from gibbsjax.testing import chi_square_test
 corpus = Corpus.from_token_lists(TINY_DOCS, vocab=["a", "b", "c"])
 _, probs = exact_posterior(TINY_DOCS, ["a", "b", "c"], K, ALPHA, ETA)
 p = lda.partially_collapsed(K, alpha=ALPHA, eta=ETA).shard(lda.data(corpus), jax.devices()[:2])
 kernel, sd = p.kernel, p.data
-
-@jax.jit
-def final(key):
-    def chain(k):
-        k0, k1 = jax.random.split(k)
-        s = kernel.init(k0, sd)
-        return jax.lax.fori_loop(0, 12, lambda t, s: kernel.step(jax.random.fold_in(k1, t), s, sd), s).z
-    return jax.vmap(chain)(jax.random.split(key, 8_000))
-
-z = np.asarray(final(jax.random.key(7)))
+z = final_states(kernel, sd, num_chains=8_000, sweeps=12, seed=7).z
 z = np.stack([lda_shard.tokens_in_corpus_order(sd, zi) for zi in z])
 result = chi_square_test(_state_counts(z, K), probs)
 print("p_value", result.p_value)
