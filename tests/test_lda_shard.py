@@ -229,7 +229,6 @@ print(pid, idata.attrs["sharding"])
 """
 
 
-@pytest.mark.slow
 def test_two_processes_give_the_draws_of_one(tmp_path):
     """jax.distributed on this machine: two processes, one CPU device each, a local coordinator."""
     import os
