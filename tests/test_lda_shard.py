@@ -129,6 +129,21 @@ assert model.idata_.attrs["sharding"].startswith("data: documents split into 4 s
 fast = gibbsjax.sample(lda.partially_collapsed(4), d, devices=4, **kw)
 np.testing.assert_array_equal(model.doc_topic_per_chain_[0], fast.posterior_mean["doc_topic"].values[0])
 print("estimator shards")
+# the command line: --devices 4 with one chain splits the documents; the summary says so; resume continues
+import contextlib, io, pathlib
+from gibbsjax.cli import main
+toml = ['[model]', 'name = "lda.partially_collapsed"', 'K = 3', '[data]', 'corpus = "abc"', '[sampler]',
+        'num_chains = 1', 'num_warmup = 3', 'num_draws = 4', 'seed = 0']
+pathlib.Path("s.toml").write_text(chr(10).join(toml) + chr(10))
+for argv in (["run", "s.toml", "--devices", "4", "--no-progress"], ["resume", "s.nc", "--draws", "2", "--no-progress"],
+             ["summary", "s.nc"]):
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(argv) == 0, argv
+summary = buf.getvalue()
+assert "devices: data: documents split into 4 shards over 4 cpu devices" in summary, summary
+assert "draws per chain: 6" in summary, summary
+print("cli shards")
 for name, kernel, msg in [("collapsed", lda.collapsed(4), "lda.collapsed cannot split"),
                           ("learned", lda.partially_collapsed(4, learn_alpha="sample"), "learned priors"),
                           ("recording", lda.partially_collapsed(4, record_phi=3), "recording phi or theta")]:
@@ -192,7 +207,7 @@ def test_documents_over_four_devices_give_the_draws_of_one(tmp_path):
     out = _run_on_four_devices(_SAME_AS_ONE_DEVICE, tmp_path)
     assert "z, topic_share, topic_word, doc_topic identical" in out and "resumed identical" in out
     assert out.count("bytes") == 2 and "refused collapsed" in out and "refused learned" in out
-    assert "refused recording" in out and "estimator shards" in out
+    assert "refused recording" in out and "estimator shards" in out and "cli shards" in out
 
 
 def test_sharded_sampler_passes_the_exact_enumeration_test(tmp_path):

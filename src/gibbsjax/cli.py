@@ -411,6 +411,7 @@ _ATTRS_SHOWN = (
     ("warmup", "warm-up transition"),
     ("thin", "thin"),
     ("resumed", "resumed (times)"),
+    ("sharding", "devices"),
     ("until", "until"),
     ("until_values", "at the last check"),
     ("sampling_time_s", "sampling time (s)"),
@@ -426,6 +427,8 @@ def _cmd_summary(args) -> int:
     print(f"result: {path}")
     for key, label in _ATTRS_SHOWN:
         value = model if key == "model" else attrs.get(key)
+        if key == "sharding" and value == "none":
+            continue  # one device: nothing to say
         if value is not None and value != "":
             print(f"{label}: {value}")
     requested = attrs.get("num_draws_requested")
