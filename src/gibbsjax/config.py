@@ -207,8 +207,9 @@ def hyperparameters_of(factory, given: Mapping[str, Any]) -> dict[str, Any]:
     """Every hyperparameter of ``factory``: its defaults, updated by ``given``.
 
     >>> from gibbsjax.models import lda
-    >>> hyperparameters_of(lda.partially_collapsed, {"K": 8})
-    {'K': 8, 'alpha': 0.1, 'eta': 0.01}
+    >>> h = hyperparameters_of(lda.partially_collapsed, {"K": 8})
+    >>> h["K"], h["alpha"], h["eta"], h["learn_eta"]
+    (8, 0.1, 0.01, False)
     """
     try:
         params = inspect.signature(factory).parameters

@@ -57,6 +57,7 @@ __all__ = [
     "inverse_gamma",
     "normal_gamma",
     "categorical",
+    "categorical_at",
 ]
 
 # Marsaglia-Tsang proposals drawn for every element before the exact fallback
@@ -228,6 +229,9 @@ def _default_dtype(dtype, *params):
     """
     if dtype is not None:
         return jnp.dtype(dtype)
+    # lists and tuples of numbers (mean=[0.0, 10.0]) as numpy arrays: jnp.result_type
+    # takes arrays and scalars only
+    params = [np.asarray(p) if isinstance(p, (list, tuple)) else p for p in params]
     floats = [p for p in params if jnp.issubdtype(jnp.result_type(p), jnp.floating)]
     if not floats:
         return jnp.dtype(jax.dtypes.canonicalize_dtype(jnp.float64))
@@ -746,4 +750,43 @@ def _categorical(key, logits, axis, shape):
     logits = logits.reshape((1,) * (len(shape) - len(batch)) + logits.shape)
     w, _ = _Bits.for_shape(_key_pair(key), shape).variate_words(0, cdtype)
     index, _ = _search(logits, _unit_interval(w, cdtype))
+    return index.astype(jnp.int32)
+
+
+def categorical_at(key, logits, index):
+    """Rows of a larger :func:`categorical` draw: the draws at flat positions ``index``.
+
+    ``categorical(key, logits_all)`` for a batch of rows (logits (N, K), draws (N,))
+    gives row i the uniform of counter i under ``key``.  This gives row j of
+    ``logits`` (shape (..., K)) the uniform of counter ``index[j]``, so
+    ``categorical_at(key, logits_all[idx], idx) == categorical(key, logits_all)[idx]``,
+    bit for bit: a model whose rows are split over devices draws exactly what it draws
+    on one device when each device passes its rows' global positions.  ``index``:
+    integers in [0, 2**32), the batch shape of ``logits``.
+
+    >>> import jax, jax.numpy as jnp
+    >>> from gibbsjax import random as gr
+    >>> logits = jnp.log(jax.random.dirichlet(jax.random.key(1), jnp.ones(4), (6,)))
+    >>> full = gr.categorical(jax.random.key(0), logits)
+    >>> part = gr.categorical_at(jax.random.key(0), logits[3:], jnp.arange(3, 6))
+    >>> bool((part == full[3:]).all())
+    True
+    """
+    logits = jnp.asarray(logits)
+    index = jnp.asarray(index)
+    if not jnp.issubdtype(index.dtype, jnp.integer):
+        raise ValueError(f"index must hold integers, got dtype {index.dtype}")
+    if index.shape != logits.shape[:-1]:
+        raise ValueError(f"index has shape {index.shape}; it must be the batch shape of logits "
+                         f"{logits.shape[:-1]} (logits: (..., categories))")
+    return _categorical_at(key, logits, index)
+
+
+@jax.jit
+def _categorical_at(key, logits, index):
+    if not jnp.issubdtype(logits.dtype, jnp.floating):
+        logits = logits.astype(jnp.float32)
+    cdtype, _ = _compute_dtype(logits.dtype)
+    w, _ = _Bits(_key_pair(key), index.astype(jnp.uint32)).variate_words(0, cdtype)
+    index, _ = _search(logits.astype(cdtype), _unit_interval(w, cdtype))
     return index.astype(jnp.int32)
