@@ -104,6 +104,7 @@ _BUILTIN = {
     "normal.bivariate": "gibbsjax.models.normal",
     "normal.semiconjugate": "gibbsjax.models.normal",
     "naive_bayes.dirichlet_multinomial": "gibbsjax.models.naive_bayes",
+    "naive_bayes.uncollapsed": "gibbsjax.models.naive_bayes",
     "mixtures.unigrams": "gibbsjax.models.mixtures",
     "mixtures.unigrams_collapsed": "gibbsjax.models.mixtures",
     "mixtures.bernoulli": "gibbsjax.models.mixtures",

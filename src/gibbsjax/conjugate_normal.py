@@ -191,21 +191,24 @@ def data_scaled_prior(
 
 
 # ============================================================================ conditionals
-def component_stats(x: jax.Array, z: jax.Array, num_components: int, weights: jax.Array | None = None):
+def component_stats(x: jax.Array, z: jax.Array, num_components: int, weights: jax.Array | None = None,
+                    total=None):
     """Counts, means and within-component sums of squares of assigned observations.
 
     ``x`` is (N, D), ``z`` (N,) integer labels in [0, K), ``weights`` (N,)
     optional 0/1 (or non-negative) weights, e.g. a padding mask.  Returns
     ``(n, xbar, ss)`` of shapes (K,), (K, D), (K, D), with x̄ = 0 for an empty
     component.  Two passes (the means first, then Σ w (x − x̄_z)²), so the sums
-    of squares do not cancel in float32.
+    of squares do not cancel in float32.  ``total``: with observations split over
+    devices (:mod:`gibbsjax.rows`), the sum over the devices of each pass's sums.
     """
+    total = (lambda t: t) if total is None else total
     w = jnp.ones(x.shape[0], x.dtype) if weights is None else weights.astype(x.dtype)
-    n = jax.ops.segment_sum(w, z, num_segments=num_components)
-    sums = jax.ops.segment_sum(w[:, None] * x, z, num_segments=num_components)
+    n, sums = total((jax.ops.segment_sum(w, z, num_segments=num_components),
+                     jax.ops.segment_sum(w[:, None] * x, z, num_segments=num_components)))
     xbar = sums / jnp.maximum(n, 1)[:, None]
     dev = x - xbar[z]
-    ss = jax.ops.segment_sum(w[:, None] * dev * dev, z, num_segments=num_components)
+    ss = total(jax.ops.segment_sum(w[:, None] * dev * dev, z, num_segments=num_components))
     return n, xbar, ss
 
 

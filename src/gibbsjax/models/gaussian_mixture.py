@@ -76,7 +76,9 @@ from gibbsjax import conjugate_normal as cn
 from gibbsjax._checks import check_concentration, check_int
 from gibbsjax import random as gr
 from gibbsjax._checks import check_fits_dtype, init_checker
+from gibbsjax import rows as rw
 from gibbsjax.kernel import Kernel, sweep
+from gibbsjax.rows import Rows
 
 __all__ = [
     "MixtureData",
@@ -184,28 +186,31 @@ def backward_messages(state: MixtureState, d: MixtureData) -> jax.Array:
     return jnp.sum(cn.log_normal(x[:, None, :], _p2(state.mu)[None], _p2(state.tau)[None]), axis=-1)
 
 
-def log_likelihood(state: MixtureState, d: MixtureData) -> jax.Array:
+def log_likelihood(state: MixtureState, d: MixtureData, rows: Rows | None = None) -> jax.Array:
     """log p(x | w, μ, τ) = Σ_n log Σ_k w_k N(x_n; μ_k, σ_k): z summed out, label-invariant."""
-    return jnp.sum(jax.nn.logsumexp(state.log_weights + backward_messages(state, d), axis=-1))
+    return rw.row_sum(rows, jax.nn.logsumexp(state.log_weights + backward_messages(state, d), axis=-1))
 
 
-def sample_z(key, state: MixtureState, d: MixtureData) -> jax.Array:
+def sample_z(key, state: MixtureState, d: MixtureData, rows: Rows | None = None) -> jax.Array:
     """z_n | w, μ, τ, x ~ Categorical(w_k (b_n)_k), (b_n)_k = N(x_n; μ_k, σ_k), all n at once.
 
     Exact: given the parameters the z_n are independent.  One uniform per draw.
+    ``rows``: observations split over devices (:mod:`gibbsjax.rows`); observation n's
+    draw is the same as on one device.
     """
-    return gr.categorical(key, state.log_weights + backward_messages(state, d))
+    logits = state.log_weights + backward_messages(state, d)
+    return gr.categorical(key, logits) if rows is None else rows.categorical(key, logits)
 
 
-def weights_posterior(state: MixtureState, d: MixtureData, *, alpha) -> jax.Array:
+def weights_posterior(state: MixtureState, d: MixtureData, *, alpha, rows: Rows | None = None) -> jax.Array:
     """w | z ~ Dirichlet(α + n), n_k = #{n : z_n = k}: returns the concentrations α + n, (K,)."""
     k = state.log_weights.shape[0]
     dtype = d.x.dtype
-    return jnp.asarray(alpha, dtype) + cj.counts(state.z, k).astype(dtype)
+    return jnp.asarray(alpha, dtype) + rw.total(rows, cj.counts(rw.here(rows, state.z, k), k)).astype(dtype)
 
 
 def components_posterior(state: MixtureState, d: MixtureData, *, mu0=None, lam=cn.DEFAULT_LAM,
-                         a=cn.DEFAULT_A, b=None) -> cn.NormalGamma:
+                         a=cn.DEFAULT_A, b=None, rows: Rows | None = None) -> cn.NormalGamma:
     """(μ_kd, τ_kd) | z, x ~ NormalGamma(μ_n, λ_n, a_n, b_n), independently per k and d.
 
     With N_k, x̄_k and SS_k the count, mean and sum of squares of the points
@@ -215,11 +220,13 @@ def components_posterior(state: MixtureState, d: MixtureData, *, mu0=None, lam=c
     """
     k = state.log_weights.shape[0]
     ng = prior(d, k, mu0=mu0, lam=lam, a=a, b=b)
-    return cn.posterior(ng, *cn.component_stats(_x2(d), state.z, k))
+    if rows is None:
+        return cn.posterior(ng, *cn.component_stats(_x2(d), state.z, k))
+    return cn.posterior(ng, *cn.component_stats(_x2(d), state.z, k, weights=rows.real, total=rows.sum))
 
 
 def sample_parameters(key, state: MixtureState, d: MixtureData, *, alpha, mu0=None,
-                      lam=cn.DEFAULT_LAM, a=cn.DEFAULT_A, b=None) -> MixtureState:
+                      lam=cn.DEFAULT_LAM, a=cn.DEFAULT_A, b=None, rows: Rows | None = None) -> MixtureState:
     """Draw log w | z (:func:`weights_posterior`) and (μ, τ) | z, x (:func:`components_posterior`).
 
     Given z the weights and the component parameters are independent, so the
@@ -227,8 +234,8 @@ def sample_parameters(key, state: MixtureState, d: MixtureData, *, alpha, mu0=No
     (:func:`gibbsjax.conjugate_normal.sample_conjugate`); log w is drawn in
     log space (safe for tiny α).
     """
-    post_w = weights_posterior(state, d, alpha=alpha)
-    post_c = components_posterior(state, d, mu0=mu0, lam=lam, a=a, b=b)
+    post_w = weights_posterior(state, d, alpha=alpha, rows=rows)
+    post_c = components_posterior(state, d, mu0=mu0, lam=lam, a=a, b=b, rows=rows)
     (log_w,), (mu, tau) = cn.sample_conjugate(key, [post_w], post_c, dtype=d.x.dtype)
     shape = state.mu.shape
     return state._replace(log_weights=log_w, mu=mu.reshape(shape), tau=tau.reshape(shape))
@@ -308,49 +315,62 @@ def _normal_gamma(K, alpha, mu0, lam, a, b, dim, allow_improper) -> Kernel:
     def shape(d):
         return (K,) if dim is None else (K, dim)
 
-    def init(key, d):
-        check(d)
-        k1, k2 = jax.random.split(key)
-        n = d.x.shape[0]
-        if K <= n:
-            idx = jax.random.permutation(k1, n)[:K]
-        else:
-            idx = jax.random.randint(k1, (K,), 0, n)
-        ndim = 1 if dim is None else dim
-        mu = _x2(d)[idx].reshape(shape(d))
-        tau = jnp.broadcast_to(float(K) ** (2.0 / ndim) / d.scale2, (K, ndim)).reshape(shape(d))
-        log_w = jnp.full((K,), -np.log(K), d.x.dtype)
-        state = MixtureState(jnp.zeros(n, jnp.int32), log_w, mu.astype(d.x.dtype), tau.astype(d.x.dtype))
-        return state._replace(z=sample_z(k2, state, d))
+    def functions(rows: Rows | None):
+        """The kernel's functions on all observations (``rows`` None) or on one device's
+        observations (:mod:`gibbsjax.rows`)."""
 
-    def record(state, d):
-        order = jnp.argsort(_p2(state.mu)[:, 0])
-        weights = jnp.exp(state.log_weights)
-        sigma = jax.lax.rsqrt(state.tau)
-        return {
-            "weights": weights,
-            "mu": state.mu,
-            "sigma": sigma,
-            "weights_sorted": weights[order],
-            "mu_sorted": state.mu[order],
-            "sigma_sorted": sigma[order],
-            "log_lik": log_likelihood(state, d),
-        }
+        def init(key, d):
+            if rows is None:
+                check(d)
+            k1, k2 = jax.random.split(key)
+            n = d.x.shape[0] if rows is None else rows.num_rows
+            if K <= n:
+                idx = jax.random.permutation(k1, n)[:K]
+            else:
+                idx = jax.random.randint(k1, (K,), 0, n)
+            ndim = 1 if dim is None else dim
+            # the start picks K observations of the whole data (gathered once when they are split)
+            x_all = _x2(d) if rows is None else rows.gather(_x2(d))
+            mu = x_all[idx].reshape(shape(d))
+            tau = jnp.broadcast_to(float(K) ** (2.0 / ndim) / d.scale2, (K, ndim)).reshape(shape(d))
+            log_w = jnp.full((K,), -np.log(K), d.x.dtype)
+            state = MixtureState(jnp.zeros(d.x.shape[0], jnp.int32), log_w, mu.astype(d.x.dtype),
+                                 tau.astype(d.x.dtype))
+            return state._replace(z=sample_z(k2, state, d, rows))
 
-    def accumulate(state, d):
-        # Rao-Blackwellised: p(z_n = k | w, μ, τ, x_n), averaged over draws by the runner
-        return {"membership": jax.nn.softmax(state.log_weights + backward_messages(state, d), axis=-1)}
+        def record(state, d):
+            order = jnp.argsort(_p2(state.mu)[:, 0])
+            weights = jnp.exp(state.log_weights)
+            sigma = jax.lax.rsqrt(state.tau)
+            return {
+                "weights": weights,
+                "mu": state.mu,
+                "sigma": sigma,
+                "weights_sorted": weights[order],
+                "mu_sorted": state.mu[order],
+                "sigma_sorted": sigma[order],
+                "log_lik": log_likelihood(state, d, rows),
+            }
 
-    def log_joint(state, d):
-        """log p(w, μ, τ, z, x) (up to a constant when the prior is improper)."""
-        check(d)
-        ng = prior(d, K, **hyper)
-        alpha_ = jnp.broadcast_to(jnp.asarray(alpha, d.x.dtype), (K,))
-        lp = cj.log_dirichlet_density(state.log_weights, alpha_)
-        lp += jnp.sum(cn.log_density(_p2(state.mu), _p2(state.tau), ng, proper=proper))
-        msgs = backward_messages(state, d)
-        lp += jnp.sum(jnp.take_along_axis(state.log_weights[None, :] + msgs, state.z[:, None], axis=1))
-        return lp
+        def accumulate(state, d):
+            # Rao-Blackwellised: p(z_n = k | w, μ, τ, x_n), averaged over draws by the runner
+            return {"membership": jax.nn.softmax(state.log_weights + backward_messages(state, d), axis=-1)}
+
+        def log_joint(state, d):
+            """log p(w, μ, τ, z, x) (up to a constant when the prior is improper)."""
+            if rows is None:
+                check(d)
+            ng = prior(d, K, **hyper)
+            alpha_ = jnp.broadcast_to(jnp.asarray(alpha, d.x.dtype), (K,))
+            lp = cj.log_dirichlet_density(state.log_weights, alpha_)
+            lp += jnp.sum(cn.log_density(_p2(state.mu), _p2(state.tau), ng, proper=proper))
+            msgs = backward_messages(state, d)
+            lp += rw.row_sum(rows, jnp.take_along_axis(state.log_weights[None, :] + msgs, state.z[:, None], axis=1))
+            return lp
+
+        step = sweep(("z", functools.partial(sample_z, rows=rows)),
+                     functools.partial(sample_parameters, alpha=alpha, **hyper, rows=rows))
+        return {"init": init, "step": step, "record": record, "log_joint": log_joint, "accumulate": accumulate}
 
     def sample_prior(key, d):
         check(d)
@@ -371,10 +391,11 @@ def _normal_gamma(K, alpha, mu0, lam, a, b, dim, allow_improper) -> Kernel:
 
     comp = ("component",) if dim is None else ("component", "dim")
     rank = ("rank",) if dim is None else ("rank", "dim")
-    return Kernel(
-        init=init,
-        step=sweep(("z", sample_z), functools.partial(sample_parameters, alpha=alpha, **hyper)),
-        record=record,
+    one = functions(None)
+    kernel = Kernel(
+        init=one["init"],
+        step=one["step"],
+        record=one["record"],
         dims={
             "weights": ("component",),
             "mu": comp,
@@ -385,14 +406,24 @@ def _normal_gamma(K, alpha, mu0, lam, a, b, dim, allow_improper) -> Kernel:
             "log_lik": (),
             "membership": ("obs", "component"),
         },
-        log_joint=log_joint,
+        log_joint=one["log_joint"],
         sample_prior=sample_prior if proper else None,
         simulate_data=simulate_data,
-        accumulate=accumulate,
+        accumulate=one["accumulate"],
         check_init=init_checker(positive=("tau",), log_simplex=("log_weights",), labels={"z": K}),
         name="gaussian_mixture.normal_gamma",
         label_dims=("component",),
     )
+
+    def shard(d, devices=None, num_shards=None):
+        """Observations split over ``devices`` (:mod:`gibbsjax.rows`)."""
+        check(d)
+        return rw.plan(base=kernel, make=functions, num_rows=int(d.x.shape[0]), devices=devices,
+                       num_shards=num_shards, padded=lambda p, r: rw.pad_row_fields(d, ["x"], p, r),
+                       state_specs=MixtureState(rw.P(rw.AXIS), rw.P(), rw.P(), rw.P()),
+                       row_accumulators=("membership",), what="observations")
+
+    return kernel._replace(shard=shard)
 
 
 # ============================================================================ label switching

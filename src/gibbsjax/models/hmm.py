@@ -76,7 +76,9 @@ from gibbsjax import conjugate_normal as cn
 from gibbsjax._checks import check_concentration, check_int
 from gibbsjax import random as gr
 from gibbsjax._checks import check_fits_dtype, init_checker
+from gibbsjax import rows as rw
 from gibbsjax.kernel import Kernel, sweep
+from gibbsjax.rows import Rows
 
 __all__ = [
     "forward_filter",
@@ -375,27 +377,36 @@ def sequence_log_likelihoods(state, d) -> jax.Array:
     )
 
 
-def _sequence_keys(key, num_sequences):
-    return jax.vmap(jax.random.fold_in, in_axes=(None, 0))(key, jnp.arange(num_sequences))
+def _sequence_keys(key, num_sequences, rows: Rows | None = None):
+    """``fold_in(key, s)`` for every sequence s (with ``rows``: the global index of each local sequence)."""
+    ids = jnp.arange(num_sequences) if rows is None else rows.ids
+    return jax.vmap(jax.random.fold_in, in_axes=(None, 0))(key, ids)
 
 
-def sample_paths(key, state, d) -> jax.Array:
-    """z_s | π, A, emissions, y_s for every sequence s, by :func:`ffbs` (exact, blocked)."""
+def sample_paths(key, state, d, rows: Rows | None = None) -> jax.Array:
+    """z_s | π, A, emissions, y_s for every sequence s, by :func:`ffbs` (exact, blocked).
+
+    ``rows``: sequences split over devices (:mod:`gibbsjax.rows`); sequence s's path is
+    drawn with the key of its global index, as on one device."""
     ll = emission_log_lik(state, d)
-    keys = _sequence_keys(key, d.y.shape[0])
+    keys = _sequence_keys(key, d.y.shape[0], rows)
     return jax.vmap(ffbs, in_axes=(0, None, None, 0, 0))(
         keys, state.log_initial, state.log_transition, ll, d.lengths
     )
 
 
-def initial_posterior(state, d, *, alpha_init) -> jax.Array:
-    """π | z ~ Dirichlet(α_init + n), n_k = #{s : z_s1 = k}: returns α_init + n, (K,)."""
+def initial_posterior(state, d, *, alpha_init, rows: Rows | None = None) -> jax.Array:
+    """π | z ~ Dirichlet(α_init + n), n_k = #{s : z_s1 = k}: returns α_init + n, (K,).
+
+    ``rows`` (here and in the other posteriors): sequences split over devices, the counts
+    summed over them."""
     k = state.log_initial.shape[0]
     dtype = state.log_initial.dtype
-    return jnp.asarray(alpha_init, dtype) + cj.counts(state.z[:, 0], k).astype(dtype)
+    n = rw.total(rows, cj.counts(rw.here(rows, state.z[:, 0], k), k))
+    return jnp.asarray(alpha_init, dtype) + n.astype(dtype)
 
 
-def transition_posterior(state, d, *, alpha_trans) -> jax.Array:
+def transition_posterior(state, d, *, alpha_trans, rows: Rows | None = None) -> jax.Array:
     """A_j | z ~ Dirichlet(α_trans_j + n_j·), n_jk = #{(s, t) : z_s,t-1 = j, z_st = k, t < T_s}.
 
     Returns the (K, K) concentrations, row j for A_j.
@@ -403,21 +414,23 @@ def transition_posterior(state, d, *, alpha_trans) -> jax.Array:
     k = state.log_initial.shape[0]
     dtype = state.log_initial.dtype
     mask = _mask(d.lengths, state.z.shape[1])[:, 1:]
-    n = cj.counts(state.z[:, :-1] * k + state.z[:, 1:], k * k, mask).astype(dtype).reshape(k, k)
-    return jnp.asarray(alpha_trans, dtype) + n
+    n = rw.total(rows, cj.counts(state.z[:, :-1] * k + state.z[:, 1:], k * k, mask))
+    return jnp.asarray(alpha_trans, dtype) + n.astype(dtype).reshape(k, k)
 
 
-def emission_posterior(state: CategoricalHMMState, d: CategoricalHMMData, *, beta) -> jax.Array:
+def emission_posterior(state: CategoricalHMMState, d: CategoricalHMMData, *, beta,
+                       rows: Rows | None = None) -> jax.Array:
     """B_k | z, y ~ Dirichlet(β_k + m_k·), m_kv = #{(s, t) : z_st = k, y_st = v, t < T_s}: (K, V)."""
     k, v = state.log_emission.shape
     dtype = state.log_emission.dtype
     mask = _mask(d.lengths, state.z.shape[1])
-    m = cj.counts(state.z * v + d.y, k * v, mask).astype(dtype).reshape(k, v)
-    return jnp.asarray(beta, dtype) + m
+    m = rw.total(rows, cj.counts(state.z * v + d.y, k * v, mask))
+    return jnp.asarray(beta, dtype) + m.astype(dtype).reshape(k, v)
 
 
 def gaussian_emission_posterior(state: GaussianHMMState, d: GaussianHMMData, *, mu0=None,
-                                lam=cn.DEFAULT_LAM, a=cn.DEFAULT_A, b=None) -> cn.NormalGamma:
+                                lam=cn.DEFAULT_LAM, a=cn.DEFAULT_A, b=None,
+                                rows: Rows | None = None) -> cn.NormalGamma:
     """(μ_k, τ_k) | z, y ~ NormalGamma(μ_n, λ_n, a_n, b_n) over the real steps in state k.
 
     λ_n = λ + N_k, μ_n = (λ μ0 + N_k ȳ_k)/λ_n, a_n = a + N_k/2,
@@ -427,10 +440,12 @@ def gaussian_emission_posterior(state: GaussianHMMState, d: GaussianHMMData, *, 
     k = state.mu.shape[0]
     prior = cn.data_scaled_prior(d.center, d.scale2, k, mu0=mu0, lam=lam, a=a, b=b)
     mask = _mask(d.lengths, d.y.shape[1]).reshape(-1)
-    return cn.posterior(prior, *cn.component_stats(d.y.reshape(-1, 1), state.z.reshape(-1), k, weights=mask))
+    stats = cn.component_stats(d.y.reshape(-1, 1), state.z.reshape(-1), k, weights=mask,
+                               total=None if rows is None else rows.sum)
+    return cn.posterior(prior, *stats)
 
 
-def sample_parameters(key, state, d, *, alpha_init, alpha_trans, emission: Callable):
+def sample_parameters(key, state, d, *, alpha_init, alpha_trans, emission: Callable, rows: Rows | None = None):
     """Draw π | z, A | z and the emission parameters | z, y as one block.
 
     Given the paths these are independent (:func:`initial_posterior`,
@@ -438,12 +453,13 @@ def sample_parameters(key, state, d, *, alpha_init, alpha_trans, emission: Calla
     concentrations, NormalGamma or None)``), so one Gamma call draws them all
     (:func:`gibbsjax.conjugate_normal.sample_conjugate`).  Returns
     ``(log_initial, log_transition, emission log-probabilities, (mu, tau) or None)``.
+    ``rows``: sequences split over devices (``emission`` then takes ``rows=`` too).
     """
-    dirichlets, ng = emission(state, d)
+    dirichlets, ng = emission(state, d) if rows is None else emission(state, d, rows=rows)
     (log_initial, log_transition, *rest), mu_tau = cn.sample_conjugate(
         key,
-        [initial_posterior(state, d, alpha_init=alpha_init),
-         transition_posterior(state, d, alpha_trans=alpha_trans), *dirichlets],
+        [initial_posterior(state, d, alpha_init=alpha_init, rows=rows),
+         transition_posterior(state, d, alpha_trans=alpha_trans, rows=rows), *dirichlets],
         ng,
         dtype=state.log_initial.dtype,
     )
@@ -458,7 +474,8 @@ class _Emission(NamedTuple):
     state_type: type
     check: Callable  # data -> None (raises ValueError)
     init: Callable  # key, data -> dict of emission fields (a random start)
-    posterior: Callable  # state, data -> (Dirichlet concentrations, NormalGamma or None)
+    init_reads_data: bool  # whether init looks at the observations (then sharded runs gather them once)
+    posterior: Callable  # state, data, rows=None -> (Dirichlet concentrations, NormalGamma or None)
     prior: Callable  # data -> (Dirichlet concentrations, NormalGamma or None)
     fields: Callable  # (Dirichlet log-probabilities, (mu, tau) or None) -> dict of emission fields
     log_prior: Callable  # state, data -> scalar
@@ -489,38 +506,69 @@ def _build(K: int, alpha_init, alpha_trans, em: _Emission, name: str) -> Kernel:
         at = jnp.broadcast_to(at if at.ndim != 1 else at[None, :], (K, K))
         return a0, at
 
-    def init(key, d):
-        check(d)
-        k1, k2, k3 = jax.random.split(key, 3)
-        dtype = _param_dtype(d)
-        log_initial = jnp.full((K,), -np.log(K), dtype)
-        log_transition = jax.nn.log_softmax(gr.normal(k1, shape=(K, K), dtype=dtype), axis=-1)
-        state = em.state_type(
-            z=jnp.zeros(d.y.shape, jnp.int32), log_initial=log_initial, log_transition=log_transition,
-            **em.init(k2, d),
-        )
-        return state._replace(z=sample_paths(k3, state, d))
+    def functions(rows: Rows | None):
+        """The kernel's functions on all sequences (``rows`` None) or on one device's
+        sequences (:mod:`gibbsjax.rows`)."""
 
-    def update_parameters(key, state, d):
-        log_initial, log_transition, log_probs, mu_tau = sample_parameters(
-            key, state, d, alpha_init=alpha_init, alpha_trans=alpha_trans, emission=em.posterior
-        )
-        return state._replace(log_initial=log_initial, log_transition=log_transition,
-                              **em.fields(log_probs, mu_tau))
+        def init(key, d):
+            if rows is None:
+                check(d)
+            k1, k2, k3 = jax.random.split(key, 3)
+            dtype = _param_dtype(d)
+            log_initial = jnp.full((K,), -np.log(K), dtype)
+            log_transition = jax.nn.log_softmax(gr.normal(k1, shape=(K, K), dtype=dtype), axis=-1)
+            whole = d
+            if rows is not None and em.init_reads_data:  # the start picks observations of the whole data
+                whole = d._replace(y=rows.gather(d.y), lengths=rows.gather(d.lengths))
+            state = em.state_type(
+                z=jnp.zeros(d.y.shape, jnp.int32), log_initial=log_initial, log_transition=log_transition,
+                **em.init(k2, whole),
+            )
+            return state._replace(z=sample_paths(k3, state, d, rows))
 
-    def log_joint(state, d):
-        """log p(π, A, emissions, z, y) (up to a constant when the prior is improper)."""
-        check(d)
-        a0, at = dirichlet_prior(d)
-        mask = _mask(d.lengths, d.y.shape[1])
-        lp = cj.log_dirichlet_density(state.log_initial, a0)
-        lp += jnp.sum(cj.log_dirichlet_density(state.log_transition, at))
-        lp += em.log_prior(state, d)
-        lp += jnp.sum(state.log_initial[state.z[:, 0]])
-        trans = state.log_transition[state.z[:, :-1], state.z[:, 1:]]
-        lp += jnp.sum(jnp.where(mask[:, 1:], trans, 0.0))
-        ll = jnp.take_along_axis(emission_log_lik(state, d), state.z[..., None], axis=-1)[..., 0]
-        return lp + jnp.sum(jnp.where(mask, ll, 0.0))
+        def update_parameters(key, state, d):
+            log_initial, log_transition, log_probs, mu_tau = sample_parameters(
+                key, state, d, alpha_init=alpha_init, alpha_trans=alpha_trans, emission=em.posterior, rows=rows
+            )
+            return state._replace(log_initial=log_initial, log_transition=log_transition,
+                                  **em.fields(log_probs, mu_tau))
+
+        def log_joint(state, d):
+            """log p(π, A, emissions, z, y) (up to a constant when the prior is improper)."""
+            if rows is None:
+                check(d)
+            a0, at = dirichlet_prior(d)
+            mask = _mask(d.lengths, d.y.shape[1])
+            lp = cj.log_dirichlet_density(state.log_initial, a0)
+            lp += jnp.sum(cj.log_dirichlet_density(state.log_transition, at))
+            lp += em.log_prior(state, d)
+            lp += rw.row_sum(rows, state.log_initial[state.z[:, 0]])
+            trans = state.log_transition[state.z[:, :-1], state.z[:, 1:]]
+            ll = jnp.take_along_axis(emission_log_lik(state, d), state.z[..., None], axis=-1)[..., 0]
+            # padding sequences have length 0: the masks leave them out
+            return lp + rw.total(rows, jnp.sum(jnp.where(mask[:, 1:], trans, 0.0)) + jnp.sum(jnp.where(mask, ll, 0.0)))
+
+        def record(state, d):
+            order = jnp.argsort(em.sort_key(state))
+            initial = jnp.exp(state.log_initial)
+            transition = jnp.exp(state.log_transition)
+            out = {
+                "initial": initial,
+                "transition": transition,
+                "initial_sorted": initial[order],
+                "transition_sorted": transition[order][:, order],
+                "log_lik": rw.row_sum(rows, sequence_log_likelihoods(state, d)),
+            }
+            out.update(em.record(state, order))
+            return out
+
+        def accumulate(state, d):
+            # posterior state probabilities per sequence and step (0 at padding), averaged by the runner
+            mask = _mask(d.lengths, d.y.shape[1])
+            return {"state_probs": jax.nn.one_hot(state.z, K, dtype=_param_dtype(d)) * mask[..., None]}
+
+        step = sweep(("z", functools.partial(sample_paths, rows=rows)), update_parameters)
+        return {"init": init, "step": step, "record": record, "log_joint": log_joint, "accumulate": accumulate}
 
     def sample_prior(key, d):
         check(d)
@@ -537,29 +585,11 @@ def _build(K: int, alpha_init, alpha_trans, em: _Emission, name: str) -> Kernel:
         return em.state_type(z=z, log_initial=log_initial, log_transition=log_transition,
                              **em.fields(rest, mu_tau))
 
-    def record(state, d):
-        order = jnp.argsort(em.sort_key(state))
-        initial = jnp.exp(state.log_initial)
-        transition = jnp.exp(state.log_transition)
-        out = {
-            "initial": initial,
-            "transition": transition,
-            "initial_sorted": initial[order],
-            "transition_sorted": transition[order][:, order],
-            "log_lik": jnp.sum(sequence_log_likelihoods(state, d)),
-        }
-        out.update(em.record(state, order))
-        return out
-
-    def accumulate(state, d):
-        # posterior state probabilities per sequence and step (0 at padding), averaged by the runner
-        mask = _mask(d.lengths, d.y.shape[1])
-        return {"state_probs": jax.nn.one_hot(state.z, K, dtype=_param_dtype(d)) * mask[..., None]}
-
-    return Kernel(
-        init=init,
-        step=sweep(("z", sample_paths), update_parameters),
-        record=record,
+    one = functions(None)
+    kernel = Kernel(
+        init=one["init"],
+        step=one["step"],
+        record=one["record"],
         dims={
             "initial": ("state",),
             "transition": ("state", "state_to"),
@@ -569,16 +599,26 @@ def _build(K: int, alpha_init, alpha_trans, em: _Emission, name: str) -> Kernel:
             "state_probs": ("sequence", "step", "state"),
             **em.dims,
         },
-        log_joint=log_joint,
+        log_joint=one["log_joint"],
         sample_prior=sample_prior if em.proper else None,
         simulate_data=em.simulate,
-        accumulate=accumulate,
+        accumulate=one["accumulate"],
         name=name,
         label_dims=("state", "state_to"),
         check_init=init_checker(
             positive=("tau",), log_simplex=("log_initial", "log_transition", "log_emission"), labels={"z": K}
         ),
     )
+
+    def shard(d, devices=None, num_shards=None):
+        """Sequences split over ``devices`` (:mod:`gibbsjax.rows`)."""
+        check(d)
+        specs = em.state_type(rw.P(rw.AXIS), *([rw.P()] * (len(em.state_type._fields) - 1)))
+        return rw.plan(base=kernel, make=functions, num_rows=int(d.y.shape[0]), devices=devices,
+                       num_shards=num_shards, padded=lambda p, r: rw.pad_row_fields(d, ["y", "lengths"], p, r),
+                       state_specs=specs, row_accumulators=("state_probs",), what="sequences")
+
+    return kernel._replace(shard=shard)
 
 
 _DATA_BUILDER = {CategoricalHMMData: "categorical_data", GaussianHMMData: "gaussian_data"}
@@ -657,7 +697,8 @@ def _categorical(K, alpha_init, alpha_trans, beta) -> Kernel:
         state_type=CategoricalHMMState,
         check=check,
         init=init,
-        posterior=lambda state, d: ([emission_posterior(state, d, beta=beta)], None),
+        init_reads_data=False,
+        posterior=lambda state, d, rows=None: ([emission_posterior(state, d, beta=beta, rows=rows)], None),
         prior=lambda d: ([beta_array(d)], None),
         fields=lambda log_probs, mu_tau: {"log_emission": log_probs[0]},
         log_prior=lambda state, d: jnp.sum(cj.log_dirichlet_density(state.log_emission, beta_array(d))),
@@ -732,7 +773,8 @@ def _gaussian(K, alpha_init, alpha_trans, mu0, lam, a, b) -> Kernel:
         state_type=GaussianHMMState,
         check=lambda d: None,
         init=init,
-        posterior=lambda state, d: ([], gaussian_emission_posterior(state, d, **hyper)),
+        init_reads_data=True,
+        posterior=lambda state, d, rows=None: ([], gaussian_emission_posterior(state, d, **hyper, rows=rows)),
         prior=lambda d: ([], prior(d)),
         fields=lambda log_probs, mu_tau: {"mu": mu_tau[0][:, 0], "tau": mu_tau[1][:, 0]},
         log_prior=lambda state, d: jnp.sum(

@@ -77,8 +77,11 @@ import numpy as np
 from gibbsjax import conjugate as cj
 from gibbsjax._checks import check_concentration, check_int
 from gibbsjax import random as gr
+from gibbsjax import rows as rw
 from gibbsjax.conjugate import BinaryData, Documents
 from gibbsjax.kernel import Kernel, sweep
+from gibbsjax.rows import Rows
+from jax.sharding import PartitionSpec as P
 
 __all__ = [
     "UnigramState",
@@ -217,23 +220,27 @@ def _z(state, data) -> jax.Array:
     return state.z if labels is None else cj.merge_labels(state.z, labels)
 
 
-def pi_posterior(state, data, *, alpha) -> jax.Array:
+def pi_posterior(state, data, *, alpha, rows: Rows | None = None) -> jax.Array:
     """Concentration of π | {Z_d} ~ Dir(n_1 + α_1, ..., n_K + α_K), n_k = #{d : Z_d = k}.
 
     Seed 001, 1.; source document 004, eq. (16) (corrected: Beta(C_0 + α, C_1 + β) for K = 2).
+    ``rows``: with documents split over devices (:mod:`gibbsjax.rows`), the counts of
+    every device's documents.
     """
     k = state.log_pi.shape[0]
-    counts = cj.class_counts(_z(state, data), k)
+    counts = rw.total(rows, cj.class_counts(rw.here(rows, _z(state, data), k), k))
     return counts.astype(jnp.result_type(float)) + cj.concentration_vector("alpha", alpha, k)
 
 
-def beta_posterior(state, data: Documents, *, lam: float) -> jax.Array:
+def beta_posterior(state, data: Documents, *, lam: float, rows: Rows | None = None) -> jax.Array:
     """Concentrations of β_k | {Z_d}, {W_id} ~ Dir(m_k1 + λ, ..., m_kV + λ) for every k (source document 001, 2.).
 
-    m_kv = #{(i, d) : W_id = v, Z_d = k}, counted by scatter-add over the tokens.
+    m_kv = #{(i, d) : W_id = v, Z_d = k}, counted by scatter-add over the tokens
+    (``rows``: summed over the devices).
     """
     k = state.log_beta.shape[0]
-    return cj.word_counts(_z(state, data), data, k).astype(jnp.result_type(float)) + lam
+    counts = rw.total(rows, cj.word_counts(rw.here(rows, _z(state, data), k), data, k))
+    return counts.astype(jnp.result_type(float)) + lam
 
 
 def sample_beta(key, state, data: Documents, *, lam: float) -> jax.Array:
@@ -241,7 +248,7 @@ def sample_beta(key, state, data: Documents, *, lam: float) -> jax.Array:
     return gr.log_dirichlet(key, beta_posterior(state, data, lam=lam))
 
 
-def sample_pi_beta(key, state: UnigramState, data: Documents, *, alpha, lam) -> UnigramState:
+def sample_pi_beta(key, state: UnigramState, data: Documents, *, alpha, lam, rows: Rows | None = None) -> UnigramState:
     """π | Z ~ Dir(n + α) and β_k | Z, W ~ Dir(m_k + λ) (source document 001, 1. and 2.), as one block.
 
     Given Z, π and the β_k are independent (π's Markov blanket is Z; β's is Z
@@ -250,7 +257,7 @@ def sample_pi_beta(key, state: UnigramState, data: Documents, *, alpha, lam) -> 
     with new log π and log β.
     """
     log_pi, log_beta = cj.sample_log_dirichlets(
-        key, pi_posterior(state, data, alpha=alpha), beta_posterior(state, data, lam=lam))
+        key, pi_posterior(state, data, alpha=alpha, rows=rows), beta_posterior(state, data, lam=lam, rows=rows))
     return state._replace(log_pi=log_pi, log_beta=log_beta)
 
 
@@ -258,9 +265,13 @@ def _z_logits(state, data: Documents) -> jax.Array:
     return state.log_pi + cj.doc_log_likelihood(state.log_beta, data)
 
 
-def sample_z(key, state: UnigramState, data: Documents) -> jax.Array:
-    """Z_d | π, β, W ~ P(Z_d = k) ∝ π_k Π_i β_{k, W_id}, every d at once (source document 001, 3.)."""
-    return cj.sample_labels_parallel(key, _z_logits(state, data), data.labels)
+def sample_z(key, state: UnigramState, data: Documents, rows: Rows | None = None) -> jax.Array:
+    """Z_d | π, β, W ~ P(Z_d = k) ∝ π_k Π_i β_{k, W_id}, every d at once (source document 001, 3.).
+
+    ``rows``: documents split over devices; document d's draw is the same as on one device."""
+    if rows is None:
+        return cj.sample_labels_parallel(key, _z_logits(state, data), data.labels)
+    return cj.merge_labels(rows.categorical(key, _z_logits(state, data)), data.labels)
 
 
 def sample_z_collapsed(key, state: CollapsedUnigramState, data: Documents, *, alpha) -> jax.Array:
@@ -275,18 +286,21 @@ def sample_z_collapsed(key, state: CollapsedUnigramState, data: Documents, *, al
                                        cj.concentration_vector("alpha", alpha, k), data.latent)
 
 
-def p_posterior(state: BernoulliState, data: BinaryData, *, a: float, b: float) -> jax.Array:
+def p_posterior(state: BernoulliState, data: BinaryData, *, a: float, b: float,
+                rows: Rows | None = None) -> jax.Array:
     """Parameters of p_kf | S, F ~ Beta(a + n1_kf, b + n0_kf), stacked (K, F, 2) (source document 004 §4-5).
 
     n1_kf / n0_kf = number of class-k documents with feature f on / off: the
     prior adds a pseudo-counts of "on" and b of "off".
     """
-    n1, n0 = cj.feature_counts(state.z, data.x, state.log_p.shape[0])
+    k = state.log_p.shape[0]
+    n1, n0 = rw.total(rows, cj.feature_counts(rw.here(rows, state.z, k), data.x, k))
     f = jnp.result_type(float)
     return jnp.stack([n1.astype(f) + a, n0.astype(f) + b], axis=-1)
 
 
-def sample_pi_p(key, state: BernoulliState, data: BinaryData, *, alpha, a: float, b: float) -> BernoulliState:
+def sample_pi_p(key, state: BernoulliState, data: BinaryData, *, alpha, a: float, b: float,
+                rows: Rows | None = None) -> BernoulliState:
     """π | S ~ Dir(C + α) and p_kf | S, F ~ Beta(a + n1_kf, b + n0_kf) (source document 004), as one block.
 
     Given the labels S, π and the p_kf are independent, so one joint draw (one
@@ -294,7 +308,7 @@ def sample_pi_p(key, state: BernoulliState, data: BinaryData, *, alpha, a: float
     log p and log(1 − p) accurate) equals drawing them in turn.
     """
     log_pi, log_pq = cj.sample_log_dirichlets(
-        key, pi_posterior(state, data, alpha=alpha), p_posterior(state, data, a=a, b=b))
+        key, pi_posterior(state, data, alpha=alpha, rows=rows), p_posterior(state, data, a=a, b=b, rows=rows))
     return state._replace(log_pi=log_pi, log_p=log_pq[..., 0], log1m_p=log_pq[..., 1])
 
 
@@ -302,9 +316,11 @@ def _s_logits(state: BernoulliState, data: BinaryData) -> jax.Array:
     return state.log_pi + cj.bernoulli_log_likelihood(state.log_p, state.log1m_p, data.x)
 
 
-def sample_s(key, state: BernoulliState, data: BinaryData) -> jax.Array:
+def sample_s(key, state: BernoulliState, data: BinaryData, rows: Rows | None = None) -> jax.Array:
     """S_d | π, p, F: P(S_d = k) ∝ π_k Π_f p_kf^{F_df} (1 − p_kf)^{1 − F_df}, every d at once (source document 004, eq. 7)."""
-    return cj.sample_labels_parallel(key, _s_logits(state, data))
+    if rows is None:
+        return cj.sample_labels_parallel(key, _s_logits(state, data))
+    return rows.categorical(key, _s_logits(state, data))
 
 
 # ============================================================================ factories
@@ -335,32 +351,62 @@ def unigrams(K: int = 2, alpha: float | tuple[float, ...] = 1.0, lam: float = 1.
     return _unigrams(k, alpha, lam, _check_flag("keep_draws", keep_draws))
 
 
+def _unigram_functions(k: int, alpha, lam: float, keep_draws: bool):
+    """``functions(rows)``: the uncollapsed unigram mixture's ``init``, ``step``, ``record``,
+    ``log_joint`` and ``accumulate`` on all documents (``rows`` None) or on one device's
+    documents (:mod:`gibbsjax.rows`).  Also naive Bayes with π drawn
+    (:func:`gibbsjax.models.naive_bayes.uncollapsed`): the same model with some labels observed."""
+
+    def functions(rows: Rows | None):
+        def init(key, data: Documents):
+            """Z uniform at random; π and β uniform (the first sweep redraws them from Z)."""
+            if rows is None:
+                _check_docs(data, k)
+            n = data.num_docs if rows is None else rows.num_rows
+            z = rw.take_rows(rows, jax.random.randint(key, (n,), 0, k, dtype=jnp.int32))
+            return UnigramState(_uniform_log(k), _uniform_log(k, data.vocab_size), cj.merge_labels(z, data.labels))
+
+        def big(state: UnigramState, data: Documents, gather=lambda x: x):
+            data = rw.local_documents(rows, data)
+            return {
+                "beta": jnp.exp(state.log_beta),
+                "doc_probs": gather(cj.label_probs(_z_logits(state, data), data.labels)),
+            }
+
+        def record(state: UnigramState, data: Documents):
+            gather = (lambda x: x) if rows is None else rows.gather
+            return {"pi": jnp.exp(state.log_pi), **(big(state, data, gather) if keep_draws else {})}
+
+        def log_joint(state: UnigramState, data: Documents):
+            """log p(W, Z, π, β)."""
+            data = rw.local_documents(rows, data)
+            z = _z(state, data)
+            if rows is None:
+                tokens = cj.token_log_likelihood(state.log_beta, z, data)
+            else:  # padding rows hold the padding tokens
+                per_token = state.log_beta[z[data.doc_ids], data.tokens]
+                tokens = rows.sum(jnp.sum(jnp.where(rows.real[data.doc_ids], per_token, 0)))
+            return (
+                cj.log_dirichlet_density(state.log_pi, cj.concentration_vector("alpha", alpha, k))
+                + jnp.sum(cj.log_dirichlet_density(state.log_beta, lam))
+                + rw.row_sum(rows, state.log_pi[z])
+                + tokens
+            )
+
+        def step(key, state: UnigramState, data: Documents):
+            sweep_ = sweep(functools.partial(sample_pi_beta, alpha=alpha, lam=lam, rows=rows),
+                           ("z", functools.partial(sample_z, rows=rows)))
+            return sweep_(key, state, rw.local_documents(rows, data))
+
+        return {"init": init, "step": step, "record": record, "log_joint": log_joint,
+                "accumulate": None if keep_draws else big}
+
+    return functions
+
+
 @functools.lru_cache(maxsize=64)
 def _unigrams(k: int, alpha, lam: float, keep_draws: bool) -> Kernel:
-    def init(key, data: Documents):
-        """Z uniform at random; π and β uniform (the first sweep redraws them from Z)."""
-        _check_docs(data, k)
-        z = jax.random.randint(key, (data.num_docs,), 0, k, dtype=jnp.int32)
-        return UnigramState(_uniform_log(k), _uniform_log(k, data.vocab_size), cj.merge_labels(z, data.labels))
-
-    def big(state: UnigramState, data: Documents):
-        return {
-            "beta": jnp.exp(state.log_beta),
-            "doc_probs": cj.label_probs(_z_logits(state, data), data.labels),
-        }
-
-    def record(state: UnigramState, data: Documents):
-        return {"pi": jnp.exp(state.log_pi), **(big(state, data) if keep_draws else {})}
-
-    def log_joint(state: UnigramState, data: Documents):
-        """log p(W, Z, π, β)."""
-        z = _z(state, data)
-        return (
-            cj.log_dirichlet_density(state.log_pi, cj.concentration_vector("alpha", alpha, k))
-            + jnp.sum(cj.log_dirichlet_density(state.log_beta, lam))
-            + jnp.sum(state.log_pi[z])
-            + cj.token_log_likelihood(state.log_beta, z, data)
-        )
+    functions = _unigram_functions(k, alpha, lam, keep_draws)
 
     def sample_prior(key, data: Documents):
         _check_docs(data, k)
@@ -374,19 +420,32 @@ def _unigrams(k: int, alpha, lam: float, keep_draws: bool) -> Kernel:
         tokens = cj.simulate_tokens(key, state.log_beta, _z(state, data), data)
         return _replace_tokens(data, tokens)
 
-    return Kernel(
-        init=init,
-        step=sweep(functools.partial(sample_pi_beta, alpha=alpha, lam=lam), ("z", sample_z)),
-        record=record,
+    one = functions(None)
+    kernel = Kernel(
+        init=one["init"],
+        step=one["step"],
+        record=one["record"],
         dims={"pi": ("cluster",), "beta": ("cluster", "word"), "doc_probs": ("doc", "cluster")},
-        log_joint=log_joint,
+        log_joint=one["log_joint"],
         coords=lambda data: _doc_coords(data, k, "word"),
         sample_prior=sample_prior,
         simulate_data=simulate_data,
         name="mixtures.unigrams",
         label_dims=("cluster",),
-        accumulate=None if keep_draws else big,
+        accumulate=one["accumulate"],
     )
+    return kernel._replace(shard=functools.partial(_shard_documents, kernel, functions, k))
+
+
+def _shard_documents(kernel: Kernel, functions, k: int, data: Documents, devices=None, num_shards=None):
+    """``Kernel.shard`` of the uncollapsed document models: documents split over ``devices``
+    (:mod:`gibbsjax.rows`), each document's label drawn as on one device."""
+    if not isinstance(data, Documents):
+        raise ValueError(f"data must be built by mixtures.unigram_data(corpus), got {type(data).__name__}")
+    return rw.plan(
+        base=kernel, make=functions, num_rows=data.num_docs, devices=devices, num_shards=num_shards,
+        padded=functools.partial(rw.pad_documents, data),
+        state_specs=UnigramState(P(), P(), P(rw.AXIS)), row_accumulators=("doc_probs",), what="documents")
 
 
 def _replace_tokens(data: Documents, tokens) -> Documents:
@@ -493,28 +552,40 @@ def bernoulli(K: int = 2, alpha: float | tuple[float, ...] = 1.0, a: float = 1.0
 
 @functools.lru_cache(maxsize=64)
 def _bernoulli(k: int, alpha, a: float, b: float, keep_draws: bool) -> Kernel:
-    def init(key, data: BinaryData):
-        """S uniform at random; π uniform and p = 1/2 (the first sweep redraws them from S)."""
-        _check_binary(data)
-        z = jax.random.randint(key, (data.num_docs,), 0, k, dtype=jnp.int32)
-        half = jnp.full((k, data.num_features), -jnp.log(2.0), jnp.result_type(float))
-        return BernoulliState(_uniform_log(k), half, half, z)
+    def functions(rows: Rows | None):
+        """The kernel's functions on all documents (``rows`` None) or on one device's
+        documents (:mod:`gibbsjax.rows`)."""
 
-    def big(state: BernoulliState, data: BinaryData):
-        return {"p": jnp.exp(state.log_p), "doc_probs": cj.label_probs(_s_logits(state, data))}
+        def init(key, data: BinaryData):
+            """S uniform at random; π uniform and p = 1/2 (the first sweep redraws them from S)."""
+            if rows is None:
+                _check_binary(data)
+            n = data.num_docs if rows is None else rows.num_rows
+            z = rw.take_rows(rows, jax.random.randint(key, (n,), 0, k, dtype=jnp.int32))
+            half = jnp.full((k, data.num_features), -jnp.log(2.0), jnp.result_type(float))
+            return BernoulliState(_uniform_log(k), half, half, z)
 
-    def record(state: BernoulliState, data: BinaryData):
-        return {"pi": jnp.exp(state.log_pi), **(big(state, data) if keep_draws else {})}
+        def big(state: BernoulliState, data: BinaryData, gather=lambda x: x):
+            return {"p": jnp.exp(state.log_p), "doc_probs": gather(cj.label_probs(_s_logits(state, data)))}
 
-    def log_joint(state: BernoulliState, data: BinaryData):
-        """log p(F, S, π, p)."""
-        n1, n0 = cj.feature_counts(state.z, data.x, k)
-        return (
-            cj.log_dirichlet_density(state.log_pi, cj.concentration_vector("alpha", alpha, k))
-            + jnp.sum(cj.log_beta_density(state.log_p, state.log1m_p, a, b))
-            + jnp.sum(state.log_pi[state.z])
-            + jnp.sum(cj.xlogy(n1, state.log_p) + cj.xlogy(n0, state.log1m_p))
-        )
+        def record(state: BernoulliState, data: BinaryData):
+            gather = (lambda x: x) if rows is None else rows.gather
+            return {"pi": jnp.exp(state.log_pi), **(big(state, data, gather) if keep_draws else {})}
+
+        def log_joint(state: BernoulliState, data: BinaryData):
+            """log p(F, S, π, p)."""
+            n1, n0 = rw.total(rows, cj.feature_counts(rw.here(rows, state.z, k), data.x, k))
+            return (
+                cj.log_dirichlet_density(state.log_pi, cj.concentration_vector("alpha", alpha, k))
+                + jnp.sum(cj.log_beta_density(state.log_p, state.log1m_p, a, b))
+                + rw.row_sum(rows, state.log_pi[state.z])
+                + jnp.sum(cj.xlogy(n1, state.log_p) + cj.xlogy(n0, state.log1m_p))
+            )
+
+        step = sweep(functools.partial(sample_pi_p, alpha=alpha, a=a, b=b, rows=rows),
+                     ("z", functools.partial(sample_s, rows=rows)))
+        return {"init": init, "step": step, "record": record, "log_joint": log_joint,
+                "accumulate": None if keep_draws else big}
 
     def sample_prior(key, data: BinaryData):
         _check_binary(data)
@@ -531,19 +602,31 @@ def _bernoulli(k: int, alpha, a: float, b: float, keep_draws: bool) -> Kernel:
         x = cj.simulate_binary(key, state.log_p, state.z)
         return BinaryData(x, data.true_labels, data.num_classes, data.info)
 
-    return Kernel(
-        init=init,
-        step=sweep(functools.partial(sample_pi_p, alpha=alpha, a=a, b=b), ("z", sample_s)),
-        record=record,
+    one = functions(None)
+    kernel = Kernel(
+        init=one["init"],
+        step=one["step"],
+        record=one["record"],
         dims={"pi": ("cluster",), "p": ("cluster", "feature"), "doc_probs": ("doc", "cluster")},
-        log_joint=log_joint,
+        log_joint=one["log_joint"],
         coords=lambda data: _doc_coords(data, k, "feature"),
         sample_prior=sample_prior,
         simulate_data=simulate_data,
         name="mixtures.bernoulli",
         label_dims=("cluster",),
-        accumulate=None if keep_draws else big,
+        accumulate=one["accumulate"],
     )
+
+    def shard(data: BinaryData, devices=None, num_shards=None):
+        """Documents split over ``devices`` (:mod:`gibbsjax.rows`): draws identical to one device's."""
+        _check_binary(data)
+        return rw.plan(
+            base=kernel, make=functions, num_rows=data.num_docs, devices=devices, num_shards=num_shards,
+            padded=lambda p, r: rw.pad_row_fields(data, ["x", "true_labels"], p, r, {"true_labels": -1}),
+            state_specs=BernoulliState(P(), P(), P(), P(rw.AXIS)), row_accumulators=("doc_probs",),
+            what="documents")
+
+    return kernel._replace(shard=shard)
 
 
 # ============================================================================ spec

@@ -44,6 +44,18 @@ labels are sampled in sequence -- a ``lax.scan`` over documents carrying the
 class counts -- each from its exact full conditional given the newest values of
 all the others.  No approximation is made.
 
+π drawn instead (:func:`uncollapsed`)
+-------------------------------------
+The same model sampled with π kept: π | L ~ Dir(C + γ_π) and θ | L drawn as one
+block, then every unobserved label at once from
+P(L_j = x | π, θ) ∝ π_x Π_w θ_{x,w}^{W_jw} (the labels are conditionally
+independent given π and θ, so this is an exact draw of their joint conditional).
+It is the mixture of unigrams of :mod:`gibbsjax.models.mixtures` with some
+labels observed, and shares its code.  It mixes somewhat slower per sweep than
+the collapsed sampler but has no sequential loop, so it splits its documents
+over devices (``sample(..., devices=N)``, :mod:`gibbsjax.rows`), which the
+collapsed sampler cannot: its labels are coupled through the counts.
+
 Outputs
 -------
 ``record`` stores, per draw, ``pi`` (class) = E[π | L] = (C_x + γ_π,x) / (N + Σγ_π),
@@ -78,6 +90,7 @@ __all__ = [
     "NaiveBayesState",
     "data",
     "dirichlet_multinomial",
+    "uncollapsed",
     "sample_theta",
     "sample_labels",
     "label_conditionals",
@@ -276,7 +289,98 @@ def _dirichlet_multinomial(gamma_pi, gamma_theta: float) -> Kernel:
         simulate_data=simulate_data,
         name="naive_bayes.dirichlet_multinomial",
         accumulate=accumulate,
+        shard=_cannot_shard,
     )
+
+
+def _cannot_shard(data, devices=None, num_shards=None):
+    raise ValueError(
+        "naive_bayes.dirichlet_multinomial cannot split its documents over devices: with π integrated "
+        "out the labels are coupled through the class counts and are drawn one document after another. "
+        "Use naive_bayes.uncollapsed(...) (the same model with π drawn: labels drawn all at once, "
+        "documents split over devices), or spread chains over the devices (shard='chains')")
+
+
+def uncollapsed(gamma_pi: float | tuple[float, ...] = 1.0, gamma_theta: float = 1.0) -> Kernel:
+    """Gibbs sampler for Dirichlet-multinomial naive Bayes with π drawn (not integrated out).
+
+    The model of :func:`dirichlet_multinomial`; each sweep draws π | L and θ | L
+    (one block), then every unobserved label at once given π and θ (exact: see
+    the module docs).  It splits documents over devices (``devices=N`` with fewer
+    chains than devices, or ``shard="data"``); each document's label is drawn as
+    on one device.  Records ``pi`` (class) per draw; ``theta`` and ``doc_probs``
+    = P(L_j = x | π, θ) are averaged on the device (``posterior_mean``).
+
+    >>> import gibbsjax
+    >>> from gibbsjax.corpus import Corpus
+    >>> c = Corpus.from_token_lists([["a", "a"], ["b", "b"], ["a"], ["b"]], labels=[0, 1, -1, -1])
+    >>> idata = gibbsjax.sample(uncollapsed(), data(c), seed=0, num_warmup=50,
+    ...                         num_draws=200, progress=False)
+    >>> p = idata.posterior_mean["doc_probs"].mean("chain").values
+    >>> bool(p[2, 0] > 0.5 and p[3, 1] > 0.5)
+    True
+    """
+    gamma_pi = check_concentration("gamma_pi", gamma_pi, ((), (None,)))
+    gamma_theta = check_concentration("gamma_theta", gamma_theta)
+    return _uncollapsed(gamma_pi, gamma_theta)
+
+
+@functools.lru_cache(maxsize=64)
+def _uncollapsed(gamma_pi, gamma_theta: float) -> Kernel:
+    from gibbsjax import rows as rw
+    from gibbsjax.models import mixtures
+
+    def num_classes(d: Documents) -> int:
+        if not isinstance(d, Documents):
+            raise ValueError(f"data must be built by naive_bayes.data(corpus), got {type(d).__name__}")
+        if d.num_classes < 2:
+            raise ValueError(f"num_classes must be >= 2, the data have {d.num_classes}")
+        cj.concentration_vector("gamma_pi", gamma_pi, d.num_classes)
+        return d.num_classes
+
+    def functions(rows):
+        """The kernel's functions on all documents (``rows`` None) or one device's (:mod:`gibbsjax.rows`)."""
+        def mixture(d):
+            return mixtures._unigram_functions(num_classes(d), gamma_pi, gamma_theta, False)(rows)
+
+        def accumulate(state, d):
+            acc = mixture(d)["accumulate"](state, d)
+            return {"theta": acc["beta"], "doc_probs": acc["doc_probs"]}
+
+        return {
+            "init": lambda key, d: mixture(d)["init"](key, d),
+            "step": lambda key, state, d: mixture(d)["step"](key, state, d),
+            "record": lambda state, d: {"pi": jnp.exp(state.log_pi)},
+            "log_joint": lambda state, d: mixture(d)["log_joint"](state, d),
+            "accumulate": accumulate,
+        }
+
+    def coords(d: Documents):
+        k = d.num_classes
+        names = d.info.label_names if len(d.info.label_names) == k else tuple(range(k))
+        return {"class": list(names), "word": list(d.vocab), "doc": list(d.info.doc_names)}
+
+    one = functions(None)
+    kernel = Kernel(
+        init=one["init"],
+        step=one["step"],
+        record=one["record"],
+        dims={"pi": ("class",), "theta": ("class", "word"), "doc_probs": ("doc", "class")},
+        log_joint=one["log_joint"],
+        coords=coords,
+        name="naive_bayes.uncollapsed",
+        accumulate=one["accumulate"],
+        data_type=Documents,
+    )
+
+    def shard(d: Documents, devices=None, num_shards=None):
+        num_classes(d)
+        return rw.plan(base=kernel, make=functions, num_rows=d.num_docs, devices=devices, num_shards=num_shards,
+                       padded=functools.partial(rw.pad_documents, d),
+                       state_specs=mixtures.UnigramState(rw.P(), rw.P(), rw.P(rw.AXIS)),
+                       row_accumulators=("doc_probs",), what="documents")
+
+    return kernel._replace(shard=shard)
 
 
 # ============================================================================ spec
@@ -302,7 +406,10 @@ def _specs():
 
     return (ModelSpec("naive_bayes.dirichlet_multinomial", dirichlet_multinomial, _config_data, _postprocess,
                       one_label_report, ("pi",),
-                      "Dirichlet-multinomial naive Bayes, pi collapsed, some labels observed (source document 000)"),)
+                      "Dirichlet-multinomial naive Bayes, pi collapsed, some labels observed (source document 000)"),
+            ModelSpec("naive_bayes.uncollapsed", uncollapsed, _config_data, _postprocess, one_label_report, ("pi",),
+                      "Dirichlet-multinomial naive Bayes with pi drawn: labels drawn all at once, documents can "
+                      "be split over devices (source document 000)"))
 
 
 #: this module's models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`)

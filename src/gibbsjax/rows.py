@@ -1,0 +1,367 @@
+"""Rows of a model's data (documents, observations, sequences) split over devices.
+
+Models whose unknowns are one global block (mixture weights and component
+parameters, class word distributions, HMM transition and emission matrices) and
+one latent variable per row (a document's cluster, an observation's component, a
+sequence's hidden path), with the rows independent given the global block, shard
+exactly as LDA does (:mod:`gibbsjax.models.lda_shard`): every device holds a
+contiguous block of rows, and one sweep
+
+1. draws the global block from the sufficient statistics summed over all rows
+   (``jax.lax.psum`` of each device's counts), with the same key on every device,
+   so every device holds the same global block;
+2. draws the latent variable of each of its rows, row ``i``'s randomness keyed by
+   its global index ``i`` (:func:`gibbsjax.random.categorical_at`, or
+   ``fold_in(key, i)``), exactly as the one-device kernel draws row ``i``.
+
+A model writes its conditionals once, with a ``rows`` argument (a :class:`Rows`,
+``None`` on one device) that says which rows are here, which of them are padding,
+and how to sum over all rows; :func:`plan` builds the ``Kernel.shard`` result
+(:class:`gibbsjax.kernel.Sharded`) from the model's functions of ``rows``.
+
+Exactness of the sharded draws: integer statistics (counts) summed across devices
+are exact, so count-based models (the unigram and Bernoulli mixtures, naive Bayes,
+the categorical HMM) draw bit for bit what they draw on one device, whatever the
+number of devices.  Float statistics (sums of observations in the Gaussian models)
+are summed block by block, in a different order than on one device: their draws
+agree with one device's up to float rounding.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh
+from jax.sharding import PartitionSpec as P
+
+from gibbsjax import random as gr
+from gibbsjax._checks import check_int
+from gibbsjax.kernel import Kernel, Sharded
+
+__all__ = ["AXIS", "P", "Rows", "RowData", "split_rows", "pad_rows", "pad_row_fields", "pad_documents", "local_documents", "plan", "here", "total", "row_sum", "take_rows"]
+
+#: the mesh axis rows are split along
+AXIS = "rows"
+
+
+class Rows(NamedTuple):
+    """The rows a model's conditionals see (``rows=None`` in a model's functions: all rows,
+    on one device).
+
+    * ``ids``: (R,) int32, the global index of each local row (padding rows: indices
+      at and beyond ``num_rows``);
+    * ``num_rows``: rows in the whole data set (static);
+    * ``axis``: the mesh axis to sum over, or ``None``;
+    * ``offset``: the position of this device's first row in the padded layout (a model
+      whose per-token arrays point at rows by padded position subtracts it).
+
+    >>> r = Rows.all(3)
+    >>> r.real.tolist(), int(r.sum(jnp.array(2)))
+    ([True, True, True], 2)
+    """
+
+    ids: jax.Array
+    num_rows: int
+    axis: str | None = None
+    offset: Any = 0
+
+    @staticmethod
+    def all(num_rows: int) -> "Rows":
+        """Every row of a data set of ``num_rows`` rows, on one device."""
+        return Rows(jnp.arange(num_rows, dtype=jnp.int32), int(num_rows), None)
+
+    @property
+    def real(self) -> jax.Array:
+        """(R,) bool: the row holds data (not padding)."""
+        return self.ids < self.num_rows
+
+    def sum(self, tree):
+        """Sums over every device's rows of per-device sums (a ``psum``); unchanged on one device."""
+        if self.axis is None:
+            return tree
+        return jax.tree_util.tree_map(lambda x: jax.lax.psum(x, self.axis), tree)
+
+    def gather(self, x):
+        """A per-row array (R, ...) of every device, as the whole (num_rows, ...) array in row
+        order (padding left out), on every device (an ``all_gather``); unchanged on one device."""
+        if self.axis is None:
+            return x
+        full = jax.lax.all_gather(x, self.axis, tiled=True)
+        ids = jax.lax.all_gather(self.ids, self.axis, tiled=True)
+        return jnp.zeros((self.num_rows,) + x.shape[1:], x.dtype).at[ids].set(full, mode="drop")
+
+    def take(self, full):
+        """This device's rows of an array drawn for all rows (num_rows, ...) (padding rows:
+        the last row's values)."""
+        return full[jnp.minimum(self.ids, self.num_rows - 1)]
+
+    def categorical(self, key, logits):
+        """One categorical draw per local row, row i's as row i of ``gr.categorical(key, all_logits)``."""
+        if self.axis is None:
+            return gr.categorical(key, logits)
+        return gr.categorical_at(key, logits, self.ids)
+
+    def weights(self, dtype=jnp.int32):
+        """1 for real rows, 0 for padding, (R,) of ``dtype``."""
+        return self.real.astype(dtype)
+
+    def labels(self, z, num_labels: int):
+        """``z`` with padding rows set to ``num_labels`` (out of range): every count by
+        scatter-add or segment sum keyed by the labels then drops them."""
+        return jnp.where(self.real, z, num_labels)
+
+
+def here(rows: Rows | None, z, num_labels: int):
+    """``rows.labels(z, num_labels)``, or ``z`` on one device (``rows`` None).
+
+    >>> here(None, jnp.array([0, 1]), 2).tolist()
+    [0, 1]
+    """
+    return z if rows is None else rows.labels(z, num_labels)
+
+
+def total(rows: Rows | None, tree):
+    """``rows.sum(tree)``, or ``tree`` on one device."""
+    return tree if rows is None else rows.sum(tree)
+
+
+def row_sum(rows: Rows | None, values) -> jax.Array:
+    """Σ over all rows of a per-row array (R, ...): padding rows left out, summed over the
+    devices; ``jnp.sum(values)`` on one device.
+
+    >>> float(row_sum(None, jnp.array([1.0, 2.0])))
+    3.0
+    """
+    if rows is None:
+        return jnp.sum(values)
+    real = rows.real.reshape(rows.real.shape + (1,) * (values.ndim - 1))
+    return rows.sum(jnp.sum(jnp.where(real, values, 0)))
+
+
+def take_rows(rows: Rows | None, full):
+    """``rows.take(full)``, or ``full`` when ``rows`` is None (one device).
+
+    >>> take_rows(None, jnp.arange(3)).tolist()
+    [0, 1, 2]
+    """
+    return full if rows is None else rows.take(full)
+
+
+class RowData(NamedTuple):
+    """A model's data with its rows split into ``num_shards`` equal blocks (padded).
+
+    ``data``: the model's own data type, each row field padded to ``num_shards × R`` rows
+    (block p holds the rows p·R .. p·R + R − 1, the last block padded); ``ids``: (num_shards × R,)
+    int32, each row's global index (padding rows: ``num_rows`` + j).
+    """
+
+    data: Any
+    ids: jax.Array
+
+
+def split_rows(num_rows: int, num_shards: int) -> int:
+    """Rows per block when ``num_rows`` rows are split into ``num_shards`` equal blocks: R =
+    ceil(num_rows / num_shards).  ``ValueError`` for more blocks than rows.
+
+    >>> split_rows(10, 4)
+    3
+    """
+    num_shards = check_int("num_shards", num_shards, 1)
+    if num_shards > num_rows:
+        raise ValueError(f"num_shards ({num_shards}) must be at most the number of rows ({num_rows})")
+    return -(-num_rows // num_shards)
+
+
+def pad_rows(x, total: int, fill=0) -> jax.Array:
+    """``x`` (n, ...) padded with ``fill`` to ``total`` rows (on the host).
+
+    >>> pad_rows(np.array([1, 2]), 4, -1).tolist()
+    [1, 2, -1, -1]
+    """
+    x = np.asarray(x)
+    return jnp.asarray(np.concatenate([x, np.full((total - x.shape[0],) + x.shape[1:], fill, x.dtype)]))
+
+
+def _replace(data, **fields):
+    if hasattr(data, "_replace"):
+        return data._replace(**fields)
+    return dataclasses.replace(data, **fields)
+
+
+def pad_row_fields(data, fields: Sequence[str], num_shards: int, per_block: int, fill: dict | None = None):
+    """``padded`` for :func:`plan` when every field in ``fields`` has one entry per row
+    (leading axis): those fields padded to ``num_shards × per_block`` rows (with ``fill[field]``,
+    default 0) and split with the rows, the rest of ``data`` replicated; row ids 0, 1, ...
+
+    >>> from typing import NamedTuple
+    >>> class D(NamedTuple):
+    ...     x: jax.Array
+    ...     scale: jax.Array
+    >>> d, specs, ids = pad_row_fields(D(jnp.arange(3), jnp.ones(2)), ["x"], 2, 2)
+    >>> d.x.tolist(), specs.x == P(AXIS), specs.scale == P(), ids.tolist()
+    ([0, 1, 2, 0], True, True, [0, 1, 2, 3])
+    """
+    total = num_shards * per_block
+    fill = fill or {}
+    padded = _replace(data, **{f: pad_rows(getattr(data, f), total, fill.get(f, 0)) for f in fields})
+    specs = jax.tree_util.tree_map(lambda _: P(), padded)
+    specs = _replace(specs, **{f: P(AXIS) for f in fields})
+    return padded, specs, np.arange(total, dtype=np.int32)
+
+
+def pad_documents(docs, num_shards: int, per_block: int):
+    """``padded`` for :func:`plan` with :class:`gibbsjax.conjugate.Documents`: documents split
+    into ``num_shards`` blocks of ``per_block`` consecutive documents, each block followed
+    by at least one padding row (``per_block + 1`` rows a block) and its tokens padded to
+    the largest block's count with tokens of that padding row (word 0).  Per-token
+    ``doc_ids`` are row positions in the padded layout (a device subtracts
+    :attr:`Rows.offset`); padding rows have length 0 and latent labels.
+
+    >>> from gibbsjax import conjugate as cj
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = cj.documents(Corpus.from_token_lists([["a", "b"], ["b"], ["a", "a", "a"]]))
+    >>> pd, specs, ids = pad_documents(d, 2, 2)
+    >>> ids.tolist(), pd.doc_ids.tolist()
+    ([0, 1, 5, 2, 7, 8], [0, 0, 1, 3, 3, 3])
+    """
+    tokens = np.asarray(docs.tokens)
+    lengths = np.asarray(docs.doc_lengths)
+    n = lengths.size
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    rows_per_block = per_block + 1
+    firsts = [min(p * per_block, n) for p in range(num_shards + 1)]
+    width = max(int(offsets[firsts[p + 1]] - offsets[firsts[p]]) for p in range(num_shards))
+    out_tokens = np.zeros((num_shards, width), np.int32)
+    out_docs = np.zeros((num_shards, width), np.int32)
+    out_lengths = np.zeros((num_shards, rows_per_block), np.int32)
+    out_labels = np.full((num_shards, rows_per_block), -1, np.int32)
+    out_true = np.full((num_shards, rows_per_block), -1, np.int32)
+    ids = n + np.arange(num_shards * rows_per_block, dtype=np.int32).reshape(num_shards, rows_per_block)
+    labels, true_labels = np.asarray(docs.labels), np.asarray(docs.true_labels)
+    for p in range(num_shards):  # per block (a handful), not per document or token
+        lo, hi = firsts[p], firsts[p + 1]
+        t0, t1 = int(offsets[lo]), int(offsets[hi])
+        out_tokens[p, : t1 - t0] = tokens[t0:t1]
+        out_docs[p, : t1 - t0] = np.repeat(np.arange(hi - lo), lengths[lo:hi]) + p * rows_per_block
+        out_docs[p, t1 - t0:] = p * rows_per_block + per_block  # the block's padding row
+        out_lengths[p, : hi - lo] = lengths[lo:hi]
+        out_labels[p, : hi - lo] = labels[lo:hi]
+        out_true[p, : hi - lo] = true_labels[lo:hi]
+        ids[p, : hi - lo] = np.arange(lo, hi)
+    padded = dataclasses.replace(
+        docs, tokens=jnp.asarray(out_tokens.reshape(-1)), doc_ids=jnp.asarray(out_docs.reshape(-1)),
+        doc_lengths=jnp.asarray(out_lengths.reshape(-1)), labels=jnp.asarray(out_labels.reshape(-1)),
+        true_labels=jnp.asarray(out_true.reshape(-1)))
+    split = P(AXIS)
+    specs = dataclasses.replace(jax.tree_util.tree_map(lambda _: P(), padded), tokens=split, doc_ids=split,
+                                doc_lengths=split, labels=split, true_labels=split)
+    return padded, specs, ids.reshape(-1)
+
+
+def local_documents(rows: "Rows | None", docs):
+    """``docs`` with per-token ``doc_ids`` pointing at this device's rows (padded positions
+    minus :attr:`Rows.offset`); unchanged on one device."""
+    if rows is None:
+        return docs
+    return dataclasses.replace(docs, doc_ids=docs.doc_ids - rows.offset)
+
+
+def plan(*, base: Kernel, padded: Any, num_rows: int, devices: Sequence | None, num_shards: int | None,
+         make: Callable[[Rows | None], dict], state_specs: Any, row_records: Sequence[str] = (),
+         row_accumulators: Sequence[str] = (), what: str = "rows") -> Sharded:
+    """A :class:`~gibbsjax.kernel.Sharded` plan for a model written with :class:`Rows`:
+    ``Kernel.shard`` of ``base`` (the one-device kernel, whose name, dims and label dims
+    the sharded kernel keeps), for ``num_rows`` rows.
+
+    ``padded(num_shards, R)``: ``(data, specs, ids)``: the model's data laid out in
+    ``num_shards`` equal blocks of rows (R real rows at most per block, padded), the
+    ``PartitionSpec`` pytree of that data (``P(AXIS)`` for arrays split with the rows,
+    ``P()`` for the rest) and the global index of every row position (padding rows:
+    ``num_rows`` or more); ``make(rows)``: the model's kernel functions for the given rows, a dict with
+    ``init``, ``step``, ``record``, ``log_joint`` and optionally ``accumulate`` (each
+    ``fn(key?, state, data)`` as in :class:`~gibbsjax.kernel.Kernel`, on the local rows;
+    ``record`` and ``log_joint`` must return whole-data values on every device, with
+    :meth:`Rows.gather` / :meth:`Rows.sum`); ``state_specs``: the ``PartitionSpec``
+    pytree of one chain's state (per-row fields ``P(AXIS)``); ``row_accumulators``: the
+    accumulators with a leading row axis (kept split; :attr:`Sharded.means` cuts their
+    padding off).  ``what`` names the rows in the description.
+    """
+    devices = list(jax.devices() if devices is None else devices)
+    if not devices:
+        raise ValueError("devices must name at least one device")
+    num_shards = len(devices) if num_shards is None else check_int("num_shards", num_shards, 1)
+    if num_shards % len(devices):
+        raise ValueError(f"num_shards ({num_shards}) must be a multiple of the number of devices ({len(devices)})")
+    per_block = split_rows(num_rows, num_shards)
+    data_, specs, ids = padded(num_shards, per_block)
+    sd = RowData(data_, jnp.asarray(ids, jnp.int32))
+    data_specs = RowData(specs, P(AXIS))
+    fns = make(Rows(sd.ids, num_rows))  # the padded layout on one device: for the names of the accumulators
+    acc_specs = None
+    if fns.get("accumulate") is not None:
+        names = jax.eval_shape(lambda d: fns["accumulate"](fns["init"](jax.random.key(0), d), d), data_)
+        acc_specs = {k: P(AXIS) if k in row_accumulators else P() for k in names}
+    mesh = Mesh(np.array(devices), (AXIS,))
+    per_device = sd.ids.shape[0] // len(devices)
+    kernel = _sharded_kernel(base, make, mesh, num_rows, per_device, state_specs, acc_specs, data_specs)
+    return Sharded(
+        kernel=kernel,
+        data=sd,
+        mesh=mesh,
+        data_specs=data_specs,
+        state_specs=state_specs,
+        acc_specs=acc_specs,
+        means=functools.partial(_in_row_order, np.asarray(ids), num_rows, tuple(row_accumulators)),
+        num_shards=num_shards,
+        description=f"{what} split into {num_shards} blocks of {per_block} over {len(devices)} "
+                    f"{devices[0].platform} device{'s' if len(devices) > 1 else ''}",
+    )
+
+
+def _in_row_order(ids: np.ndarray, num_rows: int, row_accumulators, means: dict) -> dict:
+    """Per-chain means (chains first) with the row accumulators in row order, padding cut off."""
+    order = np.argsort(ids, kind="stable")[:num_rows]
+    return {k: (np.asarray(v)[:, order] if k in row_accumulators else v) for k, v in means.items()}
+
+
+def _sharded_kernel(base: Kernel, make, mesh, num_rows, per_device, state_specs, acc_specs, data_specs) -> Kernel:
+    rep = P()
+
+    def on_blocks(fn, in_specs, out_specs):
+        # check_vma=False: what leaves as replicated (P()) is replicated by construction
+        # (psum / all_gather, or drawn with the same key on every device)
+        return jax.shard_map(fn, mesh=mesh, in_specs=in_specs, out_specs=out_specs, check_vma=False)
+
+    def local(sd: RowData) -> Rows:
+        return Rows(sd.ids, num_rows, AXIS, jax.lax.axis_index(AXIS) * per_device)
+
+    def init(key, sd):
+        return on_blocks(lambda key, sd: make(local(sd))["init"](key, sd.data), (rep, data_specs), state_specs)(
+            key, sd)
+
+    def step(key, state, sd):
+        return on_blocks(lambda key, s, sd: make(local(sd))["step"](key, s, sd.data),
+                         (rep, state_specs, data_specs), state_specs)(key, state, sd)
+
+    def record(state, sd):
+        return on_blocks(lambda s, sd: make(local(sd))["record"](s, sd.data), (state_specs, data_specs), rep)(
+            state, sd)
+
+    def log_joint(state, sd):
+        return on_blocks(lambda s, sd: make(local(sd))["log_joint"](s, sd.data), (state_specs, data_specs), rep)(
+            state, sd)
+
+    accumulate = None
+    if acc_specs is not None:
+        def accumulate(state, sd):
+            return on_blocks(lambda s, sd: make(local(sd))["accumulate"](s, sd.data), (state_specs, data_specs),
+                             acc_specs)(state, sd)
+
+    return Kernel(init=init, step=step, record=record, log_joint=log_joint, accumulate=accumulate,
+                  name=base.name, dims=base.dims, label_dims=base.label_dims)
