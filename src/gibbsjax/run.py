@@ -630,9 +630,9 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     s = (settings or Settings()).replace(**options)
     rule, max_draws = _check_until(s.until, s.max_draws, s.num_draws, s.num_chains)
     key, seed_used = _resolve_key(s.seed, key)
-    _check_data_type(kernel, data)
     user_data, user_kernel = data, kernel
     kernel, data, plan, mode = _layout(kernel, data, s)
+    _check_data_type(kernel, data)  # the kernel that runs: data already split (lda_shard.from_parts) fit it
     if plan is not None and s.init is not None:
         raise ValueError("init values cannot be given with the data split over devices (shard='data'): the "
                          "state is laid out by shard; start from the kernel's random state, or use shard='chains'")
@@ -716,6 +716,9 @@ def _layout(kernel: Kernel, data, s: Settings, num_shards: int | None = None):
     device, as given), ``"chains"`` (chains spread) or ``"data"`` (the kernel's ``shard``
     plan: its sharded kernel and data)."""
     if s.devices is None and s.shard != "data":
+        if any(isinstance(x, jax.Array) and not x.is_fully_addressable for x in jax.tree_util.tree_leaves(data)):
+            raise ValueError("the data are spread over the devices of several processes (jax.distributed, e.g. "
+                             "lda_shard.from_parts): pass devices=jax.device_count() to split the run over them")
         return kernel, data, None, None
     devices = _devices(s.devices or 1)
     mode = s.shard
@@ -867,10 +870,30 @@ def data_fingerprint(data) -> str:
     leaves, treedef = jax.tree_util.tree_flatten(data)
     h.update(str(treedef).encode())
     for leaf in leaves:
+        if isinstance(leaf, jax.Array) and not leaf.is_fully_addressable:
+            h.update(_global_fingerprint(leaf))
+            continue
         arr = np.ascontiguousarray(np.asarray(leaf))
         h.update(f"{arr.dtype.str}{arr.shape}".encode())
         h.update(memoryview(arr).cast("B"))
     return h.hexdigest()
+
+
+def _global_fingerprint(x: jax.Array) -> bytes:
+    """A digest of an array spread over the devices of several processes (``jax.distributed``):
+    each process hashes the pieces it holds (by their index), the digests are gathered and
+    hashed in process order; a collective (every process calls it), nothing but 32 bytes per
+    process is exchanged.  The same data split the same way give the same digest."""
+    import hashlib
+
+    from jax.experimental import multihost_utils
+
+    h = hashlib.sha256(f"{np.dtype(x.dtype).str}{x.shape}{x.sharding}".encode())
+    for shard in sorted((s for s in x.addressable_shards if s.replica_id == 0), key=lambda s: str(s.index)):
+        h.update(str(shard.index).encode())
+        h.update(memoryview(np.ascontiguousarray(np.asarray(shard.data))).cast("B"))
+    every = multihost_utils.process_allgather(np.frombuffer(h.digest(), np.uint8))
+    return hashlib.sha256(np.asarray(every).tobytes()).digest()
 
 
 def estimate_result_bytes(kernel: Kernel, data: Any, settings: Settings) -> int:
@@ -1049,7 +1072,9 @@ def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None
     attrs = dict(idata.attrs)
     if str(st.attrs.get("kernel", "")) != kernel.name:
         raise ValueError(f"this result was made by kernel {st.attrs.get('kernel')!r}, not {kernel.name!r}")
-    _check_data_type(kernel, data)
+    if not (isinstance(data, tuple) and any(getattr(x, "ndim", 0) and isinstance(x, jax.Array)
+                                            and not x.is_fully_addressable for x in data)):
+        _check_data_type(kernel, data)  # (data split over processes are checked by the kernel's shard plan)
     stored = str(attrs.get("data_sha256", ""))
     if stored and stored != data_fingerprint(data):
         raise ValueError("the data differ from the data this run was sampled on (data_sha256 does not match); "
