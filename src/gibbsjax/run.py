@@ -640,10 +640,8 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     if s.init is not None:  # check init values on the abstract state, before compiling
         abstract = jax.eval_shape(_start_fn(kernel.init), key, jax.ShapeDtypeStruct((s.num_chains,), jnp.int32), data)
         _apply_init(abstract[1], s.init, s.num_chains, kernel.check_init)
-    if plan is None:
-        # before anything big is allocated; not with the data split over devices, where each device
-        # holds 1/devices of the data and state, which check_memory's one-device estimate cannot see
-        check_memory(kernel, data, s, key=key)
+    # before anything big is allocated (with the data split over devices: per device)
+    _check_memory(kernel, data, s, key, plan)
 
     data = _place_data(plan, data)
     run_keys, state = _start_fn(kernel.init)(key, jnp.arange(s.num_chains, dtype=jnp.int32), data)
@@ -822,19 +820,47 @@ def _place(mode, devices: int | None, run_keys, state, acc, data, plan=None):
 def check_memory(kernel: Kernel, data: Any, settings: Settings, *, key: jax.Array | None = None):
     """Refuse a run of ``settings`` that cannot fit in memory (:func:`gibbsjax.memory.check_run`,
     on abstract shapes: nothing is allocated or compiled); :func:`sample` calls it first.
+    A run that splits its data over devices (:func:`splits_data`) is checked per device
+    (each holds its shard of the data and of every chain's state).
 
     >>> from gibbsjax.models import normal
     >>> _ = check_memory(normal.bivariate(rho=0.5), None, Settings(num_chains=4, num_draws=100))
     """
-    s = settings
+    kernel, data, plan, _ = _layout(kernel, data, settings)
+    return _check_memory(kernel, data, settings, key, plan)
+
+
+def _check_memory(kernel: Kernel, data: Any, s: Settings, key, plan=None):
+    """:func:`check_memory` of the kernel that runs; with ``plan`` (data split over devices)
+    per device, on arguments placed as :func:`_place` will place them."""
     length, warm_fn, draw_fn = _compiled(kernel, s, max(s.num_warmup, s.num_draws))
     kept = ((s.max_draws or 10 * s.num_draws) if s.until else s.num_draws) + (
         s.num_warmup + 1 if s.save_warmup else 0)
+    place = devices = None
+    if plan is not None:
+        place = functools.partial(_abstract_placement, plan)
+        devices = list(plan.mesh.devices.flat)
     return check_run_memory(
         _start_fn(kernel.init), (draw_fn, warm_fn), functools.partial(_zero_accumulators, kernel.accumulate),
         jax.random.key(0) if key is None else key, s.num_chains, data, length=length, kept=kept,
-        kernel_name=kernel.name,
+        kernel_name=kernel.name, place=place, devices=devices,
     )
+
+
+def _abstract_placement(plan, run_keys, state, acc, data):
+    """Abstract shapes with the shardings :func:`_place` gives a run split by ``plan``."""
+    from jax.sharding import NamedSharding, PartitionSpec
+
+    def by_specs(specs, tree, batched):
+        def one(spec, sub):
+            sharding = NamedSharding(plan.mesh, PartitionSpec(None, *spec) if batched else spec)
+            return jax.tree_util.tree_map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=sharding), sub)
+
+        return jax.tree_util.tree_map(one, specs, tree, is_leaf=lambda x: isinstance(x, PartitionSpec))
+
+    keys = jax.ShapeDtypeStruct(run_keys.shape, run_keys.dtype, sharding=NamedSharding(plan.mesh, PartitionSpec()))
+    return (keys, by_specs(plan.state_specs, state, True), by_specs(plan.acc_specs, acc, True) if acc else acc,
+            by_specs(plan.data_specs, data, False))
 
 
 def _check_until(until, max_draws, num_draws: int, num_chains: int):
