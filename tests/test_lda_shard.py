@@ -296,3 +296,28 @@ def test_two_processes_give_the_draws_of_one(tmp_path):
     np.testing.assert_allclose(two["lp"], one.sample_stats["lp"].values, rtol=2e-6)
     for name in ("topic_word", "doc_topic"):
         np.testing.assert_array_equal(two[name], one.posterior_mean[name].values)
+
+
+def test_config_data_reads_this_process_part(tmp_path):
+    """One process: its part is the whole LDA-C file; the sharded run on it gives the draws of lda.data."""
+    import gibbsjax
+    from gibbsjax.corpus import read_ldac, write_ldac
+    from gibbsjax.models import lda_shard
+    from gibbsjax.spec import ConfigError
+
+    corpus = _corpus(num_docs=12)
+    write_ldac(corpus, tmp_path / "c.ldac", tmp_path / "v.txt")
+    section = {"file": "c.ldac", "format": "ldac", "vocab": "v.txt"}
+    sd = lda_shard.config_data(section, tmp_path).data
+    assert sd.words.ndim == 3
+    whole = lda.data(read_ldac(tmp_path / "c.ldac", tmp_path / "v.txt"))
+    kw = dict(seed=2, num_chains=1, num_warmup=2, num_draws=3, progress=False)
+    k = lda.partially_collapsed(3, warmup="exact")
+    a = gibbsjax.sample(k, sd, devices=1, shard="data", **kw)
+    b = gibbsjax.sample(k, whole, **kw)
+    np.testing.assert_array_equal(a.posterior["topic_share"].values, b.posterior["topic_share"].values)
+    np.testing.assert_array_equal(a.posterior_mean["doc_topic"].values, b.posterior_mean["doc_topic"].values)
+    with pytest.raises(ConfigError, match="heldout"):
+        lda_shard.config_data({**section, "heldout": 0.2}, tmp_path)
+    with pytest.raises(ConfigError, match="ldac or uci"):
+        lda_shard.config_data({"corpus": "abc"}, tmp_path)
