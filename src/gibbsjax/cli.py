@@ -363,7 +363,7 @@ def _cmd_run(args) -> int:
     settings = config.sampler.replace(**{k: v for k, v in overrides.items() if v is not None})
     from gibbsjax.run import check_memory, splits_data
 
-    if not splits_data(settings):  # (the check sees one device: a run split over several checks nothing)
+    if not splits_data(settings):  # (a run split over devices is checked per device by sample, after packing)
         check_memory(config.kernel, config.data, settings)  # memory first: the most common limit
     _check_disk(out, config.kernel, config.data, settings)
     import arviz  # noqa: F401  (imported now, not after a Ctrl-C)
