@@ -321,3 +321,56 @@ def test_config_data_reads_this_process_part(tmp_path):
         lda_shard.config_data({**section, "heldout": 0.2}, tmp_path)
     with pytest.raises(ConfigError, match="ldac or uci"):
         lda_shard.config_data({"corpus": "abc"}, tmp_path)
+
+
+_CLI_WORKER = """
+import sys, warnings
+warnings.simplefilter("ignore")
+from gibbsjax.cli import main
+pid = sys.argv[1]
+sys.exit(main(["run", "s.toml", "--devices", "2", "--distributed", "--num-processes", "2", "--process-id", pid,
+               "--no-progress", "--out", "two.nc"]))
+"""
+
+
+@pytest.mark.slow
+def test_command_line_on_two_processes(tmp_path):
+    """gibbsjax run --distributed on two processes (a local coordinator): process 0 writes the result,
+    the same draws as gibbsjax run on one process."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    import arviz as az
+
+    from gibbsjax.cli import main
+    from gibbsjax.corpus import write_uci
+
+    write_uci(_corpus(), tmp_path / "docword.txt", tmp_path / "vocab.txt")
+    toml = ['[model]', 'name = "lda.partially_collapsed"', 'K = 4', 'warmup = "exact"', '[data]',
+            'file = "docword.txt"', 'vocab = "vocab.txt"', 'format = "uci"', '[sampler]', 'num_chains = 1',
+            'num_warmup = 3', 'num_draws = 6', 'seed = 3']
+    (tmp_path / "s.toml").write_text("\n".join(toml) + "\n")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = str(s.getsockname()[1])
+    env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "PYTHONWARNINGS")}
+    env.update(JAX_PLATFORMS="cpu", JAX_COORDINATOR_ADDRESS=f"127.0.0.1:{port}", GIBBSJAX_NO_CACHE="1")
+    procs = [subprocess.Popen([sys.executable, "-c", _CLI_WORKER, str(i)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path) for i in (0, 1)]
+    results = [p.communicate(timeout=600) for p in procs]
+    for p, (_, stderr) in zip(procs, results):
+        assert p.returncode == 0, stderr[-3000:]
+    assert "saved two.nc" in results[0][0] and "saved" not in results[1][0]  # process 0 writes and prints
+    cwd = os.getcwd()
+    try:
+        os.chdir(tmp_path)
+        assert main(["run", "s.toml", "--no-progress", "--out", "one.nc"]) == 0
+    finally:
+        os.chdir(cwd)
+    one, two = az.from_netcdf(tmp_path / "one.nc"), az.from_netcdf(tmp_path / "two.nc")
+    assert two.attrs["sharding"].startswith("data: documents split into 2 shards over 2 cpu devices")
+    np.testing.assert_array_equal(two.posterior["topic_share"].values, one.posterior["topic_share"].values)
+    for name in ("topic_word", "doc_topic"):
+        np.testing.assert_array_equal(two.posterior_mean[name].values, one.posterior_mean[name].values)
