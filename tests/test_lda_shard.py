@@ -374,3 +374,16 @@ def test_command_line_on_two_processes(tmp_path):
     np.testing.assert_array_equal(two.posterior["topic_share"].values, one.posterior["topic_share"].values)
     for name in ("topic_word", "doc_topic"):
         np.testing.assert_array_equal(two.posterior_mean[name].values, one.posterior_mean[name].values)
+
+
+def test_from_parts_refuses_what_it_cannot_shard():
+    from gibbsjax.corpus import Corpus
+    from gibbsjax.models import lda_shard
+
+    c = Corpus.from_token_lists([["a", "b"], ["c"]])
+    with pytest.raises(ValueError, match="holds 2 documents but 3 shards"):
+        lda_shard.from_parts(c, None, 3)
+    with pytest.raises(ValueError, match="zero-length documents"):
+        lda_shard.from_parts(Corpus.from_token_lists([["a"], []], empty="keep"))
+    with pytest.raises(ValueError, match="multiple of the number of devices"):
+        lda_shard.from_parts(c, jax.devices() * 2, 3)

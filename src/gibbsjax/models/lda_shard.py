@@ -203,6 +203,8 @@ def from_parts(part: Corpus, devices: Sequence | None = None, num_shards: int | 
     except ValueError as e:
         problem, message = 2, str(e)
         part = Corpus.from_token_lists([["-"]])  # a stand-in, to take part in the exchange below
+    if not problem and not mine:
+        problem = 3
     if not problem and len(mine) > part.num_docs:
         problem = 1
     lengths = part.doc_lengths
@@ -221,6 +223,10 @@ def from_parts(part: Corpus, devices: Sequence | None = None, num_shards: int | 
         p = int(np.flatnonzero(every[:, 6] == 2)[0])
         raise ValueError(message if p == here else f"the part of process {p} cannot be sampled (an empty "
                          "document, or no tokens); see the error on that process")
+    if (every[:, 6] == 3).any():
+        p = int(np.flatnonzero(every[:, 6] == 3)[0])
+        raise ValueError(f"process {p} has no device among devices, so its documents would have no shard: give "
+                         "devices of every process (default: jax.devices())")
     if (every[:, 6] > 0).any():
         p = int(np.flatnonzero(every[:, 6])[0])
         raise ValueError(f"process {p} holds {every[p, 0]} documents but {every[p, 5]} shards: every shard needs "
