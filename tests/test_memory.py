@@ -128,8 +128,8 @@ share = four.device_bytes / 4
 assert share < 0.75 * one.device_bytes, (share, one.device_bytes)
 print("share", int(share), "one device", one.device_bytes)
 need = four.device_bytes + four.host_bytes
-for avail, refused in ((int(need / memory.SAFETY_FRACTION * 1.05), False), (int(need / memory.SAFETY_FRACTION * 0.95), True),
-                       (2**16, True)):
+edge = need / memory.SAFETY_FRACTION
+for avail, refused in ((int(edge * 1.05), False), (int(edge * 0.95), True), (2**16, True)):
     memory.host_available_bytes = lambda: avail
     try:
         idata = gibbsjax.sample(k, d, devices=4, **kw)
