@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import re
 import sysconfig
+import warnings
 
 import numpy as np
 import pytest
@@ -340,3 +341,113 @@ def test_corpus_accepts_whole_floats_and_labels_are_checked():
         Corpus([0, 1], [0, 1, 2], ("a", "b"), labels=[0.5, 1])
     with pytest.raises(ValueError, match="X must hold non-negative integer counts"):
         Corpus.from_dtm(np.array([[1.5, 0.0]]))
+
+
+# ---------------------------------------------------------------------- parts of files (one host's share)
+def _concat_parts(parts):
+    names = sum((p.doc_names for p in parts), ())
+    return names, np.concatenate([p.tokens for p in parts]), np.concatenate([p.doc_lengths for p in parts])
+
+
+@pytest.fixture
+def corpus_with_empty_ends():
+    rng = np.random.default_rng(7)
+    X = rng.poisson(0.8, size=(31, 9))
+    X[[0, 3, 17, 30]] = 0  # empty documents, also first and last
+    X[9] = 40  # one long document
+    return Corpus.from_dtm(X, vocab=[f"w{i}" for i in range(9)], empty="keep")
+
+
+@pytest.mark.parametrize("fmt", ["ldac", "uci"])
+def test_parts_of_a_file_tile_its_documents(tmp_path, corpus_with_empty_ends, fmt):
+    """part=(i, n) for i < n, and docs=(start, stop) ranges, are the whole-file read cut into pieces:
+    the same documents, names and tokens, with empty documents dropped per part as per file."""
+    c = corpus_with_empty_ends
+    path, vocab = tmp_path / f"c.{fmt}", tmp_path / "v.txt"
+    (write_ldac if fmt == "ldac" else write_uci)(c, path, vocab)
+    read = read_ldac if fmt == "ldac" else read_uci
+    whole = read(path, vocab, empty="keep")
+    assert whole.num_docs == 31
+    with pytest.warns(EmptyDocumentWarning):
+        dropped = read(path, vocab)
+    for n in (1, 2, 3, 5, 8):
+        parts = [read(path, vocab, empty="keep", part=(i, n)) for i in range(n)]
+        names, tokens, lengths = _concat_parts(parts)
+        assert names == whole.doc_names, n
+        np.testing.assert_array_equal(tokens, whole.tokens)
+        np.testing.assert_array_equal(lengths, whole.doc_lengths)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", EmptyDocumentWarning)
+            kept = [read(path, vocab, part=(i, n)) for i in range(n)]
+        names, tokens, _ = _concat_parts(kept)
+        assert names == dropped.doc_names
+        np.testing.assert_array_equal(tokens, dropped.tokens)
+    for start, stop in ((0, 1), (2, 9), (9, 10), (25, 31), (29, 100)):
+        p = read(path, vocab, empty="keep", docs=(start, stop))
+        ref = whole.subset(np.arange(start, min(stop, 31)))
+        assert p.doc_names == ref.doc_names
+        np.testing.assert_array_equal(p.tokens, ref.tokens)
+    # the parts are balanced by bytes: no part holds more than about its share plus one document
+    n = 4
+    parts = [read(path, vocab, empty="keep", part=(i, n)) for i in range(n)]
+    entries = [int((p.to_dtm() > 0).sum()) for p in parts]
+    assert max(entries) <= sum(entries) / n + 9 + 2, entries
+
+
+def test_ldac_docs_of_a_gzip_file(tmp_path, corpus_with_empty_ends):
+    c = corpus_with_empty_ends
+    write_ldac(c, tmp_path / "c.ldac.gz", tmp_path / "v.txt")
+    whole = read_ldac(tmp_path / "c.ldac.gz", tmp_path / "v.txt", empty="keep")
+    p = read_ldac(tmp_path / "c.ldac.gz", tmp_path / "v.txt", empty="keep", docs=(5, 12))
+    assert p.doc_names == tuple(str(i) for i in range(5, 12))
+    np.testing.assert_array_equal(p.tokens, whole.subset(np.arange(5, 12)).tokens)
+    with pytest.raises(ValueError, match="uncompressed"):
+        read_ldac(tmp_path / "c.ldac.gz", tmp_path / "v.txt", part=(0, 2))
+
+
+def test_parts_of_files_refuse_what_they_cannot_read(tmp_path, corpus_with_empty_ends):
+    c = corpus_with_empty_ends
+    write_ldac(c, tmp_path / "c.ldac", tmp_path / "v.txt")
+    write_uci(c, tmp_path / "dw.txt", tmp_path / "v.txt")
+    write_uci(c, tmp_path / "dw.txt.gz")
+    with pytest.raises(ValueError, match="needs vocab_path"):
+        read_ldac(tmp_path / "c.ldac", docs=(0, 3))
+    for kwargs, msg in [(dict(docs=(3, 3)), "0 <= start < stop"), (dict(part=(2, 2)), "0 <= i < n"),
+                        (dict(part=(0, 2), docs=(0, 1)), "not both"), (dict(docs=5), "pair of integers"),
+                        (dict(docs=(40, 50)), "has only 31 lines")]:
+        with pytest.raises(ValueError, match=re.escape(msg)):
+            read_ldac(tmp_path / "c.ldac", tmp_path / "v.txt", **kwargs)
+    with pytest.raises(ValueError, match="D = 31 documents"):
+        read_uci(tmp_path / "dw.txt", tmp_path / "v.txt", docs=(31, 40))
+    with pytest.raises(ValueError, match="uncompressed"):
+        read_uci(tmp_path / "dw.txt.gz", docs=(0, 2))
+    # more parts than entries: some parts hold no document and say so; the others still tile the file
+    held, refused = [], 0
+    for i in range(400):
+        try:
+            held.append(read_uci(tmp_path / "dw.txt", tmp_path / "v.txt", empty="keep", part=(i, 400)))
+        except ValueError as e:
+            assert "holds no document" in str(e)
+            refused += 1
+    assert refused > 0 and sum((p.doc_names for p in held), ()) == tuple(str(i) for i in range(1, 32))
+    # a blank line inside a part is an error, as in the whole file; at the end it is not
+    text = (tmp_path / "c.ldac").read_text().splitlines()
+    (tmp_path / "b.ldac").write_text("\n".join(text[:6] + [""] + text[6:]) + "\n\n\n")
+    with pytest.raises(ValueError, match=_where(tmp_path / "b.ldac", 7) + " blank line"):
+        read_ldac(tmp_path / "b.ldac", tmp_path / "v.txt", docs=(4, 8))
+    assert read_ldac(tmp_path / "b.ldac", tmp_path / "v.txt", empty="keep", docs=(25, 40)).num_docs == 7
+    # entries out of order: a part of an unsorted UCI file is refused, naming the line
+    lines = (tmp_path / "dw.txt").read_text().splitlines()
+    body = lines[3:]
+    body[10], body[-1] = body[-1], body[10]
+    (tmp_path / "u.txt").write_text("\n".join(lines[:3] + body) + "\n")
+    with pytest.raises(ValueError, match="sorted"):
+        read_uci(tmp_path / "u.txt", tmp_path / "v.txt", docs=(0, 31))
+    with pytest.raises(ValueError, match=_where(tmp_path / "u.txt", 4 + 11)):  # the line after the swapped-in one
+        read_uci(tmp_path / "u.txt", tmp_path / "v.txt", docs=(0, 31))
+    # a malformed line in a part names its line in the file
+    body = lines[3:]
+    body[20] = "x y z"
+    (tmp_path / "m.txt").write_text("\n".join(lines[:3] + body) + "\n")
+    with pytest.raises(ValueError, match=_where(tmp_path / "m.txt", 24)):
+        read_uci(tmp_path / "m.txt", tmp_path / "v.txt", docs=(int(body[19].split()[0]) - 1, 31))

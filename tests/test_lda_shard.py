@@ -228,47 +228,162 @@ import sys, warnings
 warnings.simplefilter("ignore")
 import jax
 jax.config.update("jax_cpu_collectives_implementation", "gloo")
-pid, port, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+pid, port, out, folder = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 jax.distributed.initialize(coordinator_address=f"127.0.0.1:{port}", num_processes=2, process_id=pid)
 import numpy as np, gibbsjax
-from gibbsjax.datasets.synthetic import lda_corpus
-from gibbsjax.models import lda
+from gibbsjax.corpus import read_uci
+from gibbsjax.models import lda, lda_shard
 assert jax.process_count() == 2 and len(jax.devices()) == 2 and len(jax.local_devices()) == 1
-corpus, _, _ = lda_corpus(num_docs=40, num_topics=4, vocab_size=30, doc_length=10, seed=0)
-idata = gibbsjax.sample(lda.partially_collapsed(4, warmup="exact"), lda.data(corpus), devices=2, seed=3,
+mine = read_uci(folder + "/docword.txt", folder + "/vocab.txt", part=(pid, 2))  # this process's documents only
+d = lda_shard.from_parts(mine)
+idata = gibbsjax.sample(lda.partially_collapsed(4, warmup="exact"), d, devices=2, seed=3,
                         num_chains=1, num_warmup=3, num_draws=6, progress=False)
+z = lda_shard.tokens_in_corpus_order(d, idata.sampler_state["state__z"].values[0])
 if pid == 0:  # results gathered on process 0
-    np.savez(out, topic_share=idata.posterior["topic_share"].values,
-             topic_word=idata.posterior_mean["topic_word"].values, doc_topic=idata.posterior_mean["doc_topic"].values)
+    np.savez(out, topic_share=idata.posterior["topic_share"].values, lp=idata.sample_stats["lp"].values,
+             topic_word=idata.posterior_mean["topic_word"].values, doc_topic=idata.posterior_mean["doc_topic"].values,
+             z=z)
+print(pid, "read", mine.num_docs, "of the documents", mine.doc_names[0], "..", mine.doc_names[-1])
 print(pid, idata.attrs["sharding"])
 """
 
 
 def test_two_processes_give_the_draws_of_one(tmp_path):
-    """jax.distributed on this machine: two processes, one CPU device each, a local coordinator."""
+    """jax.distributed on this machine: two processes, one CPU device each, a local coordinator; each
+    process reads only its part of a UCI file (with empty documents, dropped), and the draws are those
+    of one process that read the whole file."""
     import os
     import socket
     import subprocess
     import sys
+    import warnings
 
     import gibbsjax
+    from gibbsjax.corpus import Corpus, EmptyDocumentWarning, read_uci, write_uci
 
+    corpus = _corpus()
+    lists = corpus.to_token_lists()
+    for at in (0, 7, 25, 26):  # empty documents, also the first: ids shift when they are dropped
+        lists.insert(at, [])
+    write_uci(Corpus.from_token_lists(lists, vocab=corpus.vocab, empty="keep"), tmp_path / "docword.txt",
+              tmp_path / "vocab.txt")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = str(s.getsockname()[1])
     out = str(tmp_path / "draws.npz")
     env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "PYTHONWARNINGS")}
     env["JAX_PLATFORMS"] = "cpu"
-    procs = [subprocess.Popen([sys.executable, "-c", _WORKER, str(i), port, out], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path) for i in (0, 1)]
+    procs = [subprocess.Popen([sys.executable, "-c", _WORKER, str(i), port, out, str(tmp_path)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+             for i in (0, 1)]
     results = [p.communicate(timeout=600) for p in procs]
     for p, (stdout, stderr) in zip(procs, results):
         assert p.returncode == 0, stderr[-3000:]
         assert "documents split into 2 shards over 2 cpu devices" in stdout
-    corpus = _corpus()
-    one = gibbsjax.sample(lda.partially_collapsed(4, warmup="exact"), lda.data(corpus), seed=3, num_chains=1,
+    read = [int(stdout.split(" read ")[1].split()[0]) for stdout, _ in results]
+    assert min(read) > 10 and sum(read) == 40, read  # each its share, the empty documents dropped
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EmptyDocumentWarning)
+        whole = read_uci(tmp_path / "docword.txt", tmp_path / "vocab.txt")  # empty documents dropped
+    assert whole.num_docs == 40
+    np.testing.assert_array_equal(whole.doc_lengths, corpus.doc_lengths)  # (tokens: sorted by word in a file)
+    d = lda.data(whole)
+    one = gibbsjax.sample(lda.partially_collapsed(4, warmup="exact"), d, seed=3, num_chains=1,
                           num_warmup=3, num_draws=6, progress=False)
     two = np.load(out)
     np.testing.assert_array_equal(two["topic_share"], one.posterior["topic_share"].values)
+    np.testing.assert_array_equal(two["z"], lda.tokens_in_corpus_order(d, one.sampler_state["state__z"].values[0]))
+    np.testing.assert_allclose(two["lp"], one.sample_stats["lp"].values, rtol=2e-6)
     for name in ("topic_word", "doc_topic"):
         np.testing.assert_array_equal(two[name], one.posterior_mean[name].values)
+
+
+def test_config_data_reads_this_process_part(tmp_path):
+    """One process: its part is the whole LDA-C file; the sharded run on it gives the draws of lda.data."""
+    import gibbsjax
+    from gibbsjax.corpus import read_ldac, write_ldac
+    from gibbsjax.models import lda_shard
+    from gibbsjax.spec import ConfigError
+
+    corpus = _corpus(num_docs=12)
+    write_ldac(corpus, tmp_path / "c.ldac", tmp_path / "v.txt")
+    section = {"file": "c.ldac", "format": "ldac", "vocab": "v.txt"}
+    sd = lda_shard.config_data(section, tmp_path).data
+    assert sd.words.ndim == 3
+    whole = lda.data(read_ldac(tmp_path / "c.ldac", tmp_path / "v.txt"))
+    kw = dict(seed=2, num_chains=1, num_warmup=2, num_draws=3, progress=False)
+    k = lda.partially_collapsed(3, warmup="exact")
+    a = gibbsjax.sample(k, sd, devices=1, shard="data", **kw)
+    b = gibbsjax.sample(k, whole, **kw)
+    np.testing.assert_array_equal(a.posterior["topic_share"].values, b.posterior["topic_share"].values)
+    np.testing.assert_array_equal(a.posterior_mean["doc_topic"].values, b.posterior_mean["doc_topic"].values)
+    with pytest.raises(ConfigError, match="heldout"):
+        lda_shard.config_data({**section, "heldout": 0.2}, tmp_path)
+    with pytest.raises(ConfigError, match="ldac or uci"):
+        lda_shard.config_data({"corpus": "abc"}, tmp_path)
+
+
+_CLI_WORKER = """
+import sys, warnings
+warnings.simplefilter("ignore")
+from gibbsjax.cli import main
+pid = sys.argv[1]
+sys.exit(main(["run", "s.toml", "--devices", "2", "--distributed", "--num-processes", "2", "--process-id", pid,
+               "--no-progress", "--out", "two.nc"]))
+"""
+
+
+@pytest.mark.slow
+def test_command_line_on_two_processes(tmp_path):
+    """gibbsjax run --distributed on two processes (a local coordinator): process 0 writes the result,
+    the same draws as gibbsjax run on one process."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    import arviz as az
+
+    from gibbsjax.cli import main
+    from gibbsjax.corpus import write_uci
+
+    write_uci(_corpus(), tmp_path / "docword.txt", tmp_path / "vocab.txt")
+    toml = ['[model]', 'name = "lda.partially_collapsed"', 'K = 4', 'warmup = "exact"', '[data]',
+            'file = "docword.txt"', 'vocab = "vocab.txt"', 'format = "uci"', '[sampler]', 'num_chains = 1',
+            'num_warmup = 3', 'num_draws = 6', 'seed = 3']
+    (tmp_path / "s.toml").write_text("\n".join(toml) + "\n")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = str(s.getsockname()[1])
+    env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "PYTHONWARNINGS")}
+    env.update(JAX_PLATFORMS="cpu", JAX_COORDINATOR_ADDRESS=f"127.0.0.1:{port}", GIBBSJAX_NO_CACHE="1")
+    procs = [subprocess.Popen([sys.executable, "-c", _CLI_WORKER, str(i)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path) for i in (0, 1)]
+    results = [p.communicate(timeout=600) for p in procs]
+    for p, (_, stderr) in zip(procs, results):
+        assert p.returncode == 0, stderr[-3000:]
+    assert "saved two.nc" in results[0][0] and "saved" not in results[1][0]  # process 0 writes and prints
+    cwd = os.getcwd()
+    try:
+        os.chdir(tmp_path)
+        assert main(["run", "s.toml", "--no-progress", "--out", "one.nc"]) == 0
+    finally:
+        os.chdir(cwd)
+    one, two = az.from_netcdf(tmp_path / "one.nc"), az.from_netcdf(tmp_path / "two.nc")
+    assert two.attrs["sharding"].startswith("data: documents split into 2 shards over 2 cpu devices")
+    np.testing.assert_array_equal(two.posterior["topic_share"].values, one.posterior["topic_share"].values)
+    for name in ("topic_word", "doc_topic"):
+        np.testing.assert_array_equal(two.posterior_mean[name].values, one.posterior_mean[name].values)
+
+
+def test_from_parts_refuses_what_it_cannot_shard():
+    from gibbsjax.corpus import Corpus
+    from gibbsjax.models import lda_shard
+
+    c = Corpus.from_token_lists([["a", "b"], ["c"]])
+    with pytest.raises(ValueError, match="holds 2 documents but 3 shards"):
+        lda_shard.from_parts(c, None, 3)
+    with pytest.raises(ValueError, match="zero-length documents"):
+        lda_shard.from_parts(Corpus.from_token_lists([["a"], []], empty="keep"))
+    with pytest.raises(ValueError, match="multiple of the number of devices"):
+        lda_shard.from_parts(c, jax.devices() * 2, 3)

@@ -96,3 +96,69 @@ def test_uncollapsed_lda_advice_names_the_partially_collapsed_sampler():
     assert "partially collapsed" in memory._advice("lda.uncollapsed(K=500)", 8, 0.5)
     assert "partially collapsed" not in memory._advice("normal_semiconjugate", 8, 0.5)
     assert "about 4 would fit" in memory._advice("x", 8, 0.5)
+
+
+_SPLIT = """
+import warnings
+warnings.simplefilter("ignore")
+import jax, numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+import gibbsjax
+from gibbsjax import memory
+from gibbsjax.datasets.synthetic import lda_corpus
+from gibbsjax.memory import MemoryEstimateError
+from gibbsjax.models import lda
+from gibbsjax.run import Settings, check_memory
+assert len(jax.devices()) == 4
+# a leaf split over 4 devices counts one device's quarter; a replicated one counts whole
+mesh = Mesh(np.array(jax.devices()), ("docs",))
+x = jax.ShapeDtypeStruct((8, 100), np.float32, sharding=NamedSharding(mesh, PartitionSpec("docs")))
+y = jax.ShapeDtypeStruct((8, 100), np.float32, sharding=NamedSharding(mesh, PartitionSpec()))
+assert memory.tree_bytes([x, y], per_device=True) == 800 + 3200 and memory.tree_bytes([x, y]) == 6400
+corpus, _, _ = lda_corpus(num_docs=400, num_topics=4, vocab_size=30, doc_length=50, seed=0)
+d = lda.data(corpus)
+k = lda.partially_collapsed(4, warmup="exact")
+kw = dict(seed=3, num_chains=1, num_warmup=2, num_draws=2, progress=False)
+one = check_memory(k, d, Settings(devices=1, shard="data", **kw))
+four = check_memory(k, d, Settings(devices=4, **kw))
+assert one.compiled and four.compiled
+# on a CPU the 4 devices take their shares from the same RAM: the estimate is 4 x one device's share,
+# and one device's share is less than what one device running everything needs
+share = four.device_bytes / 4
+assert share < 0.75 * one.device_bytes, (share, one.device_bytes)
+print("share", int(share), "one device", one.device_bytes)
+need = four.device_bytes + four.host_bytes
+edge = need / memory.SAFETY_FRACTION
+for avail, refused in ((int(edge * 1.05), False), (int(edge * 0.95), True), (2**16, True)):
+    memory.host_available_bytes = lambda: avail
+    try:
+        idata = gibbsjax.sample(k, d, devices=4, **kw)
+        assert not refused, avail
+        assert idata.attrs["sharding"].startswith("data: documents split into 4 shards")
+        print("fits", avail)
+    except MemoryEstimateError as e:
+        assert refused, (avail, e)
+        msg = str(e)
+        assert "on each of 4 devices with the data split over devices" in msg, msg
+        assert "more devices to split the data over (devices = 4 now" in msg, msg
+        assert ("not yet compiled" in msg) == (avail == 2**16), msg
+        print("refused", avail, msg)
+"""
+
+
+def test_a_run_split_over_devices_is_checked_per_device(tmp_path):
+    """Data split over 4 (forced CPU) devices: each device's share of data and state is estimated
+    (a quarter of the split arrays, XLA's analysis of the partitioned program), and a run whose shares
+    do not fit is refused before anything is allocated, naming the devices."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ)
+    env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=4").strip()
+    env["JAX_PLATFORMS"] = "cpu"
+    env.pop("GIBBSJAX_MEMORY_CHECK", None)
+    proc = subprocess.run([sys.executable, "-c", _SPLIT], capture_output=True, text=True, env=env, cwd=tmp_path,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.count("refused") == 2 and proc.stdout.count("fits") == 1, proc.stdout

@@ -285,6 +285,8 @@ def _sample_and_save(config, out: Path, sample, *, requested: int, before: int =
         except KeyboardInterrupt:
             _err("interrupted before any draw finished; nothing saved")
             return _interrupt_status(_StopSignals.name)
+    if not _is_writer():  # the other processes of a --distributed run: their part is done
+        return 0
     interrupted = bool(int(raw.attrs.get("interrupted", 0)))
     n_chains = int(raw.posterior.sizes["chain"])
     n_draws = int(raw.posterior.sizes["draw"])
@@ -343,7 +345,34 @@ def _print_until(idata) -> None:
 
 
 # ============================================================================ commands
+def _start_distributed(args) -> None:
+    """``--distributed``: join the other processes (``jax.distributed.initialize``) before JAX
+    does anything else; only process 0 goes on to write and print (see :func:`_sample_and_save`)."""
+    if not getattr(args, "distributed", False):
+        if getattr(args, "num_processes", None) is not None or getattr(args, "process_id", None) is not None:
+            raise CLIError("--num-processes and --process-id go with --distributed")
+        return
+    import jax
+
+    # CPU devices of several processes need a collectives implementation (no effect on GPUs)
+    jax.config.update("jax_cpu_collectives_implementation", "gloo")
+    try:
+        jax.distributed.initialize(num_processes=args.num_processes, process_id=args.process_id)
+    except (ValueError, RuntimeError) as e:
+        raise CLIError(f"--distributed: cannot join the other processes ({_one_line(e)}); on a cluster JAX reads "
+                       "its environment, elsewhere set JAX_COORDINATOR_ADDRESS=host:port and give "
+                       "--num-processes and --process-id") from None
+
+
+def _is_writer() -> bool:
+    """Process 0 of a ``--distributed`` run (or the only process) writes the result and prints."""
+    import jax
+
+    return jax.process_index() == 0
+
+
 def _cmd_run(args) -> int:
+    _start_distributed(args)
     early = _quick_output(args.config, args.out)
     if early is not None:
         _check_writable(early)  # seconds, not after an hour of sampling
@@ -363,7 +392,7 @@ def _cmd_run(args) -> int:
     settings = config.sampler.replace(**{k: v for k, v in overrides.items() if v is not None})
     from gibbsjax.run import check_memory, splits_data
 
-    if not splits_data(settings):  # (the check sees one device: a run split over several checks nothing)
+    if not splits_data(settings):  # (a run split over devices is checked per device by sample, after packing)
         check_memory(config.kernel, config.data, settings)  # memory first: the most common limit
     _check_disk(out, config.kernel, config.data, settings)
     import arviz  # noqa: F401  (imported now, not after a Ctrl-C)
@@ -376,6 +405,7 @@ def _cmd_run(args) -> int:
 
 
 def _cmd_resume(args) -> int:
+    _start_distributed(args)
     path = Path(args.result)
     out = Path(args.out) if args.out else path
     _check_writable(out)
@@ -556,6 +586,13 @@ def _add_run_options(p) -> None:
     p.add_argument("--devices", type=_pos_int, metavar="N",
                    help="run on N devices (e.g. GPUs): the chains spread over them, or, when the chains are not a "
                    "multiple of N, the data split over them (LDA: documents); draws do not depend on N")
+    p.add_argument("--distributed", action="store_true",
+                   help="this process is one of several (jax.distributed, one per host): every process runs the "
+                   "same command; JAX reads the cluster's environment (Slurm, Open MPI), else give "
+                   "JAX_COORDINATOR_ADDRESS=host:port and --num-processes, --process-id; --devices counts the "
+                   "devices of all processes; process 0 writes the result and prints")
+    p.add_argument("--num-processes", type=_pos_int, metavar="N", help="with --distributed: the number of processes")
+    p.add_argument("--process-id", type=_nonneg_int, metavar="I", help="with --distributed: this process's index")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -820,7 +820,8 @@ _LDAC_PAIR = re.compile(r"(-?\d+):(-?\d+)")
 _INT = re.compile(r"-?\d+")
 
 
-def read_ldac(path: PathLike, vocab_path: PathLike | None = None, *, empty: str = "drop") -> Corpus:
+def read_ldac(path: PathLike, vocab_path: PathLike | None = None, *, empty: str = "drop",
+              docs: tuple[int, int] | None = None, part: tuple[int, int] | None = None) -> Corpus:
     """Read a corpus in Blei's LDA-C format.
 
     One document per line: ``N id:count id:count ...``, where ``N`` is the
@@ -836,26 +837,50 @@ def read_ldac(path: PathLike, vocab_path: PathLike | None = None, *, empty: str 
     count or a blank line (except at the end); ``FileNotFoundError`` for a
     missing file.
 
+    **A part of the file** (one host's share of a corpus read on several hosts,
+    see :func:`gibbsjax.models.lda_shard.from_parts`): ``docs=(start, stop)``
+    reads documents ``start .. stop - 1`` (0-based lines; ``stop`` past the end
+    means to the end), ``part=(i, n)`` the ``i``-th of ``n`` pieces of about
+    equal size in bytes, cut at line starts (a line belongs to the piece holding
+    its first byte), so the ``n`` parts hold every document exactly once, in
+    order.  Only the part's lines are parsed; the lines before it are counted
+    (a byte scan for newlines, no parsing) so that documents keep their names,
+    the 0-based line index, as in a whole-file read.  ``empty`` applies to the
+    part's documents.  A part needs ``vocab_path`` (the vocabulary size must
+    not depend on which documents a part holds); ``part`` needs an uncompressed
+    file (``docs`` also reads ``.gz``, decompressing the lines before it).
+
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "docs.ldac"
     >>> _ = p.write_text("2 0:2 2:1\\n1 1:3\\n")
     >>> c = read_ldac(p)
     >>> c.to_token_lists()
     [['0', '0', '2'], ['1', '1', '1']]
+    >>> v = p.with_name("vocab.txt")
+    >>> _ = v.write_text("a\\nb\\nc\\n")
+    >>> read_ldac(p, v, docs=(1, 2)).doc_names, read_ldac(p, v, part=(0, 2)).doc_names
+    (('1',), ('0',))
     """
     _check_empty(empty)
     path = Path(path)
     vocab = _read_vocab(vocab_path) if vocab_path is not None else None
     V = None if vocab is None else len(vocab)
-    with _open_text(path) as fh:
-        lines = fh.read().splitlines()
-    while lines and not lines[-1].strip():
-        lines.pop()
+    first = 0  # the 0-based index of the first line read
+    if docs is not None or part is not None:
+        if vocab is None:
+            raise ValueError("reading a part of an LDA-C file (docs= or part=) needs vocab_path: the vocabulary "
+                             "size must be the same for every part, not the largest word id a part happens to hold")
+        lines, first = _ldac_part_lines(path, docs, part)
+    else:
+        with _open_text(path) as fh:
+            lines = fh.read().splitlines()
+        while lines and not lines[-1].strip():
+            lines.pop()
     rows, cols, vals = [], [], []
     max_id = -1
     num_pairs = 0
     total, limit = 0, _token_limit()
-    for i, line in enumerate(lines, 1):
+    for i, line in enumerate(lines, first + 1):
         m = _LDAC_LINE.fullmatch(line)
         if m is None:
             if not line.strip():
@@ -885,7 +910,7 @@ def read_ldac(path: PathLike, vocab_path: PathLike | None = None, *, empty: str 
         total += int(counts.sum())
         if total > limit:
             raise ValueError(f"{path}, line {i}: {_too_many_tokens(total, limit)}")
-        rows.append(np.full(ids.size, i - 1, dtype=np.int64))
+        rows.append(np.full(ids.size, i - 1 - first, dtype=np.int64))
         cols.append(ids)
         vals.append(counts)
         num_pairs += ids.size
@@ -905,7 +930,146 @@ def read_ldac(path: PathLike, vocab_path: PathLike | None = None, *, empty: str 
         vocab = tuple(str(w) for w in range(V))
     cat = (lambda xs: np.concatenate(xs)) if rows else (lambda xs: np.zeros(0, np.int64))
     M = sp.csr_matrix((cat(vals), (cat(rows), cat(cols))), shape=(len(lines), V))
-    return _apply_empty(_corpus_from_matrix(M, vocab), empty, where=f" in {path}")
+    names = [str(first + j) for j in range(len(lines))] if first else None
+    return _apply_empty(_corpus_from_matrix(M, vocab, doc_names=names), empty, where=f" in {path}")
+
+
+# ---------------------------------------------------------------------- parts of files
+#: bytes read at a time when a part of a file is located (newlines counted, lines skipped)
+_SCAN_BLOCK = 1 << 24
+
+
+def _check_range(name: str, value) -> tuple[int, int]:
+    if (not isinstance(value, (tuple, list)) or len(value) != 2
+            or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value)):
+        raise ValueError(f"{name} must be a pair of integers, got {value!r}")
+    a, b = int(value[0]), int(value[1])
+    if name == "part" and not 0 <= a < b:
+        raise ValueError(f"part=(i, n) needs 0 <= i < n, got {value!r}")
+    if name == "docs" and not 0 <= a < b:
+        raise ValueError(f"docs=(start, stop) needs 0 <= start < stop, got {value!r}")
+    return a, b
+
+
+def _which_part(docs, part) -> tuple[str, tuple[int, int]]:
+    if docs is not None and part is not None:
+        raise ValueError("give docs=(start, stop) or part=(i, n), not both")
+    return ("docs", _check_range("docs", docs)) if docs is not None else ("part", _check_range("part", part))
+
+
+def _count_newlines(fh, nbytes: int | None) -> int:
+    """Newlines in the next ``nbytes`` bytes of binary ``fh`` (None: to the end), read in blocks."""
+    count = 0
+    while nbytes is None or nbytes > 0:
+        block = fh.read(_SCAN_BLOCK if nbytes is None else min(_SCAN_BLOCK, nbytes))
+        if not block:
+            break
+        count += block.count(b"\n")
+        if nbytes is not None:
+            nbytes -= len(block)
+    return count
+
+
+def _skip_lines(fh, n: int, path: Path):
+    """``fh`` (binary) moved past ``n`` newlines, to the start of line ``n`` (0-based), reading blocks
+    and counting newlines (nothing is parsed); returns the stream to read on from."""
+    left = n
+    while left > 0:
+        block = fh.read(_SCAN_BLOCK)
+        if not block:
+            raise ValueError(f"{path}: docs starts at document {n}, but the file has only {n - left} lines")
+        k = block.count(b"\n")
+        if k < left:
+            left -= k
+            continue
+        at = -1
+        for _ in range(left):
+            at = block.index(b"\n", at + 1)
+        return _Prefixed(block[at + 1:], fh)
+    return _Prefixed(b"", fh)
+
+
+class _Prefixed:
+    """A binary stream whose first bytes were already read (no seeking back: gzip streams
+    would decompress again from the start)."""
+
+    def __init__(self, head: bytes, fh):
+        self.head, self.fh = head, fh
+
+    def readline(self) -> bytes:
+        i = self.head.find(b"\n")
+        if i >= 0:
+            line, self.head = self.head[:i + 1], self.head[i + 1:]
+            return line
+        line, self.head = self.head + self.fh.readline(), b""
+        return line
+
+    def read(self, n: int) -> bytes:
+        if self.head:
+            out, self.head = self.head[:n], self.head[n:]
+            return out
+        return self.fh.read(n)
+
+
+def _line_start_after(fh, offset: int) -> int:
+    """The byte offset of the first line starting at or after ``offset`` (seekable binary ``fh``)."""
+    if offset == 0:
+        return 0
+    fh.seek(offset - 1)
+    fh.readline()  # the rest of the line holding byte offset - 1
+    return fh.tell()
+
+
+def _blank_rest(fh) -> bool:
+    """Whether what is left to read of ``fh`` is all white space."""
+    while True:
+        block = fh.read(_SCAN_BLOCK)
+        if not block:
+            return True
+        if block.strip():
+            return False
+
+
+def _ldac_part_lines(path: Path, docs, part) -> tuple[list[str], int]:
+    """The lines of a part of an LDA-C file and the 0-based index of its first line; trailing
+    blank lines dropped when nothing but white space follows them in the file."""
+    which, (a, b) = _which_part(docs, part)
+    if not path.is_file():
+        raise FileNotFoundError(f"no such file: {path}")
+    gz = path.suffix == ".gz"
+    if which == "part" and gz:
+        raise ValueError(f"{path}: part=(i, n) splits a file by bytes and needs an uncompressed file "
+                         "(decompress it, or give docs=(start, stop))")
+    opener = gzip.open if gz else open
+    with opener(path, "rb") as fh:
+        if which == "docs":
+            fh = _skip_lines(fh, a, path)
+            first, raw = a, []
+            for _ in range(b - a):
+                line = fh.readline()
+                if not line:
+                    break
+                raw.append(line)
+            if not raw:
+                raise ValueError(f"{path}: docs starts at document {a}, but the file has only {a} lines")
+        else:
+            size = path.stat().st_size
+            lo = _line_start_after(fh, size * a // b)
+            hi = _line_start_after(fh, size * (a + 1) // b)
+            fh.seek(0)
+            first = _count_newlines(fh, lo)
+            fh.seek(lo)
+            raw = fh.read(hi - lo).splitlines(keepends=True)
+        try:
+            lines = [x.decode("utf-8").rstrip("\r\n") for x in raw]
+        except UnicodeDecodeError:
+            raise ValueError(f"{path}: not a UTF-8 text file") from None
+        if lines and not lines[-1].strip():
+            # trailing blank lines end the file only when nothing but white space follows
+            if _blank_rest(fh):
+                while lines and not lines[-1].strip():
+                    lines.pop()
+    return lines, first
 
 
 def write_ldac(corpus: Corpus, path: PathLike, vocab_path: PathLike | None = None) -> None:
@@ -974,7 +1138,8 @@ def _uci_body_slow(fh, path: Path, D: int, W: int, nnz: int) -> np.ndarray:
     return np.array(out, dtype=np.int64).reshape(-1, 3)
 
 
-def read_uci(docword_path: PathLike, vocab_path: PathLike | None = None, *, empty: str = "drop") -> Corpus:
+def read_uci(docword_path: PathLike, vocab_path: PathLike | None = None, *, empty: str = "drop",
+             docs: tuple[int, int] | None = None, part: tuple[int, int] | None = None) -> Corpus:
     """Read a corpus in the UCI bag-of-words format (``docword.*.txt`` + ``vocab.*.txt``).
 
     The docword file has three header lines -- ``D`` (documents), ``W``
@@ -991,6 +1156,21 @@ def read_uci(docword_path: PathLike, vocab_path: PathLike | None = None, *, empt
     (NNZ) or with the vocabulary file (W); ``FileNotFoundError`` for a
     missing file.
 
+    **A part of the file** (one host's share, see
+    :func:`gibbsjax.models.lda_shard.from_parts`): ``docs=(start, stop)`` reads
+    the documents with 0-based index ``start .. stop - 1`` (docIDs ``start + 1
+    .. stop``; ``stop`` past ``D`` means to the end); ``part=(i, n)`` the
+    ``i``-th of ``n`` pieces of the body of about equal size in bytes, a
+    document going to the piece that holds the first byte of its first entry
+    (documents without entries: to the piece of the next document), so the
+    ``n`` parts hold every document exactly once, in order.  The entries are
+    found by bisection on byte offsets, so only the part's lines are parsed;
+    this needs the entries sorted by docID (as the UCI files and
+    :func:`write_uci` write them; entries out of order within the part raise
+    ``ValueError``) and an uncompressed file.  Documents keep their names
+    (docIDs); ``empty`` applies to the part's documents; ``NNZ`` is not checked
+    against a part.
+
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (d / "docword.txt").write_text("2\\n3\\n3\\n1 1 2\\n1 3 1\\n2 2 4\\n")
@@ -998,9 +1178,13 @@ def read_uci(docword_path: PathLike, vocab_path: PathLike | None = None, *, empt
     >>> c = read_uci(d / "docword.txt", d / "vocab.txt")
     >>> c.doc_names, c.to_token_lists()
     (('1', '2'), [['apple', 'apple', 'cherry'], ['banana', 'banana', 'banana', 'banana']])
+    >>> read_uci(d / "docword.txt", d / "vocab.txt", docs=(1, 2)).doc_names
+    ('2',)
     """
     _check_empty(empty)
     path = Path(docword_path)
+    if docs is not None or part is not None:
+        return _read_uci_part(path, vocab_path, empty, docs, part)
     with _open_text(path) as fh:
         D, W, nnz = _uci_header(fh, path)
         arr = None
@@ -1051,6 +1235,149 @@ def read_uci(docword_path: PathLike, vocab_path: PathLike | None = None, *, empt
     M = sp.csr_matrix((arr[:, 2], (arr[:, 0] - 1, arr[:, 1] - 1)), shape=(D, W))
     corpus = _corpus_from_matrix(M, vocab, doc_names=[str(d) for d in range(1, D + 1)])
     return _apply_empty(corpus, empty, where=f" in {path}")
+
+
+class _UCIBody:
+    """Byte-offset look-ups in the body of a plain UCI docword file (entries sorted by docID)."""
+
+    def __init__(self, fh, path: Path, D: int):
+        self.fh, self.path, self.D = fh, path, D
+        for _ in range(3):
+            fh.readline()
+        self.start = fh.tell()
+        fh.seek(0, os.SEEK_END)
+        self.size = fh.tell()
+
+    def _doc_of(self, line: bytes, at: int) -> int:
+        first = line.split(None, 1)[0] if line.strip() else b""
+        if not re.fullmatch(rb"\d+", first):
+            raise ValueError(f"{self.path}, the line at byte {at}: expected 'docID wordID count' (three integers)")
+        return int(first)
+
+    def first_at_or_after(self, offset: int) -> tuple[int, int]:
+        """``(line start, docID)`` of the first entry starting at or after ``offset`` (blank lines
+        skipped); ``(size, D + 1)`` past the last entry."""
+        fh = self.fh
+        if offset <= self.start:
+            fh.seek(self.start)
+        else:
+            fh.seek(offset - 1)
+            fh.readline()
+        while True:
+            at = fh.tell()
+            line = fh.readline()
+            if not line:
+                return self.size, self.D + 1
+            if line.strip():
+                return at, self._doc_of(line, at)
+
+    def last_before(self, offset: int) -> int:
+        """The docID of the last entry starting before ``offset`` (a line start; 0 when there is none)."""
+        window = 4096
+        while True:
+            lo = max(self.start, offset - window)
+            self.fh.seek(lo)
+            lines = self.fh.read(offset - lo).split(b"\n")
+            whole = lines if lo == self.start else lines[1:]  # the first piece may be cut
+            for line in reversed(whole):
+                if line.strip():
+                    return self._doc_of(line, lo)
+            if lo == self.start:
+                return 0
+            window *= 2
+
+    def bisect(self, doc: int) -> int:
+        """The line start of the first entry whose docID is at least ``doc`` (sorted entries)."""
+        lo, hi = self.start, self.size
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.first_at_or_after(mid)[1] >= doc:
+                hi = mid
+            else:
+                lo = mid + 1
+        return self.first_at_or_after(lo)[0]
+
+
+def _read_uci_part(path: Path, vocab_path, empty: str, docs, part) -> Corpus:
+    """:func:`read_uci` of documents ``docs`` or of ``part`` (see there)."""
+    which, (a, b) = _which_part(docs, part)
+    if path.suffix == ".gz":
+        raise ValueError(f"{path}: reading a part (docs= or part=) of a UCI file needs an uncompressed file "
+                         "(its entries are found by byte offsets); decompress it first")
+    with _open_text(path) as fh:
+        D, W, _ = _uci_header(fh, path)
+    vocab = _read_vocab(vocab_path) if vocab_path is not None else tuple(str(w) for w in range(1, W + 1))
+    if len(vocab) != W:
+        raise ValueError(f"{vocab_path} has {len(vocab)} words but {path}, line 2 says W = {W}")
+    with open(path, "rb") as fh:
+        body = _UCIBody(fh, path, D)
+        if which == "part":
+            cuts = [body.start + (body.size - body.start) * j // b for j in (a, a + 1)]
+            first = [1 if j == 0 else body.last_before(body.first_at_or_after(c)[0]) + 1
+                     for j, c in zip((a, a + 1), cuts)]
+            if a + 1 == b:
+                first[1] = D + 1
+            start, stop = first[0] - 1, min(first[1] - 1, D)
+            if stop <= start:
+                raise ValueError(f"{path}: part {a} of {b} holds no document (a document's entries span it); "
+                                 "split the file into fewer parts")
+        else:
+            start, stop = a, min(b, D)
+            if start >= D:
+                raise ValueError(f"{path}: docs starts at document {start}, but the file has D = {D} documents")
+        lo, hi = body.bisect(start + 1), body.bisect(stop + 1)
+        fh.seek(lo)
+        block = fh.read(hi - lo)
+        if body.last_before(lo) > start or body.first_at_or_after(hi)[1] <= stop:
+            raise ValueError(f"{path}: the entries are not sorted by docID (reading a part needs them sorted)")
+        arr = None
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                arr = np.loadtxt(io.BytesIO(block), dtype=np.int64, comments=None, ndmin=2)
+            if arr.size == 0:
+                arr = arr.reshape(0, 3)
+            ok = (arr.shape[1:] == (3,) and np.all(np.diff(arr[:, 0]) >= 0)
+                  and arr[:, 0].min(initial=start + 1) >= start + 1 and arr[:, 0].max(initial=stop) <= stop
+                  and arr[:, 1].min(initial=1) >= 1 and arr[:, 1].max(initial=1) <= W
+                  and arr[:, 2].min(initial=0) >= 0 and int(arr[:, 2].sum()) <= _token_limit())
+        except (ValueError, OverflowError):
+            ok = False
+        if not ok:
+            fh.seek(0)
+            line0 = _count_newlines(fh, lo) + 1
+            arr = _uci_part_slow(block, path, line0, start, stop, W)
+    import scipy.sparse as sp
+
+    M = sp.csr_matrix((arr[:, 2], (arr[:, 0] - 1 - start, arr[:, 1] - 1)), shape=(stop - start, W))
+    corpus = _corpus_from_matrix(M, vocab, doc_names=[str(d) for d in range(start + 1, stop + 1)])
+    return _apply_empty(corpus, empty, where=f" in {path} (documents {start}..{stop - 1})")
+
+
+def _uci_part_slow(block: bytes, path: Path, line0: int, start: int, stop: int, W: int) -> np.ndarray:
+    """The entries of a part, line by line, raising at the first bad one (``line0``: its first line's number)."""
+    out = []
+    total, limit, last = 0, _token_limit(), start + 1
+    for i, raw in enumerate(block.split(b"\n"), line0):
+        parts = raw.split()
+        if not parts:
+            continue
+        if len(parts) != 3 or not all(re.fullmatch(rb"-?\d+", p) for p in parts):
+            raise ValueError(f"{path}, line {i}: expected 'docID wordID count' (three integers)")
+        d, w, n = (int(p) for p in parts)
+        if d < last or d > stop:
+            raise ValueError(f"{path}, line {i}: document id {d} out of order (reading a part needs the entries "
+                             f"sorted by docID; this part holds docIDs {start + 1}..{stop})")
+        if not 1 <= w <= W:
+            raise ValueError(f"{path}, line {i}: word id {w} is out of range 1..{W} (W = {W} in line 2)")
+        if n < 0:
+            raise ValueError(f"{path}, line {i}: negative count {n}")
+        total += n
+        if total > limit:
+            raise ValueError(f"{path}, line {i}: {_too_many_tokens(total, limit)}")
+        last = d
+        out.append((d, w, n))
+    return np.array(out, dtype=np.int64).reshape(-1, 3)
 
 
 def write_uci(corpus: Corpus, docword_path: PathLike, vocab_path: PathLike | None = None) -> None:

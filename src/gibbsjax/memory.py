@@ -185,10 +185,12 @@ def available_memory(device=None) -> tuple[int | None, str]:
     return _device_available(device), "GPU memory" if device.platform == "gpu" else f"{device.platform} memory"
 
 
-def tree_bytes(tree: Any) -> int:
+def tree_bytes(tree: Any, *, per_device: bool = False) -> int:
     """Total bytes of the arrays (or ``ShapeDtypeStruct`` shapes) in a pytree.
 
-    Typed PRNG keys count as their key data (8 bytes for threefry).
+    Typed PRNG keys count as their key data (8 bytes for threefry).  With
+    ``per_device``, a leaf that has a ``sharding`` counts the bytes one device
+    holds of it (its shard's shape; a replicated leaf counts whole).
 
     >>> import jax.numpy as jnp
     >>> tree_bytes({"a": jnp.zeros((10, 3)), "b": jax.ShapeDtypeStruct((4,), jnp.int8)})
@@ -197,6 +199,9 @@ def tree_bytes(tree: Any) -> int:
     total = 0
     for leaf in jax.tree_util.tree_leaves(tree):
         shape = getattr(leaf, "shape", np.shape(leaf))
+        sharding = getattr(leaf, "sharding", None) if per_device else None
+        if sharding is not None:
+            shape = sharding.shard_shape(tuple(shape))
         dtype = getattr(leaf, "dtype", None)
         if dtype is None:
             dtype = np.asarray(leaf).dtype
@@ -240,9 +245,12 @@ def compiled_bytes(compiled) -> int | None:
     return max(total, get("peak_memory_in_bytes"))
 
 
-def _advice(kernel_name: str, num_chains: int, fraction: float) -> str:
+def _advice(kernel_name: str, num_chains: int, fraction: float, split: int = 0) -> str:
     fit = max(int(num_chains * fraction), 0)
     tips = []
+    if split:
+        tips.append(f"more devices to split the data over (devices = {split} now; each holds about 1/devices "
+                    "of the data and of every chain's state)")
     if num_chains > 1:
         tips.append(f"fewer chains (num_chains = {num_chains}; about {fit} would fit)" if fit >= 1 else
                     f"fewer chains (num_chains = {num_chains})")
@@ -264,6 +272,8 @@ def check_run(
     kept: int,
     kernel_name: str = "kernel",
     device=None,
+    place: Callable | None = None,
+    devices: list | None = None,
 ) -> MemoryEstimate | None:
     """Refuse a run of :func:`gibbsjax.sample` that cannot fit; return the estimate.
 
@@ -276,6 +286,15 @@ def check_run(
     needed, what is available and what to change; returns None when the check
     is turned off (``GIBBSJAX_MEMORY_CHECK=0``) or nothing runs (``length`` 0).
 
+    **Data split over devices** (``Kernel.shard``): ``place(run_keys, state,
+    acc, data)`` gives the abstract arguments the shardings the run places them
+    with, and ``devices`` are the mesh's devices.  Then every size is *per
+    device*: the shard of each argument and output a device holds, and XLA's
+    analysis of the partitioned (per-device) program.  On a GPU one device's
+    share is compared with the free memory of the fullest device of this
+    process; on a CPU the devices share the host's memory, so the share times
+    this process's number of devices, plus the kept draws, is compared with it.
+
     >>> import gibbsjax
     >>> from gibbsjax.models import normal
     >>> _ = gibbsjax.sample(normal.bivariate(0.5), seed=0, num_chains=2, num_draws=10,
@@ -283,15 +302,27 @@ def check_run(
     """
     if os.environ.get("GIBBSJAX_MEMORY_CHECK", "1").strip() == "0" or length == 0:
         return None
-    device = device if device is not None else jax.devices()[0]
+    local = [d for d in (devices or []) if d.process_index == jax.process_index()]
+    device = device if device is not None else (local[0] if local else jax.devices()[0])
     on_cpu = device.platform == "cpu"
     chain_ids = jax.ShapeDtypeStruct((num_chains,), jnp.int32)
     run_keys, state = jax.eval_shape(start, key, chain_ids, data)
     acc = jax.eval_shape(zero_accumulators, state, data)
+    if place is not None:
+        run_keys, state, acc, data = place(run_keys, state, acc, data)
     args = (run_keys, state, acc, data, np.int32(0), np.int32(length), np.bool_(True), np.bool_(True))
+    split = place is not None
 
     host_avail = host_available_bytes()
-    dev_avail = host_avail if on_cpu else _device_available(device)
+    if on_cpu:
+        dev_avail = host_avail
+    elif split and local:
+        free = [_device_available(d) for d in local]
+        dev_avail = None if any(f is None for f in free) else min(free)
+    else:
+        dev_avail = _device_available(device)
+    # on a CPU this process's devices all take their share from the host's memory
+    copies = max(len(local), 1) if split and on_cpu else 1
 
     fns = list(dict.fromkeys(chunk_fns))  # distinct, in order
     # 1. no compilation: arguments + outputs of the chunk function are a lower bound
@@ -299,32 +330,41 @@ def check_run(
     host = 0
     for fn in fns:
         new_state, new_acc, outs = jax.eval_shape(fn, *args)
-        lower = max(lower, tree_bytes(args[:4]) + tree_bytes((new_state, new_acc, outs)))
+        if split:  # state and sums leave the chunk split as they came in; the records count whole
+            lower = max(lower, tree_bytes(args[:4], per_device=True) + tree_bytes(args[1:3], per_device=True)
+                        + tree_bytes(outs))
+        else:
+            lower = max(lower, tree_bytes(args[:4]) + tree_bytes((new_state, new_acc, outs)))
         per_draw = tree_bytes(outs) / max(length, 1)
         host = max(host, int(2 * per_draw * kept))
-    estimate = MemoryEstimate(lower, host, dev_avail, host_avail, on_cpu, compiled=False)
+    estimate = MemoryEstimate(lower * copies, host, dev_avail, host_avail, on_cpu, compiled=False)
     if estimate.shortfall() is None:
-        # 2. XLA's analysis of the compiled code (JAX keeps it for the run)
+        # 2. XLA's analysis of the compiled code (JAX keeps it for the run; split over devices:
+        # the partitioned program, what one device runs)
         device_bytes = lower
         for fn in fns:
             measured = compiled_bytes(fn.lower(*args).compile())
             if measured is not None:
                 device_bytes = max(device_bytes, measured)
-        estimate = MemoryEstimate(device_bytes, host, dev_avail, host_avail, on_cpu, compiled=True)
+        estimate = MemoryEstimate(device_bytes * copies, host, dev_avail, host_avail, on_cpu, compiled=True)
     short = estimate.shortfall()
     if short is not None:
         what, need, have = short
         run_part = format_bytes(estimate.device_bytes) + (
             " by XLA's memory analysis of the compiled chunk" if estimate.compiled
             else " for the chains' states and one chunk's outputs alone (not yet compiled)")
+        if split:
+            run_part += (f": {format_bytes(estimate.device_bytes / copies)} on each of {copies} devices"
+                         if copies > 1 else " on one device") + " with the data split over devices"
         if what == "host RAM" and on_cpu:
             how = f"{run_part}, plus {format_bytes(estimate.host_bytes)} for the kept draws"
         elif what == "host RAM":
             how = "the kept draws"
         else:
             how = run_part
+        advice = _advice(kernel_name, num_chains, SAFETY_FRACTION * have / need, len(devices or []) if split else 0)
         raise MemoryEstimateError(
             f"this run needs about {format_bytes(need)} of {what} ({how}), but {format_bytes(have)} "
-            f"is available: {_advice(kernel_name, num_chains, SAFETY_FRACTION * have / need)}"
+            f"is available: {advice}"
         )
     return estimate

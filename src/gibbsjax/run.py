@@ -630,9 +630,9 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     s = (settings or Settings()).replace(**options)
     rule, max_draws = _check_until(s.until, s.max_draws, s.num_draws, s.num_chains)
     key, seed_used = _resolve_key(s.seed, key)
-    _check_data_type(kernel, data)
     user_data, user_kernel = data, kernel
     kernel, data, plan, mode = _layout(kernel, data, s)
+    _check_data_type(kernel, data)  # the kernel that runs: data already split (lda_shard.from_parts) fit it
     if plan is not None and s.init is not None:
         raise ValueError("init values cannot be given with the data split over devices (shard='data'): the "
                          "state is laid out by shard; start from the kernel's random state, or use shard='chains'")
@@ -640,10 +640,8 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     if s.init is not None:  # check init values on the abstract state, before compiling
         abstract = jax.eval_shape(_start_fn(kernel.init), key, jax.ShapeDtypeStruct((s.num_chains,), jnp.int32), data)
         _apply_init(abstract[1], s.init, s.num_chains, kernel.check_init)
-    if plan is None:
-        # before anything big is allocated; not with the data split over devices, where each device
-        # holds 1/devices of the data and state, which check_memory's one-device estimate cannot see
-        check_memory(kernel, data, s, key=key)
+    # before anything big is allocated (with the data split over devices: per device)
+    _check_memory(kernel, data, s, key, plan)
 
     data = _place_data(plan, data)
     run_keys, state = _start_fn(kernel.init)(key, jnp.arange(s.num_chains, dtype=jnp.int32), data)
@@ -716,6 +714,9 @@ def _layout(kernel: Kernel, data, s: Settings, num_shards: int | None = None):
     device, as given), ``"chains"`` (chains spread) or ``"data"`` (the kernel's ``shard``
     plan: its sharded kernel and data)."""
     if s.devices is None and s.shard != "data":
+        if any(isinstance(x, jax.Array) and not x.is_fully_addressable for x in jax.tree_util.tree_leaves(data)):
+            raise ValueError("the data are spread over the devices of several processes (jax.distributed, e.g. "
+                             "lda_shard.from_parts): pass devices=jax.device_count() to split the run over them")
         return kernel, data, None, None
     devices = _devices(s.devices or 1)
     mode = s.shard
@@ -819,19 +820,47 @@ def _place(mode, devices: int | None, run_keys, state, acc, data, plan=None):
 def check_memory(kernel: Kernel, data: Any, settings: Settings, *, key: jax.Array | None = None):
     """Refuse a run of ``settings`` that cannot fit in memory (:func:`gibbsjax.memory.check_run`,
     on abstract shapes: nothing is allocated or compiled); :func:`sample` calls it first.
+    A run that splits its data over devices (:func:`splits_data`) is checked per device
+    (each holds its shard of the data and of every chain's state).
 
     >>> from gibbsjax.models import normal
     >>> _ = check_memory(normal.bivariate(rho=0.5), None, Settings(num_chains=4, num_draws=100))
     """
-    s = settings
+    kernel, data, plan, _ = _layout(kernel, data, settings)
+    return _check_memory(kernel, data, settings, key, plan)
+
+
+def _check_memory(kernel: Kernel, data: Any, s: Settings, key, plan=None):
+    """:func:`check_memory` of the kernel that runs; with ``plan`` (data split over devices)
+    per device, on arguments placed as :func:`_place` will place them."""
     length, warm_fn, draw_fn = _compiled(kernel, s, max(s.num_warmup, s.num_draws))
     kept = ((s.max_draws or 10 * s.num_draws) if s.until else s.num_draws) + (
         s.num_warmup + 1 if s.save_warmup else 0)
+    place = devices = None
+    if plan is not None:
+        place = functools.partial(_abstract_placement, plan)
+        devices = list(plan.mesh.devices.flat)
     return check_run_memory(
         _start_fn(kernel.init), (draw_fn, warm_fn), functools.partial(_zero_accumulators, kernel.accumulate),
         jax.random.key(0) if key is None else key, s.num_chains, data, length=length, kept=kept,
-        kernel_name=kernel.name,
+        kernel_name=kernel.name, place=place, devices=devices,
     )
+
+
+def _abstract_placement(plan, run_keys, state, acc, data):
+    """Abstract shapes with the shardings :func:`_place` gives a run split by ``plan``."""
+    from jax.sharding import NamedSharding, PartitionSpec
+
+    def by_specs(specs, tree, batched):
+        def one(spec, sub):
+            sharding = NamedSharding(plan.mesh, PartitionSpec(None, *spec) if batched else spec)
+            return jax.tree_util.tree_map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=sharding), sub)
+
+        return jax.tree_util.tree_map(one, specs, tree, is_leaf=lambda x: isinstance(x, PartitionSpec))
+
+    keys = jax.ShapeDtypeStruct(run_keys.shape, run_keys.dtype, sharding=NamedSharding(plan.mesh, PartitionSpec()))
+    return (keys, by_specs(plan.state_specs, state, True), by_specs(plan.acc_specs, acc, True) if acc else acc,
+            by_specs(plan.data_specs, data, False))
 
 
 def _check_until(until, max_draws, num_draws: int, num_chains: int):
@@ -867,10 +896,30 @@ def data_fingerprint(data) -> str:
     leaves, treedef = jax.tree_util.tree_flatten(data)
     h.update(str(treedef).encode())
     for leaf in leaves:
+        if isinstance(leaf, jax.Array) and not leaf.is_fully_addressable:
+            h.update(_global_fingerprint(leaf))
+            continue
         arr = np.ascontiguousarray(np.asarray(leaf))
         h.update(f"{arr.dtype.str}{arr.shape}".encode())
         h.update(memoryview(arr).cast("B"))
     return h.hexdigest()
+
+
+def _global_fingerprint(x: jax.Array) -> bytes:
+    """A digest of an array spread over the devices of several processes (``jax.distributed``):
+    each process hashes the pieces it holds (by their index), the digests are gathered and
+    hashed in process order; a collective (every process calls it), nothing but 32 bytes per
+    process is exchanged.  The same data split the same way give the same digest."""
+    import hashlib
+
+    from jax.experimental import multihost_utils
+
+    h = hashlib.sha256(f"{np.dtype(x.dtype).str}{x.shape}{x.sharding}".encode())
+    for shard in sorted((s for s in x.addressable_shards if s.replica_id == 0), key=lambda s: str(s.index)):
+        h.update(str(shard.index).encode())
+        h.update(memoryview(np.ascontiguousarray(np.asarray(shard.data))).cast("B"))
+    every = multihost_utils.process_allgather(np.frombuffer(h.digest(), np.uint8))
+    return hashlib.sha256(np.asarray(every).tobytes()).digest()
 
 
 def estimate_result_bytes(kernel: Kernel, data: Any, settings: Settings) -> int:
@@ -1049,7 +1098,9 @@ def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None
     attrs = dict(idata.attrs)
     if str(st.attrs.get("kernel", "")) != kernel.name:
         raise ValueError(f"this result was made by kernel {st.attrs.get('kernel')!r}, not {kernel.name!r}")
-    _check_data_type(kernel, data)
+    if not (isinstance(data, tuple) and any(getattr(x, "ndim", 0) and isinstance(x, jax.Array)
+                                            and not x.is_fully_addressable for x in data)):
+        _check_data_type(kernel, data)  # (data split over processes are checked by the kernel's shard plan)
     stored = str(attrs.get("data_sha256", ""))
     if stored and stored != data_fingerprint(data):
         raise ValueError("the data differ from the data this run was sampled on (data_sha256 does not match); "

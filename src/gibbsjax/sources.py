@@ -192,7 +192,8 @@ _CORPUS_FORMATS = {"ldac": "read_ldac", "uci": "read_uci", "folder": "read_folde
 _CORPUS_KEYS = ("corpus", "file", "format", "vocab")
 
 
-def read_corpus(section: Mapping[str, Any], base_dir: Path, extra_keys: tuple[str, ...] = ()):
+def read_corpus(section: Mapping[str, Any], base_dir: Path, extra_keys: tuple[str, ...] = (), *,
+                part: tuple[int, int] | None = None):
     """The :class:`~gibbsjax.corpus.Corpus` a ``[data]`` table names.
 
     * ``corpus = "abc"`` / ``"stdlib_docs"``: a corpus shipped in
@@ -202,6 +203,8 @@ def read_corpus(section: Mapping[str, Any], base_dir: Path, extra_keys: tuple[st
       labelled by sub-folder), paths relative to ``base_dir``.
 
     Other keys than these and ``extra_keys`` raise :class:`ConfigError`.
+    ``part=(i, n)``: only the ``i``-th of ``n`` parts of an ``ldac`` / ``uci`` file
+    (one process's share, see :func:`gibbsjax.corpus.read_uci`).
 
     >>> read_corpus({"corpus": "abc"}, Path(".")).num_docs
     12
@@ -222,6 +225,9 @@ def read_corpus(section: Mapping[str, Any], base_dir: Path, extra_keys: tuple[st
         for key in ("format", "vocab"):
             if key in section:
                 raise ConfigError(f"[data] {key} goes with file, not with corpus")
+        if part is not None:
+            raise ConfigError("[data] reading a part of the corpus on each process needs a file with format "
+                              "ldac or uci, not a shipped corpus")
         return datasets.load(name, "corpus")
     fmt = section.get("format")
     if fmt not in _CORPUS_FORMATS:
@@ -234,8 +240,13 @@ def read_corpus(section: Mapping[str, Any], base_dir: Path, extra_keys: tuple[st
         if fmt == "folder":
             if "vocab" in section:
                 raise ConfigError("[data] vocab goes with format ldac or uci, not folder")
+            if part is not None:
+                raise ConfigError("[data] reading a part of the corpus on each process needs format ldac or uci")
             return reader(path, labels_from="subfolder")
-        return reader(path, resolve_path(section, "vocab", base_dir) if "vocab" in section else None)
+        vocab = resolve_path(section, "vocab", base_dir) if "vocab" in section else None
+        if part is not None:
+            return reader(path, vocab, part=part)
+        return reader(path, vocab)
     except FileNotFoundError as e:
         raise ConfigError(f"[data] file not found: {e.filename or path}") from None
 

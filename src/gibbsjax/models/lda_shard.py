@@ -44,7 +44,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.scipy.special import gammaln
-from jax.sharding import Mesh
+from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from gibbsjax import conjugate as cj
@@ -59,6 +59,8 @@ __all__ = [
     "AXIS",
     "LDAShardState",
     "shard_data",
+    "from_parts",
+    "config_data",
     "corpus_of",
     "tokens_in_corpus_order",
     "docs_in_corpus_order",
@@ -126,22 +128,165 @@ def shard_data(corpus: Corpus | LDAData, num_shards: int, *, num_lanes: int | No
     if num_lanes is None:
         num_lanes = min(rows, max(1, math.ceil(int(tokens.max()) / int(lengths.max()))))
     num_lanes = check_int("num_lanes", num_lanes, 1)
-    grids = [lda._grid(corpus.subset(m), min(num_lanes, m.size)) for m in members]
-    steps = max(g[0].shape[0] for g in grids)
-    v = corpus.vocab_size
+    pieces = [{"grid": lda._grid(corpus.subset(m), min(num_lanes, m.size)), "lengths": lengths[m], "ids": m}
+              for m in members]
+    steps = max(pc["grid"][0].shape[0] for pc in pieces)
+    del n
+    out = _stack_shards(pieces, rows, steps, num_lanes)
+    return LDAData(*(jnp.asarray(out[name]) for name in lda.LDAData._fields))
+
+
+def _stack_shards(pieces: list[dict], rows: int, steps: int, num_lanes: int) -> dict:
+    """Per-shard host arrays padded to the common (S × R) grid and D_s rows, stacked (P, ...)."""
     out = {name: [] for name in lda.LDAData._fields}
-    for m, (words, docs, mask, word_counts, first_step) in zip(members, grids):
+    for piece in pieces:
+        words, docs, mask, word_counts, first_step = piece["grid"]
+        lengths, ids = piece["lengths"], piece["ids"]
         s, r = words.shape
         pad = ((0, steps - s), (0, num_lanes - r))
         out["words"].append(np.pad(words, pad))
         out["docs"].append(np.pad(np.where(mask, docs, rows), pad, constant_values=rows))
         out["mask"].append(np.pad(mask, pad))
-        out["doc_lengths"].append(np.pad(lengths[m].astype(np.int32), (0, rows - m.size)))
-        out["word_counts"].append(word_counts.reshape(v))
-        out["first_step"].append(np.pad(first_step[:m.size], (0, rows + 1 - m.size)))
-        out["doc_ids"].append(np.pad(m.astype(np.int32), (0, rows + 1 - m.size), constant_values=-1))
-    del n
-    return LDAData(*(jnp.asarray(np.stack(out[name])) for name in lda.LDAData._fields))
+        out["doc_lengths"].append(np.pad(lengths.astype(np.int32), (0, rows - lengths.size)))
+        out["word_counts"].append(word_counts.reshape(-1))
+        out["first_step"].append(np.pad(first_step[:lengths.size], (0, rows + 1 - lengths.size)))
+        out["doc_ids"].append(np.pad(ids.astype(np.int32), (0, rows + 1 - lengths.size), constant_values=-1))
+    return {name: np.stack(v) for name, v in out.items()}
+
+
+def from_parts(part: Corpus, devices: Sequence | None = None, num_shards: int | None = None, *,
+               num_lanes: int | None = None) -> LDAData:
+    """Shard a corpus read in parts, one per process: each process packs only its own documents.
+
+    Call it on every process of a ``jax.distributed`` run (several hosts, or several
+    processes on one), process ``p`` passing its part of the corpus, the ``p``-th of a
+    split of the documents into contiguous ranges in corpus order: typically
+    ``read_uci(path, vocab, part=(jax.process_index(), jax.process_count()))`` (or
+    ``read_ldac``).  The shards held by a process's own devices (of ``devices``, default
+    ``jax.devices()``; ``num_shards`` a multiple of their number, default one per device)
+    get its documents, balanced by tokens as in :func:`shard_data`; each document keeps
+    its index in the whole corpus: the documents of the processes before it (in process
+    order) come first, so with ``empty="drop"`` the index is the one a whole-file read
+    followed by the same drop gives, and every draw (keyed by document and position,
+    :func:`gibbsjax.models.lda.token_uniforms`) is the one of a single process that
+    read everything.  A few integers per process are exchanged (sizes, so that every
+    shard's grid has the same shape); nothing token-sized leaves a process.
+
+    Returns the :class:`~gibbsjax.models.lda.LDAData` of :func:`shard_data`, its arrays
+    global ``jax.Array`` s split over ``devices`` along the shard axis; pass it to
+    :func:`gibbsjax.sample` with ``devices`` (``jax.device_count()``) and fewer chains than
+    devices (or ``shard="data"``).  ``ValueError`` (on every process) for a part with an
+    empty document, parts over different vocabularies, a process with fewer documents
+    than shards, or parts out of order (when the documents are named by their index in the
+    file, as :func:`~gibbsjax.corpus.read_ldac` and :func:`~gibbsjax.corpus.read_uci` name them).
+
+    >>> c = Corpus.from_token_lists([["a", "b", "a"], ["c"], ["b", "c"], ["a"]])
+    >>> sd = from_parts(c, jax.devices()[:1], 2)   # one process: its part is the whole corpus
+    >>> sd.words.shape[0], docs_in_corpus_order(sd, sd.doc_lengths).tolist()
+    (2, [3, 1, 2, 1])
+    """
+    from jax.experimental import multihost_utils
+
+    devices = list(jax.devices() if devices is None else devices)
+    if not devices:
+        raise ValueError("devices must name at least one device")
+    num_shards = len(devices) if num_shards is None else check_int("num_shards", num_shards, 1)
+    if num_shards % len(devices):
+        raise ValueError(f"num_shards ({num_shards}) must be a multiple of the number of devices ({len(devices)})")
+    sharding = NamedSharding(Mesh(np.array(devices), (AXIS,)), P(AXIS))
+    mine = sorted({i for idx in sharding.addressable_devices_indices_map((num_shards,)).values()
+                   for i in range(num_shards)[idx[0]]})
+    # a problem found here is raised on every process (the others would wait for this one)
+    problem, message = 0, ""
+    try:
+        _check_corpus(part)
+    except ValueError as e:
+        problem, message = 2, str(e)
+        part = Corpus.from_token_lists([["-"]])  # a stand-in, to take part in the exchange below
+    if not problem and not mine:
+        problem = 3
+    if not problem and len(mine) > part.num_docs:
+        problem = 1
+    lengths = part.doc_lengths
+    members: list[np.ndarray] = []
+    if not problem and mine:
+        shard_of, _, _ = lda._pack(lengths, len(mine))
+        members = [np.flatnonzero(shard_of == p) for p in range(len(mine))]
+    names = np.array([int(n) if n.isdigit() else -1 for n in (part.doc_names[0], part.doc_names[-1])], np.int64)
+    tokens = max((int(lengths[m].sum()) for m in members), default=0)
+    rows = max((m.size for m in members), default=0)
+    stats = np.array([part.num_docs, part.vocab_size, rows, tokens, int(lengths.max()), len(mine), problem,
+                      *names], np.int64)
+    every = np.asarray(multihost_utils.process_allgather(stats)).reshape(-1, stats.size)
+    here = jax.process_index()
+    if (every[:, 6] == 2).any():
+        p = int(np.flatnonzero(every[:, 6] == 2)[0])
+        raise ValueError(message if p == here else f"the part of process {p} cannot be sampled (an empty "
+                         "document, or no tokens); see the error on that process")
+    if (every[:, 6] == 3).any():
+        p = int(np.flatnonzero(every[:, 6] == 3)[0])
+        raise ValueError(f"process {p} has no device among devices, so its documents would have no shard: give "
+                         "devices of every process (default: jax.devices())")
+    if (every[:, 6] > 0).any():
+        p = int(np.flatnonzero(every[:, 6])[0])
+        raise ValueError(f"process {p} holds {every[p, 0]} documents but {every[p, 5]} shards: every shard needs "
+                         "a document; give fewer shards (or devices), or that process a larger part")
+    if len(set(every[:, 1].tolist())) > 1:
+        raise ValueError(f"the parts have different vocabulary sizes ({sorted(set(every[:, 1].tolist()))}): give "
+                         "every process the same vocabulary file")
+    named = every[:, 7:]
+    if (named >= 0).all() and (np.any(named[:, 1] < named[:, 0]) or np.any(named[1:, 0] <= named[:-1, 1])):
+        raise ValueError("the parts are not in corpus order: process p must read the p-th part "
+                         "(e.g. part=(jax.process_index(), jax.process_count()))")
+    first_id = int(every[:here, 0].sum())
+    if num_lanes is None:
+        num_lanes = min(int(every[:, 2].max()), max(1, math.ceil(int(every[:, 3].max()) / int(every[:, 4].max()))))
+    num_lanes = check_int("num_lanes", num_lanes, 1)
+    pieces = [{"grid": lda._grid(part.subset(m), min(num_lanes, m.size)), "lengths": lengths[m],
+               "ids": first_id + m} for m in members]
+    steps_here = max((pc["grid"][0].shape[0] for pc in pieces), default=0)
+    steps = int(np.asarray(multihost_utils.process_allgather(np.array([steps_here], np.int64))).max())
+    local = _stack_shards(pieces, int(every[:, 2].max()), steps, num_lanes)
+    where = {shard: j for j, shard in enumerate(mine)}
+
+    def global_array(host):
+        shape = (num_shards,) + host.shape[1:]
+
+        def piece(idx):
+            return host[[where[i] for i in range(num_shards)[idx[0]]]]
+
+        return jax.make_array_from_callback(shape, sharding, piece)
+
+    return LDAData(*(global_array(local[name]) for name in lda.LDAData._fields))
+
+
+def config_data(section, base_dir):
+    """A config's ``[data]`` for ``lda.partially_collapsed`` run by several processes
+    (``jax.distributed``): this process's part of an ``ldac`` / ``uci`` ``file``
+    (``part=(jax.process_index(), jax.process_count())``) packed by :func:`from_parts`.
+
+    Keys as for one process (``file``, ``format``, ``vocab``, ``num_lanes``); ``vocab``
+    is required for ``ldac``; ``heldout`` is refused (a held-out split would differ
+    from the one of a whole-file read).  The extras hold no corpus (no process has it
+    all), so the postprocess names no words by text beyond the vocabulary's ids and
+    computes no coherence.  Returns a :class:`~gibbsjax.spec.DataWithExtras`.
+
+    >>> import pathlib, tempfile
+    >>> from gibbsjax.corpus import write_uci
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> write_uci(Corpus.from_token_lists([["a", "b", "a"], ["c"], ["b", "c"]]), d / "dw.txt", d / "v.txt")
+    >>> config_data({"file": "dw.txt", "vocab": "v.txt", "format": "uci"}, d).data.words.shape[0] == len(jax.devices())
+    True
+    """
+    from gibbsjax.sources import is_number, read_corpus
+    from gibbsjax.spec import ConfigError, DataWithExtras
+
+    heldout = section.get("heldout", 0.0)
+    if not is_number(heldout) or float(heldout) != 0.0:
+        raise ConfigError("[data] heldout is not available when every process reads its part of the corpus")
+    corpus = read_corpus(section, base_dir, ("heldout", "split_seed", "num_lanes"),
+                         part=(jax.process_index(), jax.process_count()))
+    return DataWithExtras(from_parts(corpus, num_lanes=section.get("num_lanes")), {"corpus": None, "heldout": None})
 
 
 def _check_corpus(corpus) -> None:
@@ -149,6 +294,16 @@ def _check_corpus(corpus) -> None:
     if not isinstance(corpus, Corpus) or corpus.num_docs == 0 or corpus.num_tokens == 0 \
             or np.any(corpus.doc_lengths == 0):
         lda.data(corpus, num_lanes=1)  # raises, naming what is wrong
+
+
+def _host(x) -> np.ndarray:
+    """``x`` on the host, gathered from every process when it is a global array of several
+    (``jax.distributed``; then a collective: every process must call it)."""
+    if isinstance(x, jax.Array) and not x.is_fully_addressable:
+        from jax.experimental import multihost_utils
+
+        return np.asarray(multihost_utils.process_allgather(x, tiled=True))
+    return np.asarray(x)
 
 
 def tokens_in_corpus_order(sd: LDAData, values) -> np.ndarray:
@@ -159,9 +314,10 @@ def tokens_in_corpus_order(sd: LDAData, values) -> np.ndarray:
     >>> tokens_in_corpus_order(sd, sd.words).tolist() == c.tokens.tolist()
     True
     """
-    vals = np.asarray(values)
-    ids = np.asarray(sd.doc_ids)[:, :-1]
-    lengths = np.asarray(sd.doc_lengths)
+    vals = _host(values)
+    sd = LDAData(*(_host(f) for f in sd))
+    ids = sd.doc_ids[:, :-1]
+    lengths = sd.doc_lengths
     num_docs = int(ids.max()) + 1
     full = np.zeros(num_docs, np.int64)
     full[ids[ids >= 0]] = lengths[ids >= 0]
@@ -188,8 +344,8 @@ def docs_in_corpus_order(sd: LDAData, values) -> np.ndarray:
     >>> docs_in_corpus_order(sd, sd.doc_lengths).tolist()
     [3, 1, 2, 1]
     """
-    vals = np.asarray(values)
-    ids = np.asarray(sd.doc_ids)[:, :-1]
+    vals = _host(values)
+    ids = _host(sd.doc_ids)[:, :-1]
     p, rows = ids.shape
     axis = next(i for i in range(vals.ndim - 1) if vals.shape[i:i + 2] == (p, rows))
     merged = vals.reshape(vals.shape[:axis] + (p * rows,) + vals.shape[axis + 2:])
@@ -378,7 +534,7 @@ def plan(data: LDAData | Corpus, devices: Sequence | None = None, num_shards: in
         data_specs=LDAData(*([spec] * len(LDAData._fields))),
         state_specs=LDAShardState(spec, P(), P()),
         acc_specs={"topic_word": P(), "doc_topic": spec},
-        means=functools.partial(_means_in_corpus_order, sd),
+        means=functools.partial(_means_in_corpus_order, sd._replace(doc_ids=_host(sd.doc_ids))),
         num_shards=num_shards,
         description=f"documents split into {num_shards} shards over {len(devices)} "
                     f"{devices[0].platform} device{'s' if len(devices) > 1 else ''} "
