@@ -52,7 +52,9 @@ runner (:func:`gibbsjax.sample`) vmaps it over chains and scans it over sweeps.
   do not fill the devices (or ``shard="data"``); the draws must not depend on
   the number of devices for a fixed ``num_shards``.  A kernel that cannot shard
   (e.g. a sequential collapsed sampler) leaves it ``None``, or raises
-  ``ValueError`` saying why.
+  ``ValueError`` saying why.  :func:`gibbsjax.rows.plan` builds it for models whose
+  rows (documents, observations, sequences) are independent given global parameters
+  drawn from counts (the mixtures, naive Bayes, the HMMs).
 
 States are pytrees (usually NamedTuples).  Data is a pytree built by a model's
 validating constructor; hyperparameters are closed over by the model factory.
