@@ -112,6 +112,39 @@ def test_the_seeds_off_by_one_conditional_fails_the_enumeration_test():
 
 
 # ----------------------------------------------------------------------------- Geweke
+def test_uncollapsed_label_frequencies_match_exact_posterior_with_observed_labels():
+    """π drawn instead of integrated out: the same posterior of the latent labels."""
+    data = nb.data(_corpus())
+    labels = final_states(nb.uncollapsed(GAMMA_PI, GAMMA_THETA), data).z
+    latent = np.flatnonzero(np.asarray(LABELS) < 0)
+    assert np.all(labels[:, 0] == 0) and np.all(labels[:, 3] == 2)  # observed labels held fixed
+    _, p = exact_latent_posterior(DOCS, LABELS, K, V, GAMMA_PI, GAMMA_THETA)
+    result = chi_square_test(_counts(labels, latent, K), p)
+    assert result.p_value > 1e-4, result
+
+
+def test_uncollapsed_records_pi_and_accumulates_theta_and_label_probabilities():
+    import gibbsjax
+
+    kernel = nb.uncollapsed(GAMMA_PI, GAMMA_THETA)
+    data = nb.data(_corpus())
+    state = kernel.init(jax.random.key(0), data)
+    acc = kernel.accumulate(state, data)
+    probs, theta = np.asarray(acc["doc_probs"], float), np.asarray(acc["theta"], float)
+    assert probs[0].tolist() == [1, 0, 0] and probs[3].tolist() == [0, 0, 1]  # observed: one-hot
+    np.testing.assert_allclose(theta, np.exp(np.asarray(state.log_beta, float)), rtol=1e-6)
+    j = 1  # a latent document: π_x Π θ_x^W, normalised (written out here)
+    w = np.exp(np.asarray(state.log_pi, float)) * np.prod(theta[:, DOCS[j]], axis=1)
+    np.testing.assert_allclose(probs[j], w / w.sum(), atol=1e-5)
+    idata = gibbsjax.sample(kernel, data, seed=0, num_chains=2, num_warmup=10, num_draws=20, progress=False)
+    assert idata.posterior["pi"].dims == ("chain", "draw", "class")
+    assert idata.posterior_mean["theta"].shape == (2, K, V)
+    with pytest.raises(ValueError, match="gamma_pi has 2 entries"):
+        gibbsjax.sample(nb.uncollapsed((1.0, 1.0)), data, seed=0, num_warmup=0, num_draws=1, progress=False)
+    with pytest.raises(ValueError, match="Documents"):
+        gibbsjax.sample(kernel, {"x": 1}, seed=0, num_warmup=0, num_draws=1, progress=False)
+
+
 @pytest.mark.slow  # by default: label frequencies against exact enumeration, and its power
 def test_geweke_with_observed_labels():
     kernel = nb.dirichlet_multinomial(GAMMA_PI, GAMMA_THETA)
@@ -179,6 +212,8 @@ def test_postprocess_reports_accuracy_on_hidden_labels():
 def test_factory_rejects_bad_hyperparameters(kwargs, name):
     with pytest.raises(ValueError, match=name):
         nb.dirichlet_multinomial(**kwargs)
+    with pytest.raises(ValueError, match=name):
+        nb.uncollapsed(**kwargs)
 
 
 def test_gamma_pi_of_the_wrong_length_is_caught_before_sampling():
