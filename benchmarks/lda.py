@@ -33,6 +33,7 @@ The `lda` package is driven through its own per-sweep routine (`LDA._initialize`
 `LDA._sample_topics`; its monitoring log-likelihood every 10 sweeps is skipped).
 
 Run (CPU):  python benchmarks/lda.py
+            python benchmarks/lda.py --profile --jobs reuters:20 reuters:100   (the parts of a sweep)
             python benchmarks/lda.py --jobs reuters:20 --sweeps 25 50 100 200 --option warmup=exact
 Run (GPU):  python benchmarks/lda.py --device gpu     (synthetic 10 M tokens, V = 10,000, K = 100,
             up to 1,000 sweeps, tomotopy with every CPU core; see benchmarks/README.md)
@@ -119,6 +120,9 @@ def parse_args(argv=None):
     p.add_argument("--vocab", type=int, help="synthetic corpus: vocabulary size (CPU 2000, GPU 10000)")
     p.add_argument("--heldout", type=float, default=0.1, help="fraction of documents held out (0.1)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--profile", action="store_true",
+                   help="instead of the time-to-quality run: per job, time the parts of one sweep side by side "
+                   "(φ draw, z-updates, warm-up sweep, whole sweeps; min over repeats, after 50 warm-up sweeps)")
     args = p.parse_args(argv)
     defaults = GPU_DEFAULTS if args.device == "gpu" else CPU_DEFAULTS
     for name, value in defaults.items():
@@ -426,6 +430,79 @@ def machine_line(args) -> str:
             f"Python {platform.python_version()}")
 
 
+def profile_sweep(job: Job, reps: int = 7, block: int = 10) -> None:
+    """Time the parts of one sweep on ``job``'s training corpus, side by side in one process.
+
+    Each part runs ``block`` times in a compiled ``lax.scan`` (fresh key per call); the parts
+    are timed in turn, ``reps`` rounds, and the minimum per sweep is printed (the machine is
+    shared: the minimum is the least disturbed).  The state is the default kernel's after 50
+    warm-up sweeps, so the counts are as sparse as in the sampling phase."""
+    import jax
+    import jax.numpy as jnp
+
+    from gibbsjax import random as gr
+    from gibbsjax.models import lda as glda
+
+    k = job.k
+    d = glda.data(job.train)
+    n = int(d.mask.sum())
+    pc, unc = glda.partially_collapsed(k, ALPHA, ETA), glda.uncollapsed(k, ALPHA, ETA)
+    state = pc.init(jax.random.key(0), d)
+    state = jax.jit(lambda s: jax.lax.fori_loop(
+        0, 50, lambda t, s: pc.warmup_step(jax.random.key(t), s, d), s))(state)
+
+    def phi_dense(key, s):  # the φ draw before log_dirichlet_counts: Marsaglia-Tsang for every entry
+        _, nkw, _ = glda.topic_counts(s.z, d, k)
+        return s._replace(log_phi=gr.log_dirichlet(key, nkw.astype(jnp.float32) + ETA))
+
+    parts = {
+        "phi: log_dirichlet_counts": lambda key, s: s._replace(log_phi=glda.sample_log_phi(key, s, d, K=k, eta=ETA)),
+        "phi: log_dirichlet (before)": phi_dense,
+        "z-update lanes": lambda key, s: s._replace(z=glda.sample_z_lanes(key, s, d, K=k, alpha=ALPHA)),
+        "z-update uncollapsed (theta, z)": lambda key, s: s._replace(
+            z=glda.sample_z_uncollapsed(key, s, d, K=k, alpha=ALPHA)),
+        "sweep partially collapsed": lambda key, s: pc.step(key, s, d),
+        "sweep with the phi draw before": lambda key, s: (lambda s2: s2._replace(z=glda.sample_z_lanes(
+            jax.random.fold_in(key, 1), s2, d, K=k, alpha=ALPHA)))(phi_dense(key, s)),
+        "sweep uncollapsed": lambda key, s: unc.step(key, s, d),
+        "warm-up sweep (fast)": lambda key, s: pc.warmup_step(key, s, d),
+    }
+    try:  # tomotopy's single worker, timed in the same rounds: `block` sweeps per round
+        import tomotopy as tp
+
+        mdl = tp.LDAModel(k=k, alpha=ALPHA, eta=ETA, seed=1)
+        mdl.optim_interval = 0
+        for doc in job.train.to_token_lists():
+            mdl.add_doc(doc)
+        mdl.train(50, workers=1)
+    except ImportError:
+        mdl = None
+    runs = {name: jax.jit(lambda key, s, f=f: jax.lax.scan(lambda c, kk: (f(kk, c), None), s,
+                                                             jax.random.split(key, block))[0])
+            for name, f in parts.items()}
+    for run in runs.values():
+        jax.block_until_ready(run(jax.random.key(0), state))
+    times = {name: [] for name in runs}
+    tomotopy_label = "tomotopy sweep (1 worker)"
+    if mdl is not None:
+        times[tomotopy_label] = []
+    for r in range(reps):
+        for name, run in runs.items():
+            t = time.perf_counter()
+            jax.block_until_ready(run(jax.random.key(r + 1), state))
+            times[name].append((time.perf_counter() - t) / block)
+        if mdl is not None:
+            t = time.perf_counter()
+            mdl.train(block, workers=1)
+            times[tomotopy_label].append((time.perf_counter() - t) / block)
+    nnz = int((glda.topic_counts(state.z, d, k)[1] > 0).sum())
+    print(f"\n{job.name}: {n} tokens, grid {d.words.shape[0]} steps x {d.words.shape[1]} lanes, "
+          f"{nnz} nonzero n_kw of {k * d.word_counts.shape[0]}; ms per sweep (min of {reps})")
+    for name, ts in times.items():
+        ratio = f"  {min(ts) / min(times[tomotopy_label]):5.2f}x tomotopy" if mdl is not None else ""
+        print(f"  {name:<34} {1e3 * min(ts):8.2f} ms  {n / min(ts) / 1e6:6.2f} M tok/s{ratio}")
+
+
 def main(argv=None):
     args = parse_args(argv)
     if args.device == "cpu":
@@ -450,6 +527,9 @@ def main(argv=None):
           f"own counts, document completion on the same held-out tokens")
     for corpus, k in args.jobs:
         job = reuters_job(k, args.heldout) if corpus == "reuters" else synthetic_job(k, args)
+        if args.profile:
+            profile_sweep(job)
+            continue
         curves = []
         for name, options in args.samplers:
             label = "gibbsjax " + name + "".join(f" {o}={v}" for o, v in options.items())

@@ -7,11 +7,15 @@ each on a fresh key) of
   ``Generator.standard_gamma`` for scale), 1e6 draws at a = 0.5, 2, 50;
 * dirichlet: ``gibbsjax.random.dirichlet`` vs ``jax.random.dirichlet``,
   1000 draws of dimension 100 (alpha = 0.1 and 1);
+* dirichlet with sparse counts (LDA's φ draw): ``gibbsjax.random.log_dirichlet_counts``
+  vs ``gibbsjax.random.log_dirichlet`` on (K x 4258) tables of counts + 0.01 holding
+  76,000 tokens (the Reuters sample's size), K = 20 and 100;
 * categorical: ``gibbsjax.random.categorical`` vs ``jax.random.categorical``
   (Gumbel-max) on (84000 x K) logits, K = 20, 100 (and 1000 with --large).
 
 ``--sweep`` also times the gamma sampler for 1 to 4 vectorised proposal
-rounds, the measurement behind ``gibbsjax.random._ROUNDS``.
+rounds, the measurement behind ``gibbsjax.random._ROUNDS``, and the small-shape
+sampler of ``log_dirichlet_counts`` for 1 to 3 rounds (``_SMALL_ROUNDS``).
 
 Run:   python benchmarks/random_primitives.py [--reps 7] [--sweep] [--large]
 """
@@ -75,6 +79,28 @@ def bench_dirichlet(reps):
         row(f"alpha = {conc:g}", n, seconds(ours, alpha, reps=reps), seconds(theirs, alpha, reps=reps))
 
 
+def sparse_counts(k, v=4258, tokens=76_000, seed=0):
+    """(k, v) int32 counts of `tokens` tokens: Zipf-like words, each word's tokens over a few topics."""
+    rng = np.random.default_rng(seed)
+    words = np.minimum(rng.zipf(1.3, tokens), v) - 1
+    topics = (words * 7 + rng.integers(0, max(2, k // 10), tokens)) % k
+    counts = np.zeros((k, v), np.int32)
+    np.add.at(counts, (topics, words), 1)
+    return jnp.asarray(counts)
+
+
+def bench_dirichlet_counts(reps):
+    print("dirichlet rows of counts + 0.01, (K x 4258), 76,000 tokens (gamma variates/s); "
+          "'jax' column: gibbsjax.random.log_dirichlet")
+    ours = jax.jit(lambda k, c: gr.log_dirichlet_counts(k, c, 0.01))
+    dense = jax.jit(lambda k, c: gr.log_dirichlet(k, c.astype(jnp.float32) + 0.01))
+    for k in (20, 100):
+        counts = sparse_counts(k)
+        nnz = int((counts > 0).sum())
+        row(f"K = {k}, {nnz} nonzero", counts.size, seconds(ours, counts, reps=reps),
+            seconds(dense, counts, reps=reps))
+
+
 def bench_categorical(reps, large):
     print("categorical, one draw per row (draws/s)")
     ours = jax.jit(lambda k, logits: gr.categorical(k, logits))
@@ -95,6 +121,14 @@ def sweep_rounds(reps):
                 gr._key_pair(k), jnp.full((n,), a, jnp.float32), jnp.float32, log=False, rounds=rounds))
             rates.append(f"R={rounds}: {n / seconds(f, a, reps=reps) / 1e6:6.1f}")
         print(f"  a = {a:<5g} " + "  ".join(rates))
+    print(f"small-shape sampler of log_dirichlet_counts, proposal rounds ({n:,} draws, M draws/s)")
+    for a in (0.01, 0.1, 0.5):
+        rates = []
+        for rounds in (1, 2, 3):
+            f = jax.jit(lambda k, a, rounds=rounds: gr._log_gamma_mixed(
+                k, jnp.full((n,), a, jnp.float32), jnp.float32, rounds=rounds))
+            rates.append(f"R={rounds}: {n / seconds(f, a, reps=reps) / 1e6:6.1f}")
+        print(f"  a = {a:<5g} " + "  ".join(rates))
 
 
 def main():
@@ -107,6 +141,7 @@ def main():
           f"load average {os.getloadavg()[0]:.1f}")
     bench_gamma(args.reps)
     bench_dirichlet(args.reps)
+    bench_dirichlet_counts(args.reps)
     bench_categorical(args.reps, args.large)
     if args.sweep:
         sweep_rounds(args.reps)

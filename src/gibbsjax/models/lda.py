@@ -408,9 +408,13 @@ def log_joint_collapsed(state: LDAState, d: LDAData, *, K: int, alpha: float, et
 # and returns the new value of one state field; the kernels compose them with
 # :func:`gibbsjax.kernel.sweep`.
 def sample_log_phi(key, state: LDAState, d: LDAData, *, K: int, eta: float):
-    """log φ_k ~ log Dir(n_k· + η), all topics at once (log space: no underflow)."""
+    """log φ_k ~ log Dir(n_k· + η), all topics at once (log space: no underflow).
+
+    Drawn by :func:`gibbsjax.random.log_dirichlet_counts`: most n_kw are 0, and
+    the Gamma(η) variates of those entries (η < 1) take a cheap exact sampler;
+    only the nonzero counts take Marsaglia-Tsang."""
     _, nkw, _ = topic_counts(state.z, d, K)
-    return gr.log_dirichlet(key, nkw.astype(jnp.float32) + eta)
+    return gr.log_dirichlet_counts(key, nkw, jnp.asarray(eta, jnp.float32))
 
 
 def sample_z_collapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: float, eta: float):
@@ -644,16 +648,62 @@ def sample_z_collapsed_parallel(key, state: LDAState, d: LDAData, *, K: int, alp
     return jnp.where(d.mask, z_new, 0)
 
 
+#: grid steps per block of the uncollapsed z-update: its (steps · R × K) weights are its largest temporary
+UNCOLLAPSED_BLOCK_STEPS = 16
+#: a token's weights θ̃_dk φ̃_kw (θ̃, φ̃ scaled to a largest entry of 1 per row) summing below this
+#: send its block to the log-space path, where the largest weight is 1
+_TINY_TOTAL = 1e-20
+#: every weight is at least this (the smallest normal float32 is 1.2e-38), so the draw never
+#: meets a zero weight; against a total of at least 1e-20 it is a relative error below 1e-15
+_WEIGHT_FLOOR = 1e-37
+
+
 def sample_z_uncollapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
-    """θ_d ~ Dir(n_d· + α), then all tokens at once: p(z_i = k | θ, φ, w) ∝ θ_{d,k} φ_{k,w_i}."""
+    """θ_d ~ Dir(n_d· + α), then all tokens at once: p(z_i = k | θ, φ, w) ∝ θ_{d,k} φ_{k,w_i}.
+
+    θ is drawn by :func:`gibbsjax.random.log_dirichlet_counts` (sparse counts).  The
+    tokens are drawn in blocks of :data:`UNCOLLAPSED_BLOCK_STEPS` grid steps
+    (``lax.map``), so no (tokens × K) array is formed: each token's weights are the
+    product of its document's row of θ̃ and its word's row of φ̃ᵀ, each scaled to a
+    largest entry of 1 (a per-row scale does not change the conditional), and the
+    draw is an inverse CDF with the token's uniform (:func:`token_uniforms`).  Where
+    a token's weights sum below 1e-20 (the document's and the word's topics
+    disagree so much that products underflow), its block is recomputed from
+    log θ + log φ, whose largest weight is 1.
+
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> s = uncollapsed(2).init(jax.random.key(0), d)
+    >>> sample_z_uncollapsed(jax.random.key(1), s, d, K=2, alpha=0.1).shape == d.words.shape
+    True
+    """
     k_theta, k_z = jax.random.split(key)
     ndk, _, _ = topic_counts(state.z, d, K)
-    log_theta = gr.log_dirichlet(k_theta, ndk.astype(jnp.float32) + alpha)  # (D + 1, K)
+    log_theta = gr.log_dirichlet_counts(k_theta, ndk, jnp.asarray(alpha, state.log_phi.dtype))  # (D + 1, K)
+    theta = jnp.exp(log_theta - jnp.max(log_theta, axis=1, keepdims=True))
     log_phi_t = state.log_phi.T
-    logits = log_theta[d.docs] + log_phi_t[d.words]  # (S, R, K)
-    p = jnp.exp(logits - jnp.max(logits, axis=-1, keepdims=True))
+    phi_t = jnp.exp(log_phi_t - jnp.max(log_phi_t, axis=1, keepdims=True))
     u = token_uniforms(k_z, d)
-    return jnp.where(d.mask, _inverse_cdf(p, u), state.z)
+    steps, lanes = d.words.shape
+    blocks = -(-steps // UNCOLLAPSED_BLOCK_STEPS)
+
+    def by_block(x):
+        x = jnp.pad(x, ((0, blocks * UNCOLLAPSED_BLOCK_STEPS - steps), (0, 0)))
+        return x.reshape(blocks, UNCOLLAPSED_BLOCK_STEPS * lanes)
+
+    def block(x):
+        w, doc, ui = x
+        weights = theta[doc] * phi_t[w]
+
+        def from_logs():
+            logits = log_theta[doc] + log_phi_t[w]
+            return jnp.exp(logits - jnp.max(logits, axis=1, keepdims=True))
+
+        weights = jax.lax.cond(jnp.any(jnp.sum(weights, axis=1) < _TINY_TOTAL), from_logs, lambda: weights)
+        return _draw_by_prefix_products(jnp.maximum(weights, _WEIGHT_FLOOR), ui)
+
+    z = jax.lax.map(block, (by_block(d.words), by_block(d.docs), by_block(u)))
+    return jnp.where(d.mask, z.reshape(-1, lanes)[:steps], state.z)
 
 
 # ---------------------------------------------------------------------------- learned concentrations

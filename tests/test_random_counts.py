@@ -1,0 +1,109 @@
+"""gibbsjax.random.log_dirichlet_counts: the sparse-count Dirichlet of LDA's φ and θ draws.
+
+Its gammas come from two samplers: shapes below 1 from an exponential-envelope
+rejection sampler with a boost (``_log_gamma_below_one``), the others from
+Marsaglia-Tsang on their gathered indices.  Checked against the exact log-gamma
+distribution (KS, cumulants) and Dirichlet moments, with tolerances in Monte
+Carlo standard errors and fixed seeds (the checks of test_random.py); a sampler
+that skips the rejection step fails the same checks.
+"""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import scipy.special as sp
+
+from gibbsjax import random as gr
+from test_random import N, check_ks, check_mean, check_var, log_gamma_cdf, log_gamma_cumulants
+
+
+@functools.partial(jax.jit, static_argnames=("rounds", "chunk"))
+def _mixed(key, a, rounds=gr._SMALL_ROUNDS, chunk=gr._CHUNK):
+    return gr._log_gamma_mixed(key, a, jnp.float32, rounds, chunk)
+
+
+def mixed(i, a, **kw):
+    """log G for every shape in ``a`` (flat), through the mixed sampler."""
+    return np.asarray(_mixed(jax.random.key(i), jnp.asarray(a, jnp.float32), **kw), np.float64)
+
+
+@pytest.mark.parametrize("i, a", list(enumerate([1e-3, 0.01, 0.1, 0.5, 0.95])))
+def test_small_shapes_have_the_log_gamma_distribution(i, a):
+    lg = mixed(300 + i, np.full(N, a))
+    assert np.all(np.isfinite(lg))
+    mean, var, mu4 = log_gamma_cumulants(a)
+    check_mean(lg, mean, var, f"E log gamma({a})")
+    check_var(lg, var, mu4, f"Var log gamma({a})")
+    check_ks(lg, log_gamma_cdf(a), f"log gamma({a})")
+
+
+def test_mixed_shapes_each_have_their_distribution():
+    """Shapes below and above 1 interleaved at random positions (as zero and nonzero counts
+    of a topic-word table): each group has its own exact distribution."""
+    rng = np.random.default_rng(0)
+    shapes = np.array([0.01, 1.01, 3.01, 40.01])
+    which = rng.choice(4, size=N, p=[0.7, 0.1, 0.1, 0.1])
+    lg = mixed(310, shapes[which])
+    assert np.all(np.isfinite(lg))
+    for j, a in enumerate(shapes):
+        check_ks(lg[which == j], log_gamma_cdf(a), f"log gamma({a}) among mixed shapes")
+
+
+def test_draws_do_not_depend_on_chunking_or_rounds():
+    """Each element's draw is the first accepted proposal of its own counter streams."""
+    rng = np.random.default_rng(1)
+    a = np.where(rng.random(5000) < 0.9, 0.3, 2.0 + rng.random(5000))
+    base = mixed(320, a)
+    np.testing.assert_allclose(mixed(320, a, rounds=1, chunk=1000), base, rtol=1e-6)
+    np.testing.assert_allclose(mixed(320, a, rounds=3, chunk=256), base, rtol=1e-6)
+
+
+def test_invalid_shapes_give_nan():
+    a = np.full(N, 0.5)
+    a[:4] = [-1.0, 0.0, np.nan, np.inf]
+    lg = mixed(330, a)
+    assert np.all(np.isnan(lg[:4])) and np.all(np.isfinite(lg[4:]))
+
+
+def test_dirichlet_counts_moments():
+    """Rows Dir(n + c) with sparse counts: each component is Beta(a_k, a_0 − a_k)."""
+    counts = np.array([[0, 0, 3, 0, 1], [7, 0, 0, 0, 0]])
+    c = 0.05
+    lp = gr.log_dirichlet_counts(jax.random.key(340), np.repeat(counts[None], N // 10, axis=0), c)
+    assert lp.shape == (N // 10, 2, 5) and lp.dtype == jnp.float32
+    p = np.exp(np.asarray(lp, np.float64))
+    np.testing.assert_allclose(p.sum(-1), 1.0, atol=1e-5)
+    a = counts + c
+    a0 = a.sum(-1, keepdims=True)
+    mean = a / a0
+    var = mean * (1 - mean) / (a0 + 1)
+    for r in range(2):
+        for k in range(5):
+            check_mean(p[:, r, k], mean[r, k], var[r, k], f"E p[{r},{k}]")
+    # the log of a component with count 0 is log G(c) − log of the total: its mean is
+    # ψ(c) − ψ(a_0) exactly (log p_k = log B(a_k, a_0 − a_k) variate's log)
+    lk = np.asarray(lp, np.float64)[:, 1, 3]
+    m = sp.digamma(c) - sp.digamma(a0[1, 0])
+    v = sp.polygamma(1, c) - sp.polygamma(1, a0[1, 0])
+    check_mean(lk, m, v, "E log p of a zero count")
+
+
+def test_per_category_concentration_and_bad_input():
+    lp = gr.log_dirichlet_counts(jax.random.key(350), jnp.zeros((3, 4), jnp.int32), jnp.array([0.1, 0.2, 0.5, 2.0]))
+    assert lp.shape == (3, 4) and bool(jnp.all(jnp.isfinite(lp)))
+    with pytest.raises(ValueError, match="at least one dimension"):
+        gr.log_dirichlet_counts(jax.random.key(0), 3, 0.1)
+    with pytest.raises(ValueError, match="does not broadcast"):
+        gr.log_dirichlet_counts(jax.random.key(0), jnp.zeros((3, 4)), jnp.ones((2, 3, 4)))
+
+
+def test_the_checks_reject_a_sampler_without_its_rejection_step():
+    """(1 + a) E for G(1 + a) without the acceptance test is a slightly wrong law: caught."""
+    a = 0.5
+    u = np.asarray(gr.uniform(jax.random.key(360), (2, N)), np.float64)
+    wrong = np.log1p(a) + np.log(-np.log(u[0])) + np.log(u[1]) / a
+    with pytest.raises(AssertionError):
+        check_ks(wrong, log_gamma_cdf(a))
