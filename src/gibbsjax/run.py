@@ -934,7 +934,15 @@ def estimate_result_bytes(kernel: Kernel, data: Any, settings: Settings) -> int:
     """
     s = settings
     chains = jax.ShapeDtypeStruct((s.num_chains,), jnp.int32)
-    _, state = jax.eval_shape(_start_fn(kernel.init), jax.random.key(0), chains, data)
+    try:
+        _, state = jax.eval_shape(_start_fn(kernel.init), jax.random.key(0), chains, data)
+    except (ValueError, TypeError):
+        if not (splits_data(s) and kernel.shard is not None):
+            raise
+        # data already laid out for the devices (e.g. lda_shard.from_parts): the sharded kernel runs
+        plan = kernel.shard(data, _devices(s.devices or 1))
+        kernel, data = plan.kernel, plan.data
+        _, state = jax.eval_shape(_start_fn(kernel.init), jax.random.key(0), chains, data)
     per_draw = jax.eval_shape(_records_fn(kernel.record, kernel.log_joint), state, data)
     draws = (s.max_draws or 10 * s.num_draws) if s.until else s.num_draws
     draws += (s.num_warmup + 1) if s.save_warmup else 0

@@ -414,6 +414,12 @@ def sample_log_phi(key, state: LDAState, d: LDAData, *, K: int, eta: float):
     the Gamma(η) variates of those entries (η < 1) take a cheap exact sampler;
     only the nonzero counts take Marsaglia-Tsang."""
     _, nkw, _ = topic_counts(state.z, d, K)
+    return log_phi_given_counts(key, nkw, eta)
+
+
+def log_phi_given_counts(key, nkw, eta: float):
+    """log φ ~ log Dir(n_kw + η) from the (K, V) int counts: the draw of :func:`sample_log_phi`
+    (also used by the sharded sampler, from counts summed over devices)."""
     return gr.log_dirichlet_counts(key, nkw, jnp.asarray(eta, jnp.float32))
 
 
@@ -1802,10 +1808,18 @@ def heldout_perplexity(topic_word, X_heldout, *, alpha: float = 0.1, fraction: f
 # ============================================================================ spec: config data, postprocess, report
 def _config_data(section, base_dir):
     """``[data]`` for LDA: a corpus (``corpus = "stdlib_docs"`` | ``"abc"``, or a file), with
-    ``heldout`` (a fraction of documents kept out for perplexity), ``split_seed`` and ``num_lanes``."""
+    ``heldout`` (a fraction of documents kept out for perplexity), ``split_seed`` and ``num_lanes``.
+    Run by several processes (``jax.distributed``, ``gibbsjax run --distributed``) on an
+    ``ldac`` / ``uci`` file, each process reads only its part
+    (:func:`gibbsjax.models.lda_shard.config_data`)."""
     from gibbsjax.sources import is_number, read_corpus
     from gibbsjax.spec import ConfigError, DataWithExtras
 
+    if jax.process_count() > 1 and section.get("format") in ("ldac", "uci") and "file" in section:
+        # several processes (jax.distributed): each reads and packs only its part of the file
+        from gibbsjax.models import lda_shard
+
+        return lda_shard.config_data(section, base_dir)
     corpus = read_corpus(section, base_dir, ("heldout", "split_seed", "num_lanes"))
     heldout = section.get("heldout", 0.0)
     if not is_number(heldout) or not 0.0 <= float(heldout) < 1.0:

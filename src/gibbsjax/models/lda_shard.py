@@ -372,7 +372,7 @@ def _counts(z, d: LDAData, K: int):
 
 
 def _log_phi(key, nkw, eta):
-    return gr.log_dirichlet(key, nkw.astype(jnp.float32) + eta)
+    return lda.log_phi_given_counts(key, nkw, eta)
 
 
 @functools.lru_cache(maxsize=32)
