@@ -275,6 +275,30 @@ def _log1pmx(t):
     return jnp.where(jnp.abs(t) < 0.1, series, jnp.log1p(t) - t)
 
 
+def _first_accepted(propose, valid, rounds: int, dtype):
+    """The first accepted proposal of every element of a rejection sampler.
+
+    ``propose(r)`` returns round r's proposals, NaN where rejected.  Rounds 0..rounds−1
+    run for every element; then a loop reruns ``propose(rounds + j)`` while some
+    element has none accepted.  Elements not ``valid`` need none (0).
+    """
+    # NaN marks "no proposal accepted yet" (invalid elements need none).
+    t = jnp.where(valid, jnp.nan, 0).astype(dtype)
+    for r in reversed(range(rounds)):  # earlier rounds overwrite later ones
+        t_r = propose(r)
+        t = jnp.where(jnp.isnan(t_r), t, t_r)
+
+    def some_rejected(state):
+        return jnp.any(jnp.isnan(state[0]))
+
+    def another_round(state):
+        t, j = state
+        return jnp.where(jnp.isnan(t), propose(rounds + j), t), j + 1
+
+    t, _ = lax.while_loop(some_rejected, another_round, (t, jnp.uint32(0)))
+    return t
+
+
 def _gamma_chunk(bits, a, dtype, rounds, log):
     """Gamma(a, 1) draws (or their logs, if ``log``) for the elements of ``bits``.
 
@@ -312,20 +336,7 @@ def _gamma_chunk(bits, a, dtype, rounds, log):
         log_ratio = z * z * (1 / 6 - c * z / 9) + 3 * d * _log1pmx(jnp.where(positive, t, 0))
         return jnp.where(positive & (jnp.log(u) < log_ratio), t, jnp.nan)
 
-    # NaN marks "no proposal accepted yet" (invalid elements need none).
-    t = jnp.where(valid, jnp.nan, 0).astype(dtype)
-    for r in reversed(range(rounds)):  # earlier rounds overwrite later ones
-        t_r = propose(r)
-        t = jnp.where(jnp.isnan(t_r), t, t_r)
-
-    def some_rejected(state):
-        return jnp.any(jnp.isnan(state[0]))
-
-    def another_round(state):
-        t, j = state
-        return jnp.where(jnp.isnan(t), propose(rounds + j), t), j + 1
-
-    t, _ = lax.while_loop(some_rejected, another_round, (t, jnp.uint32(0)))
+    t = _first_accepted(propose, valid, rounds, dtype)
 
     def boost():
         u, _ = bits.uniforms(0, dtype)  # logical stream 0
@@ -650,19 +661,7 @@ def _log_gamma_below_one(bits, a, dtype, rounds):
         out = jnp.log1p(a_ok) + log_e + (log_u - log_p) / a_ok
         return jnp.where(log_u <= log_p, out, jnp.nan)
 
-    g = jnp.where(valid, jnp.nan, 0).astype(dtype)
-    for r in reversed(range(rounds)):  # earlier rounds overwrite later ones
-        g_r = propose(r)
-        g = jnp.where(jnp.isnan(g_r), g, g_r)
-
-    def some_rejected(state):
-        return jnp.any(jnp.isnan(state[0]))
-
-    def another_round(state):
-        g, j = state
-        return jnp.where(jnp.isnan(g), propose(rounds + j), g), j + 1
-
-    g, _ = lax.while_loop(some_rejected, another_round, (g, jnp.uint32(0)))
+    g = _first_accepted(propose, valid, rounds, dtype)
     return jnp.where(valid, g, jnp.nan)
 
 

@@ -44,7 +44,7 @@ from gibbsjax import random as gr
 from gibbsjax._checks import check_int
 from gibbsjax.kernel import Kernel, Sharded
 
-__all__ = ["AXIS", "P", "Rows", "RowData", "split_rows", "pad_rows", "pad_row_fields", "pad_documents", "local_documents", "plan", "here", "total", "row_sum", "take_rows"]
+__all__ = ["AXIS", "P", "Rows", "check_devices", "RowData", "split_rows", "pad_rows", "pad_row_fields", "pad_documents", "local_documents", "plan", "here", "total", "row_sum", "take_rows"]
 
 #: the mesh axis rows are split along
 AXIS = "rows"
@@ -163,6 +163,24 @@ class RowData(NamedTuple):
 
     data: Any
     ids: jax.Array
+
+
+def check_devices(devices: Sequence | None, num_shards: int | None) -> tuple[list, int]:
+    """``(devices, num_shards)`` of a split run: ``devices`` as a list (default: every device
+    JAX sees), ``num_shards`` a multiple of their number (default: one per device);
+    ``ValueError`` otherwise.
+
+    >>> d, n = check_devices(None, None)
+    >>> n == len(d) == len(jax.devices())
+    True
+    """
+    devices = list(jax.devices() if devices is None else devices)
+    if not devices:
+        raise ValueError("devices must name at least one device")
+    num_shards = len(devices) if num_shards is None else check_int("num_shards", num_shards, 1)
+    if num_shards % len(devices):
+        raise ValueError(f"num_shards ({num_shards}) must be a multiple of the number of devices ({len(devices)})")
+    return devices, num_shards
 
 
 def split_rows(num_rows: int, num_shards: int) -> int:
@@ -292,12 +310,7 @@ def plan(*, base: Kernel, padded: Any, num_rows: int, devices: Sequence | None, 
     accumulators with a leading row axis (kept split; :attr:`Sharded.means` cuts their
     padding off).  ``what`` names the rows in the description.
     """
-    devices = list(jax.devices() if devices is None else devices)
-    if not devices:
-        raise ValueError("devices must name at least one device")
-    num_shards = len(devices) if num_shards is None else check_int("num_shards", num_shards, 1)
-    if num_shards % len(devices):
-        raise ValueError(f"num_shards ({num_shards}) must be a multiple of the number of devices ({len(devices)})")
+    devices, num_shards = check_devices(devices, num_shards)
     per_block = split_rows(num_rows, num_shards)
     data_, specs, ids = padded(num_shards, per_block)
     sd = RowData(data_, jnp.asarray(ids, jnp.int32))

@@ -52,6 +52,7 @@ from gibbsjax import random as gr
 from gibbsjax._checks import check_int
 from gibbsjax.corpus import Corpus
 from gibbsjax.kernel import Kernel, Sharded
+from gibbsjax.rows import check_devices
 from gibbsjax.models import lda
 from gibbsjax.models.lda import LDAData, LDAState
 
@@ -187,12 +188,7 @@ def from_parts(part: Corpus, devices: Sequence | None = None, num_shards: int | 
     """
     from jax.experimental import multihost_utils
 
-    devices = list(jax.devices() if devices is None else devices)
-    if not devices:
-        raise ValueError("devices must name at least one device")
-    num_shards = len(devices) if num_shards is None else check_int("num_shards", num_shards, 1)
-    if num_shards % len(devices):
-        raise ValueError(f"num_shards ({num_shards}) must be a multiple of the number of devices ({len(devices)})")
+    devices, num_shards = check_devices(devices, num_shards)
     sharding = NamedSharding(Mesh(np.array(devices), (AXIS,)), P(AXIS))
     mine = sorted({i for idx in sharding.addressable_devices_indices_map((num_shards,)).values()
                    for i in range(num_shards)[idx[0]]})
@@ -512,12 +508,7 @@ def plan(data: LDAData | Corpus, devices: Sequence | None = None, num_shards: in
     >>> p.num_shards, p.data.words.shape[0]
     (2, 2)
     """
-    devices = list(jax.devices() if devices is None else devices)
-    if not devices:
-        raise ValueError("devices must name at least one device")
-    num_shards = len(devices) if num_shards is None else check_int("num_shards", num_shards, 1)
-    if num_shards % len(devices):
-        raise ValueError(f"num_shards ({num_shards}) must be a multiple of the number of devices ({len(devices)})")
+    devices, num_shards = check_devices(devices, num_shards)
     if isinstance(data, LDAData) and data.words.ndim == 3:
         sd = data
         if sd.words.shape[0] != num_shards:

@@ -190,14 +190,18 @@ def dirichlet_multinomial(gamma_pi: float | tuple[float, ...] = 1.0, gamma_theta
     return _dirichlet_multinomial(gamma_pi, gamma_theta)
 
 
+def _num_classes(data: Documents) -> int:
+    """K of naive Bayes data; ``ValueError`` for other data or fewer than two classes."""
+    if not isinstance(data, Documents):
+        raise ValueError(f"data must be built by naive_bayes.data(corpus), got {type(data).__name__}")
+    if data.num_classes < 2:
+        raise ValueError(f"num_classes must be >= 2, the data have {data.num_classes}")
+    return data.num_classes
+
+
 @functools.lru_cache(maxsize=64)
 def _dirichlet_multinomial(gamma_pi, gamma_theta: float) -> Kernel:
-    def num_classes(data: Documents) -> int:
-        if not isinstance(data, Documents):
-            raise ValueError(f"data must be built by naive_bayes.data(corpus), got {type(data).__name__}")
-        if data.num_classes < 2:
-            raise ValueError(f"num_classes must be >= 2, the data have {data.num_classes}")
-        return data.num_classes
+    num_classes = _num_classes
 
     def init(key, data: Documents):
         """Unobserved labels uniform at random; θ uniform (the first sweep redraws it from L)."""
@@ -331,12 +335,9 @@ def _uncollapsed(gamma_pi, gamma_theta: float) -> Kernel:
     from gibbsjax.models import mixtures
 
     def num_classes(d: Documents) -> int:
-        if not isinstance(d, Documents):
-            raise ValueError(f"data must be built by naive_bayes.data(corpus), got {type(d).__name__}")
-        if d.num_classes < 2:
-            raise ValueError(f"num_classes must be >= 2, the data have {d.num_classes}")
-        cj.concentration_vector("gamma_pi", gamma_pi, d.num_classes)
-        return d.num_classes
+        k = _num_classes(d)
+        cj.concentration_vector("gamma_pi", gamma_pi, k)
+        return k
 
     def functions(rows):
         """The kernel's functions on all documents (``rows`` None) or one device's (:mod:`gibbsjax.rows`)."""
