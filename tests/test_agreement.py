@@ -15,7 +15,7 @@ import gibbsjax
 from gibbsjax import reports
 from gibbsjax.corpus import Corpus
 from gibbsjax.datasets.synthetic import lda_corpus
-from gibbsjax.diagnostics import to_inference_data
+from gibbsjax.diagnostics import RHAT_LIMIT, to_inference_data
 from gibbsjax.labels import AGREEMENT_THRESHOLD, REFERENCE_RULE, Agreement, chain_agreement, reference_chain
 from gibbsjax.models import gaussian_mixture as gm
 from gibbsjax.models import lda, mixtures
@@ -281,7 +281,7 @@ def test_estimator_does_not_warn_when_chains_agree():
     assert model.agreement_.verdict == "2 of 2 topics reproduced by all 8 chains"
     assert reports.chains_disagree(model.idata_) is None
     assert "-> chains agree" in lda.report(model.idata_)
-    assert np.all(model.agreement_.rhat < reports.RHAT_LIMIT)
+    assert np.all(model.agreement_.rhat < RHAT_LIMIT)
 
 
 # ----------------------------------------------------------------------------- mixtures and the Gaussian mixture

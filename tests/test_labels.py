@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import xarray as xr
 
 from gibbsjax.diagnostics import to_inference_data
-from gibbsjax.labels import align_chains, component_permutations, permute, relabel_draws
+from gibbsjax.labels import (
+    add_agreement,
+    align_chains,
+    component_permutations,
+    component_rhat,
+    disagreement,
+    estimate_source,
+    permute,
+    relabel_draws,
+)
+from gibbsjax.spec import replace_group
 
 
 def test_component_permutations_recover_a_known_shuffle():
@@ -85,3 +96,40 @@ def test_permute_per_draw_matches_relabel_draws():
     perms = relabel_draws(switched)
     fixed = permute(idata, perms, "cluster", groups=("posterior",)).posterior["beta"].values
     assert np.abs(fixed[0] - fixed[0, :1]).max() < 0.1
+
+
+def test_component_rhat_is_the_largest_arviz_rhat_per_component():
+    import arviz as az
+
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(4, 60, 3, 2)) + rng.normal(size=(4, 1, 3, 2)) * np.array([0.0, 0.5, 2.0])[:, None]
+    x[:, :, 0, 1] = 1.0   # constant: undefined, left out of component 0's maximum
+    idata = to_inference_data({"m": x, "other": x[:, :, :, 0] * 0}, dims={"m": ["topic", "f"], "other": ["topic"]})
+    got = component_rhat(idata, ["m", "other", "absent"], "topic")
+    expected = [float(az.rhat(x[:, :, 0, 0]))] + [max(float(az.rhat(x[:, :, k, j])) for j in range(2))
+                                                 for k in (1, 2)]
+    np.testing.assert_array_equal(got, expected)
+    assert np.isnan(component_rhat(to_inference_data({"m": x[:1]}, dims={"m": ["topic", "f"]}), ["m"], "topic")).all()
+
+
+def test_add_agreement_estimate_source_and_disagreement():
+    rng = np.random.default_rng(8)
+    lp = rng.normal(size=(3, 100))
+    share = rng.normal(size=(3, 100, 2))
+    idata = to_inference_data({"share": share}, dims={"share": ["topic"]}, sample_stats={"lp": lp})
+    same = np.array([[[0.7, 0.3], [0.1, 0.9]]] * 3)
+    agreed, a = add_agreement(idata, same, "topic", rhat_vars=["share"])
+    assert a.all_agree and a.reference_chain == int(np.argmax(lp.mean(axis=1)))
+    np.testing.assert_array_equal(agreed.agreement["rhat"].values, component_rhat(idata, ["share"], "topic"))
+    assert disagreement(agreed) is None
+    assert estimate_source(agreed) == (None, "")
+
+    other = same.copy()
+    other[2] = [[0.1, 0.9], [0.1, 0.9]]   # chain 2 finds topic 1 twice: topic 0 is not reproduced by it
+    split, _ = add_agreement(idata, other, "topic")
+    estimates = xr.Dataset({"x": ("topic", [0.0, 1.0])}, attrs={"estimate_chains": "[0, 1]", "estimate_rule": "r"})
+    split = replace_group(split, "estimates", estimates)
+    d = disagreement(split)
+    assert d.modes_differ and d.num_chains == 3 and d.estimate_chains == [0, 1]
+    assert estimate_source(split) == ([0, 1], "r")
+    assert disagreement(to_inference_data({"m": lp[:1]}, sample_stats={"lp": lp[:1]})) is None   # one chain

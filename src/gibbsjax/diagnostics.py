@@ -1,6 +1,19 @@
-"""Convergence summaries and the one place where draws become ArviZ objects.
+"""Convergence summaries, every R-hat and ESS helper, and the one place where draws become ArviZ objects.
 
-(Label switching, i.e. aligning components across chains, lives in
+* :func:`rhat`: rank-normalised split R-hat of every element of an array
+  ``(chain, draw, ...)``, NaN where it is undefined (what the reports, the
+  ``agreement`` group and :func:`summary` use);
+* :func:`rhat_unguarded`: the same statistic as ArviZ returns it, with no guard
+  beyond ArviZ's own (what the ``until=`` stopping rule and the lp plot use);
+* :func:`ess`: bulk or tail effective sample size of every element;
+* :func:`rhat_lp`: R-hat of the log joint of an InferenceData;
+  :data:`RHAT_LIMIT`: above it, chains have not mixed;
+* :func:`summary`: ``arviz.summary`` with R-hat guarded; :func:`to_inference_data`,
+  :func:`all_sweeps`.
+
+All R-hat values are ArviZ's rank-normalised split R-hat (Vehtari, Gelman,
+Simpson, Carpenter & Bürkner 2021), computed in float64.  (Label switching,
+i.e. aligning components across chains, and the agreement of chains live in
 :mod:`gibbsjax.labels`.)
 
 ArviZ 0.x returns :class:`arviz.InferenceData`; ArviZ 1.x replaces it with an
@@ -21,7 +34,117 @@ __all__ = [
     "summary",
     "check_chains_for_rhat",
     "all_sweeps",
+    "rhat",
+    "rhat_unguarded",
+    "ess",
+    "rhat_lp",
+    "RHAT_LIMIT",
 ]
+
+#: R-hat above which a quantity's chains have not mixed (Vehtari, Gelman, Simpson, Carpenter
+#: & Bürkner 2021, Bayesian Analysis 16(2))
+RHAT_LIMIT = 1.01
+
+
+def _as_draws(values) -> np.ndarray:
+    """``values`` as float64 ``(chain, draw, n)``: every element after the first two axes is a column."""
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim < 2:
+        raise ValueError(f"values must have shape (chain, draw, ...), got {x.shape}")
+    return x.reshape(x.shape[0], x.shape[1], int(np.prod(x.shape[2:], dtype=np.int64)))
+
+
+def _arviz(stat: str, x: np.ndarray) -> np.ndarray:
+    """ArviZ's ``rhat`` (``stat="rhat"``) or ``ess`` with ``method`` ``"bulk"``/``"tail"`` of every column
+    of ``x`` (chain, draw, n), float64, RuntimeWarnings (undefined values) silenced."""
+    import arviz as az
+    import xarray as xr
+
+    ds = xr.Dataset({"x": (("chain", "draw", "n"), x)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        out = az.rhat(ds) if stat == "rhat" else az.ess(ds, method=stat)
+    return np.asarray(out["x"].values, dtype=np.float64)
+
+
+def rhat(values) -> np.ndarray:
+    """Rank-normalised split R-hat (ArviZ's ``az.rhat``) of every element of ``values``
+    ``(chain, draw, ...)``, in float64: an array of shape ``values.shape[2:]``.
+
+    NaN where R-hat is undefined: fewer than 2 chains or 4 draws, a non-finite
+    draw, or draws constant within every chain.  This is the R-hat of the
+    reports, of the ``agreement`` group (:func:`gibbsjax.labels.component_rhat`),
+    of :func:`rhat_lp` and of :func:`summary`'s float64 recomputation.
+
+    >>> x = np.random.default_rng(0).normal(size=(4, 100, 2))
+    >>> r = rhat(x)
+    >>> r.shape, bool(np.all(r < 1.05))
+    ((2,), True)
+    >>> bool(np.isnan(rhat(np.ones((4, 100)))))      # constant: undefined
+    True
+    """
+    x = _as_draws(values)
+    out = np.full(x.shape[2], np.nan)
+    shape = np.shape(values)[2:]
+    if x.shape[0] < 2 or x.shape[1] < 4:
+        return out.reshape(shape)
+    ok = np.all(np.isfinite(x), axis=(0, 1)) & ~np.all(np.ptp(x, axis=1) == 0, axis=0)
+    if np.any(ok):
+        out[ok] = _arviz("rhat", x[:, :, ok])
+    return out.reshape(shape)
+
+
+def rhat_unguarded(values) -> np.ndarray:
+    """R-hat of every element of ``values`` ``(chain, draw, ...)`` as ArviZ returns it, float64,
+    shape ``values.shape[2:]``.
+
+    The same statistic as :func:`rhat`, without its guard against undefined
+    values: NaN only for fewer than 2 chains or 4 draws or a NaN draw; infinite
+    draws are ranked like any other, and draws constant within every chain give
+    ``inf`` or NaN.  The ``until=`` stopping rule (:func:`gibbsjax.stopping.check_until`,
+    which reads any non-finite value as "not converged") and the title of
+    :func:`gibbsjax.plots.plot_lp` (shown only when finite) use it; they agree
+    with :func:`rhat` except on draws with ``inf``.
+
+    >>> x = np.random.default_rng(0).normal(size=(4, 100, 2))
+    >>> bool(np.all(rhat_unguarded(x) == rhat(x)))
+    True
+    """
+    x = _as_draws(values)
+    shape = np.shape(values)[2:]
+    if x.shape[0] < 2 or x.shape[1] < 4 or x.shape[2] == 0:
+        return np.full(shape, np.nan)
+    return _arviz("rhat", x).reshape(shape)
+
+
+def ess(values, *, method: str = "bulk") -> np.ndarray:
+    """Effective sample size (ArviZ's ``az.ess``, ``method`` ``"bulk"`` or ``"tail"``) of every
+    element of ``values`` ``(chain, draw, ...)``, float64, shape ``values.shape[2:]``.
+
+    >>> x = np.random.default_rng(0).normal(size=(4, 100))
+    >>> bool(ess(x) > 200), bool(ess(x, method="tail") > 100)
+    (True, True)
+    """
+    if method not in ("bulk", "tail"):
+        raise ValueError(f"method must be 'bulk' or 'tail', got {method!r}")
+    x = _as_draws(values)
+    shape = np.shape(values)[2:]
+    if x.shape[2] == 0:
+        return np.full(shape, np.nan)
+    return _arviz(method, x).reshape(shape)
+
+
+def rhat_lp(idata) -> float:
+    """R-hat (:func:`rhat`) of the log joint ``lp`` (``sample_stats``), NaN when there is none or one chain.
+
+    >>> idata = to_inference_data({"m": np.zeros((2, 50))})
+    >>> bool(np.isnan(rhat_lp(idata)))
+    True
+    """
+    if "sample_stats" not in idata.groups() or "lp" not in idata.sample_stats:
+        return float("nan")
+    lp = idata.sample_stats["lp"].transpose("chain", "draw").values
+    return float(rhat(lp[:, :, None])[0])
 
 
 def _as_attr(value: Any) -> Any:
@@ -144,9 +267,6 @@ def _finite_rhat(table, idata):
     missing = [row for row in table.index if not np.isfinite(table.at[row, "r_hat"])]
     if not missing:
         return table
-    import warnings
-
-    import arviz as az
     import xarray as xr
 
     groups = [idata.posterior]
@@ -173,9 +293,9 @@ def _finite_rhat(table, idata):
         elif np.all(np.ptp(x, axis=1) == 0):
             why = "its draws are constant within every chain"
         else:
-            rhat = np.asarray(az.rhat(xr.Dataset({"x": (("chain", "draw"), x)}))["x"]).item()
-            if np.isfinite(rhat):
-                table.at[row, "r_hat"] = round(rhat, 2)
+            value = rhat(x).item()
+            if np.isfinite(value):
+                table.at[row, "r_hat"] = round(value, 2)
                 continue
             why = f"ArviZ's R-hat is NaN even in float64 ({x.shape[0]} chains x {x.shape[1]} draws)"
         warnings.warn(f"R-hat of {row} is undefined: {why}", RuntimeWarning, stacklevel=3)

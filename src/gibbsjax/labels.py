@@ -17,6 +17,13 @@ posterior summaries with numpy and SciPy's Hungarian algorithm
 * :func:`chain_agreement`: after alignment, which components every chain
   reproduces (Hellinger distances between chains), the reference chain and a
   one-line verdict (:class:`Agreement`; stored as the ``agreement`` group).
+* :func:`add_agreement`: :func:`chain_agreement` of an InferenceData's aligned
+  estimates, stored as its ``agreement`` group; :func:`component_rhat`: R-hat
+  of each aligned component.
+* :func:`disagreement`: the one decision "do the chains disagree?" that the
+  reports and the estimators' warnings share (:class:`Disagreement`, the facts
+  that :func:`gibbsjax.reports.chains_disagree` puts into words);
+  :func:`estimate_source`: which chains a model's saved estimates come from.
 
 >>> import numpy as np
 >>> est = np.array([[[0.9, 0.1], [0.2, 0.8]], [[0.25, 0.75], [0.85, 0.15]]])
@@ -28,9 +35,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+import json
 from typing import Any
 
 import numpy as np
+
+from gibbsjax.diagnostics import RHAT_LIMIT, rhat, rhat_lp
+from gibbsjax.spec import replace_group
 
 __all__ = [
     "component_permutations",
@@ -44,6 +55,11 @@ __all__ = [
     "AGREEMENT_THRESHOLD",
     "REFERENCE_RULE",
     "ESTIMATE_RULES",
+    "component_rhat",
+    "add_agreement",
+    "estimate_source",
+    "Disagreement",
+    "disagreement",
 ]
 
 _GROUPS = ("posterior", "warmup_posterior", "posterior_mean")
@@ -452,8 +468,6 @@ class Agreement:
         >>> ds["reproduced"].dims, ds.attrs["agreeing_chains"]
         (('chain', 'topic'), '[0, 1]')
         """
-        import json
-
         import xarray as xr
 
         dim = component_dim or self.component_name
@@ -563,3 +577,133 @@ def chain_agreement(estimates, *, lp=None, rhat=None, threshold: float = AGREEME
                      rhat=rhat, rule=rule, component_name=str(component_name),
                      components=tuple(components) if components is not None else (),
                      other_chains=tuple(int(c) for c in others))
+
+
+# ============================================================================ agreement of an InferenceData
+def component_rhat(idata, var_names, component_dim: str) -> np.ndarray:
+    """R-hat of each aligned component, (K,): for every posterior variable in
+    ``var_names`` that has ``component_dim``, R-hat (:func:`gibbsjax.diagnostics.rhat`)
+    of each element, and per component the largest over variables and other
+    dimensions (NaN where none is defined, e.g. one chain).
+
+    >>> from gibbsjax.diagnostics import to_inference_data
+    >>> x = np.random.default_rng(0).normal(size=(4, 100, 2))
+    >>> r = component_rhat(to_inference_data({"m": x}, dims={"m": ["topic"]}), ["m"], "topic")
+    >>> r.shape, bool(np.all(r < 1.05))
+    ((2,), True)
+    """
+    post = idata.posterior
+    k = int(post.sizes[component_dim]) if component_dim in post.sizes else 0
+    out = np.full(k, np.nan)
+    for name in var_names:
+        if name not in post or component_dim not in post[name].dims:
+            continue
+        da = post[name].transpose("chain", "draw", component_dim, ...)
+        x = da.values.reshape(da.shape[0], da.shape[1], k, -1)
+        r = rhat(x.reshape(x.shape[0], x.shape[1], -1)).reshape(k, -1)
+        with np.errstate(invalid="ignore"):
+            r = np.where(np.isnan(r), -np.inf, r).max(axis=1)
+        out = np.fmax(out, np.where(np.isfinite(r), r, np.nan))
+    return out
+
+
+def add_agreement(idata, estimates, component_dim: str, *, distance: str = "hellinger", rhat_vars=(),
+                  threshold: float | None = None):
+    """Compute :func:`chain_agreement` for aligned ``estimates`` and store it
+    as the ``agreement`` group.  Returns ``(idata, agreement)``.
+
+    ``estimates``: per-chain estimates of every component, an array
+    ``(chain, K, ...)`` or a DataArray with dims ``chain`` and ``component_dim``.
+    The reference chain comes from ``sample_stats.lp``; R-hat per component
+    from the posterior variables ``rhat_vars`` (:func:`component_rhat`).
+
+    >>> from gibbsjax.diagnostics import to_inference_data
+    >>> idata = to_inference_data({"share": np.full((2, 5, 2), 0.5)}, dims={"share": ["topic"]})
+    >>> est = np.array([[[0.7, 0.3], [0.2, 0.8]]] * 2)
+    >>> idata, a = add_agreement(idata, est, "topic")
+    >>> idata.agreement.attrs["verdict"]
+    '2 of 2 topics reproduced by all 2 chains'
+    """
+    if hasattr(estimates, "dims"):
+        estimates = estimates.transpose("chain", component_dim, ...).values
+    lp = None
+    if "sample_stats" in idata.groups() and "lp" in idata.sample_stats:
+        lp = idata.sample_stats["lp"].transpose("chain", "draw").values
+    post = idata.posterior
+    components = post[component_dim].values.tolist() if component_dim in post.coords else None
+    agreement = chain_agreement(
+        estimates, lp=lp, rhat=component_rhat(idata, rhat_vars, component_dim),
+        threshold=AGREEMENT_THRESHOLD if threshold is None else threshold,
+        distance=distance, component_name=component_dim, components=components)
+    return replace_group(idata, "agreement", agreement.to_dataset(component_dim)), agreement
+
+
+def estimate_source(idata) -> tuple[list[int] | None, str]:
+    """Which chains a model's saved estimates come from, and the rule (``estimate_chains``,
+    ``estimate_rule`` attributes of its ``topics`` or ``estimates`` group); ``(None, "")``
+    when neither group says.
+
+    >>> from gibbsjax.diagnostics import to_inference_data
+    >>> estimate_source(to_inference_data({"m": np.zeros((2, 3))}))
+    (None, '')
+    """
+    for group in ("topics", "estimates"):
+        if group in idata.groups() and "estimate_chains" in idata[group].attrs:
+            attrs = idata[group].attrs
+            return json.loads(str(attrs["estimate_chains"])), str(attrs.get("estimate_rule", ""))
+    return None, ""
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """Why the chains of a result disagree, from :func:`disagreement`.
+
+    * ``num_chains``: how many chains the result has;
+    * ``rhat_lp``: R-hat of the log joint (:func:`gibbsjax.diagnostics.rhat_lp`; NaN without one);
+    * ``rhat_components``: the finite R-hats of the aligned components (the ``agreement`` group's);
+    * ``agreement``: the ``agreement`` group read back, ``None`` for results saved before it existed;
+    * ``modes_differ``: some chain does not reproduce every component of the reference chain;
+    * ``estimate_chains``: the chains the saved estimates come from (:func:`estimate_source`), or ``None``.
+    """
+
+    num_chains: int
+    rhat_lp: float
+    rhat_components: np.ndarray
+    agreement: Agreement | None
+    modes_differ: bool
+    estimate_chains: list[int] | None
+
+
+def disagreement(idata) -> Disagreement | None:
+    """The one decision "do the chains disagree?", shared by the reports (``gibbsjax run``,
+    ``gibbsjax summary``) and the estimators' warnings.
+
+    Chains disagree when some chain does not reproduce every component of the
+    reference chain (the ``agreement`` group, :func:`add_agreement`), or when
+    R-hat of ``lp`` or of an aligned component exceeds
+    :data:`gibbsjax.diagnostics.RHAT_LIMIT`.  Returns ``None`` when they agree
+    (or there is one chain: nothing to compare), else the facts
+    (:class:`Disagreement`) that :func:`gibbsjax.reports.chains_disagree` puts into words.
+
+    >>> from gibbsjax.diagnostics import to_inference_data
+    >>> x = np.random.default_rng(0).normal(size=(4, 500))
+    >>> disagreement(to_inference_data({"m": x}, sample_stats={"lp": x})) is None
+    True
+    >>> d = disagreement(to_inference_data({"m": x}, sample_stats={"lp": x + np.arange(4)[:, None]}))
+    >>> d.rhat_lp > 1.01, d.modes_differ
+    (True, False)
+    """
+    total = int(idata.posterior.sizes["chain"])
+    if total < 2:
+        return None
+    r_lp = rhat_lp(idata)
+    agreement = Agreement.from_dataset(idata.agreement) if "agreement" in idata.groups() else None
+    r_comp = agreement.rhat if agreement is not None else np.full(0, np.nan)
+    finite = r_comp[np.isfinite(r_comp)]
+    worst = max([r_lp] * bool(np.isfinite(r_lp)) + finite.tolist(), default=float("nan"))
+    modes_differ = agreement is not None and not agreement.all_agree
+    if not modes_differ and not worst > RHAT_LIMIT:
+        return None
+    source, _ = estimate_source(idata)
+    return Disagreement(num_chains=total, rhat_lp=r_lp, rhat_components=finite, agreement=agreement,
+                        modes_differ=modes_differ, estimate_chains=source)

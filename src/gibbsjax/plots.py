@@ -41,11 +41,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from typing import Any
-import warnings
 
 import numpy as np
 
 from gibbsjax._checks import check_int
+from gibbsjax.diagnostics import RHAT_LIMIT, rhat_unguarded
 
 __all__ = [
     "plot_lp",
@@ -198,17 +198,6 @@ def _finish(fig, notes: Sequence[str]) -> None:
         fig.tight_layout()
 
 
-def _rhat(values: np.ndarray) -> float:
-    """Rank-normalised split R-hat (ArviZ) of one scalar quantity (chain, draw), or NaN."""
-    import arviz as az
-
-    if values.shape[0] < 2 or values.shape[1] < 4:
-        return float("nan")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return np.asarray(az.rhat(np.asarray(values, dtype=np.float64)), dtype=np.float64).item()
-
-
 # ============================================================================ lp
 def plot_lp(idata, *, ax=None, max_chains: int | None = MAX_CHAINS, seed: int = 0, warmup: bool = True):
     """The log joint ``lp`` of every chain against the sweep, one colour per chain.
@@ -241,7 +230,7 @@ def plot_lp(idata, *, ax=None, max_chains: int | None = MAX_CHAINS, seed: int = 
     n_chains, n_draws = lp_all.shape
     if n_draws == 0:
         raise ValueError("this result has no draws to plot")
-    rhat = _rhat(lp_all)
+    rhat = float(rhat_unguarded(lp_all))
     chosen, note = _chain_sample(n_chains, max_chains, seed)
     lp = lp_all[chosen]
     chain_ids = idata.sample_stats["chain"].values[chosen] if "chain" in idata.sample_stats.coords else chosen
@@ -275,7 +264,7 @@ def plot_lp(idata, *, ax=None, max_chains: int | None = MAX_CHAINS, seed: int = 
     title = "log joint lp per chain"
     if np.isfinite(rhat):
         title += f": R-hat {rhat:.3f} over all {n_chains} chains"
-        title += "  (chains agree)" if rhat < 1.01 else "  (chains disagree)"
+        title += "  (chains agree)" if rhat < RHAT_LIMIT else "  (chains disagree)"
     if note:
         title += f"\n{note}"
     tax.set_title(title, fontsize=10, loc="left")

@@ -6,8 +6,9 @@ see :attr:`gibbsjax.Kernel.label_dims`)::
 
     "rhat<1.01,ess>400"
 
-* ``rhat``: the largest rank-normalised split R-hat (Vehtari et al. 2021);
-* ``ess`` / ``ess_bulk``: the smallest bulk effective sample size;
+* ``rhat``: the largest rank-normalised split R-hat (Vehtari et al. 2021;
+  :func:`gibbsjax.diagnostics.rhat_unguarded`, a non-finite value counting as the worst);
+* ``ess`` / ``ess_bulk``: the smallest bulk effective sample size (:func:`gibbsjax.diagnostics.ess`);
 * ``ess_tail``: the smallest tail effective sample size;
 
 each compared with ``<``, ``<=``, ``>`` or ``>=`` to a number.  All conditions
@@ -23,11 +24,12 @@ from __future__ import annotations
 
 import operator
 import re
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from gibbsjax.diagnostics import ess, rhat_unguarded
 
 __all__ = ["Condition", "parse_until", "check_until", "UntilResult"]
 
@@ -114,27 +116,20 @@ def check_until(rule: Sequence[Condition], draws: Mapping[str, np.ndarray]) -> U
     >>> check_until(parse_until("rhat<1.05,ess>100"), {"x": rng.normal(size=(4, 500))}).met
     True
     """
-    import arviz as az
-    import xarray as xr
-
     arrays = {k: np.asarray(v, dtype=np.float64) for k, v in draws.items()}
     n = min((a.shape[1] for a in arrays.values()), default=0)
     stats = sorted({c.stat for c in rule}, key=["rhat", "ess_bulk", "ess_tail"].index)
     worst: dict[str, tuple[float, str]] = {}
     if n < 4 or not arrays:
         return UntilResult(False, {s: (float("nan"), "-") for s in stats}, n)
-    ds = xr.Dataset({k: (("chain", "draw", *[f"{k}_dim_{i}" for i in range(a.ndim - 2)]), a)
-                     for k, a in arrays.items()})
     for stat in stats:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            if stat == "rhat":
-                values = az.rhat(ds)
-            else:
-                values = az.ess(ds, method=stat.split("_")[1])
         best = None
-        for name, da in values.data_vars.items():
-            arr = np.asarray(da.values, dtype=np.float64).ravel()
+        for name, a in arrays.items():
+            if stat == "rhat":
+                values = rhat_unguarded(a)
+            else:
+                values = ess(a, method=stat.split("_")[1])
+            arr = np.asarray(values, dtype=np.float64).ravel()
             if arr.size == 0:
                 continue
             arr = np.where(np.isfinite(arr), arr, np.inf if stat == "rhat" else 0.0)
