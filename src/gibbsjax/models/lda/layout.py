@@ -276,7 +276,8 @@ def token_uniforms(key, d: LDAData):
     So a token's uniform, and every draw made from it, depends on the sweep's key, the
     document and the position only, not on the number of lanes nor on how documents are
     spread over devices (:mod:`gibbsjax.models.lda.shard`).  Every z-update
-    (:mod:`gibbsjax.models.lda.conditionals`) uses it.  Padding slots get uniforms too (of the dummy row); they are discarded.
+    (:mod:`gibbsjax.models.lda.conditionals`) uses it.  Padding slots get uniforms too (of the
+    dummy row); they are discarded.
 
     >>> from gibbsjax.corpus import Corpus
     >>> c = Corpus.from_token_lists([["a", "b", "a"], ["c", "b"], ["a"]])

@@ -197,10 +197,12 @@ def report(idata) -> str:
 def _specs():
     return tuple(
         ModelSpec(f"lda.{name}", factory, _config_data, postprocess, report,
-                  description=f"latent Dirichlet allocation, {name.replace('_', ' ')} Gibbs sampler (source document 003 §4)")
+                  description=f"latent Dirichlet allocation, {name.replace('_', ' ')} Gibbs sampler "
+                              "(source document 003 §4)")
         for name, factory in SAMPLERS.items()
     )
 
 
-#: the LDA models for ``gibbsjax run`` (``gibbsjax.config`` reads them from :mod:`gibbsjax.models.lda`) (see :class:`gibbsjax.spec.ModelSpec`)
+#: the LDA models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`; ``gibbsjax.config`` reads them
+#: from :mod:`gibbsjax.models.lda`)
 SPECS = _specs()
