@@ -6,8 +6,5 @@ imports ``gibbsjax.models.lda.pallas``.
 
 from __future__ import annotations
 
-from gibbsjax.models.lda.pallas import (available, default_lanes_per_program, fused_z_update, importable,
-                                        sample_z_pallas, sample_z_pallas_with_counts)
-
-__all__ = ["available", "importable", "default_lanes_per_program", "sample_z_pallas", "sample_z_pallas_with_counts",
-           "fused_z_update"]
+from gibbsjax.models.lda.pallas import *  # noqa: F401,F403 (the moved public names)
+from gibbsjax.models.lda.pallas import __all__  # noqa: F401

@@ -7,21 +7,5 @@ public names so that ``from gibbsjax.models import lda_shard`` (``lda_shard.from
 
 from __future__ import annotations
 
-from gibbsjax.models.lda.shard import (AXIS, LDAShardState, bytes_exchanged_per_sweep, collective_bytes, config_data,
-                                       corpus_of, docs_in_corpus_order, from_parts, plan, shard_data, sharded_kernel,
-                                       tokens_in_corpus_order)
-
-__all__ = [
-    "AXIS",
-    "LDAShardState",
-    "shard_data",
-    "from_parts",
-    "config_data",
-    "corpus_of",
-    "tokens_in_corpus_order",
-    "docs_in_corpus_order",
-    "sharded_kernel",
-    "plan",
-    "bytes_exchanged_per_sweep",
-    "collective_bytes",
-]
+from gibbsjax.models.lda.shard import *  # noqa: F401,F403 (the moved public names)
+from gibbsjax.models.lda.shard import __all__  # noqa: F401

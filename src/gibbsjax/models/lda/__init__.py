@@ -20,13 +20,9 @@ Three exact samplers, all with state ``LDAState(z, log_phi)``:
   conditionally independent given θ and φ).  Fully parallel; mixes slower per
   sweep.  Natural on a GPU.
 
-Ragged documents are packed into ``R`` *lanes* (``data``): an (S steps × R
-lanes) grid where each lane holds whole documents one after another, so the
-partially collapsed sampler scans S ≈ (longest document) steps, updating R
-documents per step, with little padding.  The collapsed sampler visits the same
-grid in step-major order one token at a time (any fixed visiting order is a
-valid systematic scan).  Shapes depend only on (S, R, D, V), so corpora packed
-to the same grid reuse compiled code.
+Ragged documents are packed into ``R`` *lanes* (``data``): an (S steps × R lanes) grid
+where each lane holds whole documents one after another (:mod:`gibbsjax.models.lda.layout`
+says how, and how the samplers visit it).
 
 Options of the partially collapsed sampler: ``z_update`` picks how the
 z-update runs — ``"lanes"`` (each lane carries its document's count row;
