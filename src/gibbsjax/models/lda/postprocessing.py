@@ -50,7 +50,6 @@ def theta_draws(concentration, seed=0) -> np.ndarray:
     return out
 
 
-
 def _config_data(section, base_dir):
     """``[data]`` for LDA: a corpus (``corpus = "stdlib_docs"`` | ``"abc"``, or a file), with
     ``heldout`` (a fraction of documents kept out for perplexity), ``split_seed`` and ``num_lanes``.
