@@ -33,7 +33,7 @@ import numpy as np
 from gibbsjax.datasets.synthetic import lda_corpus
 from gibbsjax.kernel import sweep
 from gibbsjax.models import lda
-from gibbsjax.models import lda_pallas
+from gibbsjax.models.lda import pallas as lda_pallas
 
 ALPHA, ETA = 0.1, 0.01
 
@@ -74,7 +74,7 @@ def bench_k(d, k, args, interpret):
     best = None
     for warps in args.warps:
         for lanes in args.lanes:
-            fused = jax.jit(functools.partial(lda_pallas._z_update, K=k, alpha=ALPHA, interpret=interpret,
+            fused = jax.jit(functools.partial(lda_pallas.fused_z_update, K=k, alpha=ALPHA, interpret=interpret,
                                               lanes_per_program=lanes, num_warps=warps))
             try:
                 compile_s, per = _timed(lambda *a: fused(*a)[0], key, state, d, reps=args.reps)
@@ -98,7 +98,7 @@ def bench_k(d, k, args, interpret):
     candidates = [("sweep XLA", "-", "-", kernel.step)]
     if best is not None:
         _, lanes, warps = best
-        z = functools.partial(lda_pallas._z_update, K=k, alpha=ALPHA, interpret=interpret,
+        z = functools.partial(lda_pallas.fused_z_update, K=k, alpha=ALPHA, interpret=interpret,
                               lanes_per_program=lanes, num_warps=warps)
         candidates.append(("sweep fused", lanes, warps, sweep(phi, ("z", lambda key, s, d: z(key, s, d)[0]))))
     for what, lanes, warps, step in candidates:

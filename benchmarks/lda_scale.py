@@ -31,7 +31,7 @@ code, the K × V topic tables, JAX itself).  Expected: the corpus (4-byte word i
 the sweep's per-token temporaries on top.
 
 Devices (``--devices 1 2 4``): one chain of the partially collapsed sampler with the documents
-sharded over N devices (``gibbsjax.sample(..., devices=N)``, `gibbsjax.models.lda_shard`) on
+sharded over N devices (``gibbsjax.sample(..., devices=N)``, `gibbsjax.models.lda.shard`) on
 the corpus at ``--chains-at``: seconds per sweep, tokens per second, the bytes XLA assigns per
 device for one sweep (`memory_analysis()` of the compiled sharded sweep: arguments, outputs and
 temporaries) and the bytes exchanged between devices per sweep (the collectives of the
@@ -133,7 +133,8 @@ import json, sys, time
 import jax, jax.numpy as jnp, numpy as np
 import gibbsjax
 from gibbsjax.corpus import Corpus
-from gibbsjax.models import lda, lda_shard
+from gibbsjax.models import lda
+from gibbsjax.models.lda import shard as lda_shard
 
 path, devices, sweeps, options = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4])
 saved = np.load(path)

@@ -255,7 +255,8 @@ def test_every_kernel_name_is_its_registry_name():
     """One naming convention: registry name = "<module>.<factory>" = the kernel's name."""
     for name in cfg.known_models():
         spec = cfg.get_spec(name)
-        module = spec.factory.__module__.rsplit(".", 1)[-1]
+        # the model's module under gibbsjax.models; a package's modules count as the package (lda.kernels: lda)
+        module = spec.factory.__module__.removeprefix("gibbsjax.models.").split(".")[0]
         assert name == f"{module}.{spec.factory.__name__}"
         hyper = {"K": 2} if "K" in cfg.hyperparameters_of(spec.factory, {}) or name.startswith("lda") else {}
         assert spec.factory(**hyper).name == name

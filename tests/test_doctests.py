@@ -18,7 +18,10 @@ import gibbsjax
 _SLOW = {
     "gibbsjax.estimators", "gibbsjax.models.lda", "gibbsjax.models.hmm", "gibbsjax.models.bayes_net",
     "gibbsjax.models.naive_bayes", "gibbsjax.models.mixtures", "gibbsjax.models.gaussian_mixture",
-    "gibbsjax.models.lda_shard", "gibbsjax.models.lda_pallas", "gibbsjax.run", "gibbsjax.testing",
+    "gibbsjax.models.lda_shard", "gibbsjax.models.lda_pallas", "gibbsjax.models.lda.layout",
+    "gibbsjax.models.lda.conditionals", "gibbsjax.models.lda.pallas", "gibbsjax.models.lda.z_updates",
+    "gibbsjax.models.lda.priors", "gibbsjax.models.lda.shard", "gibbsjax.models.lda.kernels",
+    "gibbsjax.models.lda.inference", "gibbsjax.models.lda.postprocessing", "gibbsjax.run", "gibbsjax.testing",
     "gibbsjax.plots", "gibbsjax.models.normal", "gibbsjax.cli", "gibbsjax.stopping", "gibbsjax.reports",
     "gibbsjax.random",
 }

@@ -13,6 +13,7 @@ from scipy.special import gammaln
 from gibbsjax.corpus import Corpus
 from gibbsjax.kernel import Kernel
 from gibbsjax.models import lda
+from gibbsjax.models.lda.conditionals import inverse_cdf
 from gibbsjax.testing import chi_square_test, geweke_test
 
 TINY_DOCS = [["a", "b"], ["b", "c", "c"], ["a", "c"]]
@@ -93,7 +94,7 @@ def _stale_count_kernel(k, alpha, eta) -> Kernel:
         n_k = nk - onehot
         p = (n_w + eta) / (n_k + v * eta) * (n_d + alpha)
         u = jax.random.uniform(key, state.z.shape)
-        z = jnp.where(d.mask, lda._inverse_cdf(p, u), state.z)
+        z = jnp.where(d.mask, inverse_cdf(p, u), state.z)
         return state._replace(z=z)
 
     return base._replace(step=step, name="stale")

@@ -11,6 +11,7 @@ import pytest
 import gibbsjax
 from gibbsjax.datasets.synthetic import lda_corpus
 from gibbsjax.models import lda
+from gibbsjax.models.lda.kernels import recorded_ids
 
 K = 3
 
@@ -33,7 +34,7 @@ def test_recorded_indices_pick_the_most_frequent_words_like_the_traced_rule():
     counts = np.array([5, 1, 9, 5, 0, 9, 5])  # ties: the lower word id first
     assert lda.recorded_indices(3, counts).tolist() == [0, 2, 5]
     assert lda.recorded_indices(4, counts).tolist() == [0, 2, 3, 5]
-    traced = jax.jit(lambda c: lda._recorded_ids(4, c, "record_phi"))(jax.numpy.asarray(counts))
+    traced = jax.jit(lambda c: recorded_ids(4, c, "record_phi"))(jax.numpy.asarray(counts))
     assert traced.tolist() == [0, 2, 3, 5]
     assert lda.recorded_indices([6, 1], counts).tolist() == [1, 6]
     assert lda.recorded_indices(2, counts, "record_theta").tolist() == [0, 1]

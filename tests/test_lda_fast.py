@@ -12,6 +12,8 @@ import gibbsjax
 from gibbsjax.corpus import Corpus
 from gibbsjax.datasets.synthetic import lda_corpus
 from gibbsjax.models import lda
+from gibbsjax.models.lda import kernels, z_updates
+from gibbsjax.models.lda.conditionals import draw_by_prefix_products
 from gibbsjax.testing import chi_square_test, geweke_test
 
 from test_lda import ALPHA, ETA, K, TINY_DOCS, _lp_test_functions, _state_counts, exact_posterior, final_states
@@ -57,7 +59,7 @@ def test_prefix_product_draw_matches_its_weights(k):
     w = rng.gamma(0.3, size=k).astype(np.float32) + 1e-3
     n = 200_000
     u = jax.random.uniform(jax.random.key(k), (n,))
-    idx = np.asarray(jax.jit(lda._draw_by_prefix_products)(jnp.broadcast_to(jnp.asarray(w), (n, k)), u))
+    idx = np.asarray(jax.jit(draw_by_prefix_products)(jnp.broadcast_to(jnp.asarray(w), (n, k)), u))
     assert idx.min() >= 0 and idx.max() < k
     result = chi_square_test(np.bincount(idx, minlength=k), w / w.sum())
     assert result.p_value > 1e-4, result
@@ -70,7 +72,7 @@ def test_prefix_product_draw_is_an_inverse_cdf():
     for k in (5, 40, 100):
         w = rng.random(k).astype(np.float32) + 0.01
         u = np.linspace(0.0, 0.999999, 5001, dtype=np.float32)
-        idx = np.asarray(lda._draw_by_prefix_products(jnp.broadcast_to(jnp.asarray(w), (u.size, k)), jnp.asarray(u)))
+        idx = np.asarray(draw_by_prefix_products(jnp.broadcast_to(jnp.asarray(w), (u.size, k)), jnp.asarray(u)))
         c = np.cumsum(w.astype(np.float64))
         ref = np.searchsorted(c, u * c[-1], side="right")
         near = np.min(np.abs(c[None, :] - (u * c[-1])[:, None]), axis=1) < 1e-5 * c[-1]
@@ -98,9 +100,9 @@ def test_lanes_draws_equal_the_dense_draws_for_the_same_key(k):
 # ---------------------------------------------------------------- options and wiring
 def test_auto_resolution_and_bad_options(monkeypatch):
     assert lda.resolve_z_update("auto", backend="cpu") == "lanes"
-    monkeypatch.setattr(lda, "_pallas", lambda: None)
+    monkeypatch.setattr(z_updates, "pallas_module", lambda: None)
     assert lda.resolve_z_update("auto", backend="gpu") == "dense"
-    with pytest.raises(ValueError, match="lda_pallas"):
+    with pytest.raises(ValueError, match="cannot be imported"):
         lda.resolve_z_update("pallas")
 
     class Available:
@@ -108,7 +110,7 @@ def test_auto_resolution_and_bad_options(monkeypatch):
         def available():
             return True
 
-    monkeypatch.setattr(lda, "_pallas", lambda: Available)
+    monkeypatch.setattr(z_updates, "pallas_module", lambda: Available)
     assert lda.resolve_z_update("auto", backend="gpu") == "pallas"
     assert lda.resolve_z_update("auto", backend="cpu") == "lanes"
     with pytest.raises(ValueError, match="z_update"):
@@ -125,7 +127,8 @@ def test_config_keys_choose_the_options():
     doc = {"model": {"name": "lda.partially_collapsed", "K": 3, "z_update": "dense", "warmup": "exact"},
            "data": {"corpus": "abc"}, "sampler": {"seed": 0}}
     config = parse_config(doc)
-    assert config.kernel is lda._kernel(3, 0.1, 0.01, "partially_collapsed", "dense", "exact", None)  # no priors
+    # no priors
+    assert config.kernel is kernels.build_kernel(3, 0.1, 0.01, "partially_collapsed", "dense", "exact", None)
     assert config.kernel.warmup_step is None
     doc["model"]["z_update"] = "fastest"
     with pytest.raises(ConfigError, match="z_update"):

@@ -12,6 +12,7 @@ import pytest
 
 from gibbsjax.corpus import Corpus
 from gibbsjax.models import lda
+from gibbsjax.models.lda import layout
 
 
 def reference_grid(doc_tokens: list[list[int]], num_lanes: int):
@@ -85,7 +86,7 @@ def test_blocks_smaller_than_documents_and_grid(monkeypatch):
     values = np.arange(words.size, dtype=np.float32).reshape(words.shape)
     expected = [values[placed[doc][1] + i, placed[doc][0]] for doc, t in enumerate(doc_tokens) for i in range(len(t))]
     for block in (1, 2, 7, 10**6):
-        monkeypatch.setattr(lda, "PACK_BLOCK_TOKENS", block)
+        monkeypatch.setattr(layout, "PACK_BLOCK_TOKENS", block)
         d = lda.data(corpus, num_lanes=6)
         np.testing.assert_array_equal(np.asarray(d.words), words)
         np.testing.assert_array_equal(np.asarray(d.docs), docs)

@@ -21,7 +21,7 @@ from test_lda import TINY_DOCS, _lp_test_functions, _state_counts, exact_posteri
 from gibbsjax.corpus import Corpus
 from gibbsjax.kernel import sweep
 from gibbsjax.models import lda
-from gibbsjax.models import lda_pallas as lp
+from gibbsjax.models.lda import pallas as lp
 from gibbsjax.testing import chi_square_test, geweke_test
 
 K, ALPHA, ETA = 2, 0.6, 0.35  # as test_lda: distinct, so alpha and eta cannot be confused
@@ -42,7 +42,7 @@ def _pallas_kernel(k, alpha, eta, *, stale=False, lanes_per_program=None):
 
 def _stale_z(key, state, d, *, K, alpha, lanes_per_program):
     """Every token of a document from the start-of-sweep counts (rows never updated): not exact."""
-    return lp._z_update(key, state, d, K=K, alpha=alpha, interpret=True,
+    return lp.fused_z_update(key, state, d, K=K, alpha=alpha, interpret=True,
                         lanes_per_program=lanes_per_program, stale=True)[0]
 
 
@@ -119,7 +119,7 @@ def test_the_replay_catches_a_wrong_conditional():
     k = 5
     d, state = _random_problem(k, seed=k)
     key = jax.random.key(105)
-    z = lp._z_update(key, state, d, K=k, alpha=0.3, interpret=True, lanes_per_program=4, stale=True)[0]
+    z = lp.fused_z_update(key, state, d, K=k, alpha=0.3, interpret=True, lanes_per_program=4, stale=True)[0]
     equal, gap = _replay(d, state, z, lda.token_uniforms(key, d), k, 0.3)
     assert np.sum(gap[~equal] > _tolerance(k)) >= 5
 

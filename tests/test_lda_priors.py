@@ -18,6 +18,7 @@ import gibbsjax
 from gibbsjax.corpus import Corpus
 from gibbsjax.kernel import sweep
 from gibbsjax.models import lda
+from gibbsjax.models.lda import priors as lda_priors
 from gibbsjax.testing import chi_square_test, geweke_test
 
 K = 2
@@ -44,8 +45,8 @@ def test_log_rising_shift_matches_a_float64_reference(a0):
         delta = np.float32(a0 * rel)
         a_exact = np.float64(a0) + np.float64(delta)  # a = a0 + δ, the reference's a
         a = np.float32(a_exact)
-        got = np.asarray(lda._log_rising_shift(jnp.asarray(n), jnp.asarray(a0), jnp.asarray(delta), jnp.asarray(a)),
-                         np.float64)
+        got = np.asarray(lda_priors.log_rising_shift(jnp.asarray(n), jnp.asarray(a0), jnp.asarray(delta),
+                                                     jnp.asarray(a)), np.float64)
         a0_64 = np.float64(a0)
         ref = sp_gammaln(n + a_exact) - sp_gammaln(a_exact) - sp_gammaln(n + a0_64) + sp_gammaln(a0_64)
         # float32 rounding (~16 ulp) of the terms summed: the result, log(a/a0), and δ log n from the Stirling part
@@ -65,7 +66,8 @@ def test_count_summaries_give_the_sum_over_every_entry(cap):
     table = rng.geometric(0.15, size=(4, 30)) - 1  # counts 0..~60, rows are topics
     rows = np.repeat(np.arange(4), 30)
     max_big = int(table.sum()) // (cap + 1)
-    summary = lda._count_summary(jnp.asarray(table.ravel(), jnp.int32), jnp.asarray(rows, jnp.int32), 4, cap, max_big)
+    summary = lda_priors.count_summary(jnp.asarray(table.ravel(), jnp.int32), jnp.asarray(rows, jnp.int32), 4, cap,
+                                       max_big)
     a0, delta = np.float32(0.3), np.float32(0.05)
     a = np.float32(0.35)
 
@@ -74,7 +76,7 @@ def test_count_summaries_give_the_sum_over_every_entry(cap):
 
     for row in (None, 0, 3):
         counts = table.ravel() if row is None else table[row]
-        got = float(lda._rising_sum((*lda._summary_terms(summary, row), a0, delta, a)))
+        got = float(lda_priors.rising_sum((*lda_priors.summary_terms(summary, row), a0, delta, a)))
         assert got == pytest.approx(exact(counts).sum(), rel=1e-5), row
 
 

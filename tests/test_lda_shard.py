@@ -2,7 +2,7 @@
 
 Every z-update takes token i's uniform from a hash of (document, position) under the
 sweep's key (``lda.token_uniforms``), so packing the corpus into another number of lanes,
-or splitting its documents over devices (``lda_shard``), leaves every draw unchanged.
+or splitting its documents over devices (``gibbsjax.models.lda.shard``), leaves every draw unchanged.
 """
 
 from __future__ import annotations
@@ -75,7 +75,8 @@ import numpy as np, jax, jax.numpy as jnp
 import gibbsjax
 from gibbsjax.corpus import Corpus
 from gibbsjax.datasets.synthetic import lda_corpus
-from gibbsjax.models import lda, lda_shard
+from gibbsjax.models import lda
+from gibbsjax.models.lda import shard as lda_shard
 assert len(jax.devices()) == 4, jax.devices()
 
 
@@ -232,7 +233,8 @@ pid, port, out, folder = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 jax.distributed.initialize(coordinator_address=f"127.0.0.1:{port}", num_processes=2, process_id=pid)
 import numpy as np, gibbsjax
 from gibbsjax.corpus import read_uci
-from gibbsjax.models import lda, lda_shard
+from gibbsjax.models import lda
+from gibbsjax.models.lda import shard as lda_shard
 assert jax.process_count() == 2 and len(jax.devices()) == 2 and len(jax.local_devices()) == 1
 mine = read_uci(folder + "/docword.txt", folder + "/vocab.txt", part=(pid, 2))  # this process's documents only
 d = lda_shard.from_parts(mine)
@@ -302,7 +304,7 @@ def test_config_data_reads_this_process_part(tmp_path):
     """One process: its part is the whole LDA-C file; the sharded run on it gives the draws of lda.data."""
     import gibbsjax
     from gibbsjax.corpus import read_ldac, write_ldac
-    from gibbsjax.models import lda_shard
+    from gibbsjax.models.lda import shard as lda_shard
     from gibbsjax.spec import ConfigError
 
     corpus = _corpus(num_docs=12)
@@ -378,7 +380,7 @@ def test_command_line_on_two_processes(tmp_path):
 
 def test_from_parts_refuses_what_it_cannot_shard():
     from gibbsjax.corpus import Corpus
-    from gibbsjax.models import lda_shard
+    from gibbsjax.models.lda import shard as lda_shard
 
     c = Corpus.from_token_lists([["a", "b"], ["c"]])
     with pytest.raises(ValueError, match="holds 2 documents but 3 shards"):
@@ -387,3 +389,17 @@ def test_from_parts_refuses_what_it_cannot_shard():
         lda_shard.from_parts(Corpus.from_token_lists([["a"], []], empty="keep"))
     with pytest.raises(ValueError, match="multiple of the number of devices"):
         lda_shard.from_parts(c, jax.devices() * 2, 3)
+
+
+def test_former_modules_reexport_the_moved_names():
+    """``gibbsjax.models.lda_shard`` and ``lda_pallas`` (the modules before the LDA package) still
+    import, and their public names are the objects of ``gibbsjax.models.lda.shard`` and ``.pallas``."""
+    from gibbsjax.models import lda_pallas as old_pallas
+    from gibbsjax.models import lda_shard as old_shard
+    from gibbsjax.models.lda import pallas, shard
+
+    for old, new in ((old_shard, shard), (old_pallas, pallas)):
+        assert old.__all__
+        for name in old.__all__:
+            assert getattr(old, name) is getattr(new, name), name
+    assert set(old_shard.__all__) == set(shard.__all__)

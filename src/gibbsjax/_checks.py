@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_int", "check_positive", "check_finite", "check_concentration", "hashable",
+__all__ = ["check_int", "check_positive", "check_choice", "check_finite", "check_concentration", "hashable",
            "check_fits_dtype", "init_checker"]
 
 
@@ -41,6 +41,17 @@ def check_positive(name: str, value: Any) -> float:
     if not math.isfinite(v) or v <= 0:
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
     return v
+
+
+def check_choice(name: str, value: Any, choices) -> str:
+    """One of the strings ``choices``, else ``ValueError`` naming ``name`` and listing them.
+
+    >>> check_choice("warmup", "fast", ("fast", "exact"))
+    'fast'
+    """
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(repr(c) for c in choices)}, got {value!r}")
+    return value
 
 
 def hashable(arr: np.ndarray) -> float | tuple:

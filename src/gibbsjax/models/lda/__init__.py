@@ -1,0 +1,140 @@
+"""Latent Dirichlet allocation by exact Gibbs sampling (source document 003 §4).
+
+Model (Blei, Ng & Jordan 2003, in the source document's notation): topics
+φ_k ~ Dir_V(η), document proportions θ_d ~ Dir_K(α), and for every token i of
+document d a topic z_i | θ_d ~ Cat(θ_d) and a word w_i | z_i, φ ~ Cat(φ_{z_i}).
+
+Three exact samplers, all with state ``LDAState(z, log_phi)``:
+
+* :func:`collapsed` — the source document's sampler, θ and φ integrated out, token by token:
+  p(z_i = k | z_−i, w) ∝ (n_kw,−i + η) / (n_k,−i + Vη) · (n_dk,−i + α)
+  (seed eq. 20; its factor 1/(n_d,−i + Kα) does not depend on k).  Every token
+  sees every earlier update: the reference, vectorised over chains only.
+* :func:`partially_collapsed` (the default) — Magnusson, Jonsson, Villani &
+  Broman (2018, JCGS 27(2)): each sweep draws φ_k ~ Dir(n_k· + η), then, θ
+  integrated out, p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α).  Given φ
+  documents are independent, so all documents are updated in parallel and the
+  tokens of a document in sequence: exact, not an approximation.
+* :func:`uncollapsed` — θ_d ~ Dir(n_d· + α) and φ_k ~ Dir(n_k· + η), then every
+  token at once: p(z_i = k | θ, φ, w) ∝ θ_{d,k} φ_{k,w_i} (all z are
+  conditionally independent given θ and φ).  Fully parallel; mixes slower per
+  sweep.  Natural on a GPU.
+
+Ragged documents are packed into ``R`` *lanes* (``data``): an (S steps × R lanes) grid
+where each lane holds whole documents one after another (:mod:`gibbsjax.models.lda.layout`
+says how, and how the samplers visit it).
+
+Options of the partially collapsed sampler: ``z_update`` picks how the
+z-update runs — ``"lanes"`` (each lane carries its document's count row;
+cumulative sums by matrix products: the fastest on a CPU), ``"dense"`` (the
+reference XLA scan), ``"pallas"`` (a fused GPU kernel,
+:mod:`gibbsjax.models.lda.pallas`) — all the same exact conditional;
+``"auto"`` chooses by backend (:func:`resolve_z_update`).  Every sampler takes
+``warmup``: ``"fast"`` (the default) runs approximate document-parallel
+collapsed sweeps during warm-up only (``Kernel.warmup_step``; they reach the
+typical set in fewer sweeps and are discarded), ``"exact"`` warms up with the
+sampling sweep; sampling sweeps are always exact, and ``attrs["warmup"]``
+records which warm-up ran.
+
+Learned priors (``learn_alpha``, ``asymmetric_alpha``, ``learn_eta``, ``alpha_prior``,
+``eta_prior`` of every factory): α (symmetric, or one α_k per topic) and η get gamma
+hyperpriors and are sampled within the sweep by exact slice-sampling updates of their
+logs (θ, resp. φ, integrated out; :func:`sample_log_alpha`, :func:`sample_log_eta`),
+recorded per draw as ``alpha`` and ``eta``; the state is then an
+:class:`LDALearnedState` (``z, log_phi, log_alpha, log_eta``), so kernels with fixed
+priors keep ``LDAState`` and their saved results.  ``learn_alpha="minka"`` estimates α
+by Minka's fixed point during warm-up only (tomotopy's behaviour).
+
+``lp`` (``sample_stats``) is log p(w, z) with θ and φ integrated out — the same
+label-invariant quantity for every sampler.  ``posterior_mean`` holds, per
+chain, E[φ | z, w] (``topic_word``, K × V) and E[θ | z, w] (``doc_topic``,
+D × K), Rao-Blackwellised; ``posterior`` records each topic's share of tokens.
+
+The package's modules import downward only (each from those above it in this list):
+
+* :mod:`~gibbsjax.models.lda.layout`: ``LDAData``, packing into lanes, ``LDAState``, counts, uniforms;
+* :mod:`~gibbsjax.models.lda.conditionals`: the collapsed log joint, the φ draw and the z-updates;
+* :mod:`~gibbsjax.models.lda.pallas`: the fused GPU z-update (Pallas, Triton backend);
+* :mod:`~gibbsjax.models.lda.z_updates`: which z-update and warm-up run (``resolve_z_update``);
+* :mod:`~gibbsjax.models.lda.priors`: learned α and η (slice sampling, Minka's fixed point);
+* :mod:`~gibbsjax.models.lda.shard`: the partially collapsed sampler with documents split over devices;
+* :mod:`~gibbsjax.models.lda.kernels`: the factories, ``SAMPLERS`` and the per-draw records;
+* :mod:`~gibbsjax.models.lda.inference`: new documents and held-out perplexity, φ fixed;
+* :mod:`~gibbsjax.models.lda.postprocessing`: ``postprocess``, ``report`` and ``SPECS``.
+
+This module re-exports their public names: ``from gibbsjax.models.lda import
+partially_collapsed`` and ``lda.data(corpus)`` work as before the split.
+"""
+
+from __future__ import annotations
+
+from gibbsjax.models.lda.layout import (PACK_BLOCK_TOKENS, LDAData, LDAState, data, hashed_uniforms, initial_topics,
+                                        token_uniforms, tokens_in_corpus_order, topic_counts)
+from gibbsjax.models.lda.conditionals import (LANES_UNROLL, LOG_PHI_FLOOR, PREFIX_ONE_LEVEL_MAX_K, SCAN_UNROLL,
+                                              UNCOLLAPSED_BLOCK_STEPS, log_joint_collapsed, log_phi_given_counts,
+                                              sample_log_phi, sample_z_collapsed, sample_z_collapsed_parallel,
+                                              sample_z_lanes, sample_z_partially_collapsed, sample_z_uncollapsed)
+from gibbsjax.models.lda.z_updates import WARMUPS, Z_UPDATES, resolve_z_update
+from gibbsjax.models.lda.priors import (HISTOGRAM_CAP, LEARN_ALPHA, MINKA_ITERATIONS, MINKA_MIN_ALPHA,
+                                        SLICE_MAX_SHRINKS, SLICE_MAX_STEPS_OUT, SLICE_WIDTH, LDALearnedState,
+                                        LearnedPriors, learned_priors, log_joint_learned, minka_log_alpha,
+                                        sample_log_alpha, sample_log_eta, slice_sample)
+from gibbsjax.models.lda.kernels import SAMPLERS, collapsed, partially_collapsed, recorded_indices, uncollapsed
+from gibbsjax.models.lda.inference import heldout_perplexity, infer_doc_topics
+from gibbsjax.models.lda.postprocessing import SPECS, postprocess, report, theta_draws
+
+__all__ = [
+    "LDAData",
+    "LDAState",
+    "data",
+    "collapsed",
+    "partially_collapsed",
+    "uncollapsed",
+    "SAMPLERS",
+    "log_joint_collapsed",
+    "topic_counts",
+    "token_uniforms",
+    "hashed_uniforms",
+    "initial_topics",
+    "sample_z_collapsed",
+    "sample_z_partially_collapsed",
+    "sample_z_uncollapsed",
+    "sample_z_lanes",
+    "sample_z_collapsed_parallel",
+    "resolve_z_update",
+    "Z_UPDATES",
+    "WARMUPS",
+    "sample_log_phi",
+    "LDALearnedState",
+    "LearnedPriors",
+    "LEARN_ALPHA",
+    "learned_priors",
+    "slice_sample",
+    "sample_log_alpha",
+    "sample_log_eta",
+    "minka_log_alpha",
+    "log_joint_learned",
+    "infer_doc_topics",
+    "heldout_perplexity",
+    "recorded_indices",
+    "theta_draws",
+    "postprocess",
+    "report",
+    "SPECS",
+    # public beyond the list above before the package split, and still here
+    "PACK_BLOCK_TOKENS",
+    "tokens_in_corpus_order",
+    "log_phi_given_counts",
+    "SCAN_UNROLL",
+    "LOG_PHI_FLOOR",
+    "PREFIX_ONE_LEVEL_MAX_K",
+    "LANES_UNROLL",
+    "UNCOLLAPSED_BLOCK_STEPS",
+    "SLICE_WIDTH",
+    "SLICE_MAX_STEPS_OUT",
+    "SLICE_MAX_SHRINKS",
+    "HISTOGRAM_CAP",
+    "MINKA_ITERATIONS",
+    "MINKA_MIN_ALPHA",
+]
+

@@ -1,0 +1,507 @@
+"""The LDA kernels: the factories :func:`partially_collapsed`, :func:`uncollapsed` and
+:func:`collapsed`, their registry :data:`SAMPLERS`, and what a kernel records per draw.
+
+Each factory checks its arguments and returns a :class:`~gibbsjax.kernel.Kernel` (cached
+per arguments) whose sweep composes the conditionals of
+:mod:`gibbsjax.models.lda.conditionals` (and, with learned priors, of
+:mod:`gibbsjax.models.lda.priors`) with :func:`gibbsjax.kernel.sweep`;
+``Kernel.shard`` of the partially collapsed kernel with fixed priors is
+:func:`gibbsjax.models.lda.shard.plan`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from gibbsjax import conjugate as cj
+from gibbsjax import random as gr
+from gibbsjax._checks import check_choice, check_int, check_positive
+from gibbsjax.kernel import Kernel, sweep
+from gibbsjax.models.lda import shard as lda_shard
+from gibbsjax.models.lda.conditionals import (log_joint_collapsed, sample_log_phi, sample_z_collapsed,
+                                              sample_z_collapsed_parallel, sample_z_uncollapsed)
+from gibbsjax.models.lda.layout import (LDAData, LDAState, initial_topics, num_docs_of, topic_counts,
+                                        vocab_size_of)
+from gibbsjax.models.lda.priors import (LDALearnedState, LearnedPriors, learned_priors, log_joint_learned,
+                                        minka_log_alpha, sample_log_alpha, sample_log_eta)
+from gibbsjax.models.lda.z_updates import FAST_WARMUP_NAME, SAMPLE_Z, WARMUPS, resolve_z_update
+
+__all__ = [
+    "partially_collapsed",
+    "uncollapsed",
+    "collapsed",
+    "SAMPLERS",
+    "build_kernel",
+    "recorded_indices",
+    "recorded_ids",
+]
+
+
+# ============================================================================ kernels
+def _check(K, alpha, eta) -> tuple[int, float, float]:
+    return check_int("K", K, 1), check_positive("alpha", alpha), check_positive("eta", eta)
+
+
+def _words_given_phi(key, state: LDAState, d: LDAData):
+    """w_i ~ Cat(φ_{z_i}): the likelihood given (z, φ)."""
+    return gr.categorical(key, state.log_phi[state.z])
+
+
+_MINKA_WARMUP_NAME = (
+    "Minka's fixed-point estimate of alpha after every warm-up sweep (a point estimate, as tomotopy's "
+    "optimisation; alpha is then fixed for the sampling sweeps)"
+)
+
+
+def _with_concentrations(sample, *, alpha: bool, eta: bool, **static):
+    """``sample`` as an update of a learned state: α and/or η read from the state (exp of its logs)."""
+    def update(key, state, d):
+        kw = dict(static)
+        if alpha:
+            kw["alpha"] = jnp.exp(state.log_alpha)
+        if eta:
+            kw["eta"] = jnp.exp(state.log_eta)
+        return sample(key, state, d, **kw)
+
+    update.__name__ = getattr(sample, "__name__", "update")
+    return update
+
+
+def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str, warmup: str,
+                    priors: LearnedPriors) -> Kernel:
+    """The kernel of :func:`build_kernel` with α and/or η in the state (:class:`LDALearnedState`).
+
+    One sweep, for ``partially_collapsed`` and ``uncollapsed``:
+    log η | z (φ integrated out) → log φ | z, η → z | φ, α → log α | z (θ integrated out);
+    for ``collapsed``: z | α, η → log α | z → log η | z → log φ | z, η.
+    Every update samples its full conditional given the state it sees, or (the slice
+    updates) is a transition that leaves that conditional invariant, so each leaves
+    p(z, φ, α, η | w) invariant and so does the sweep: α ⟂ (φ, η, w) | z with θ never in
+    the state, so p(α | z) is α's full conditional; η | z with φ integrated out followed
+    at once by φ | z, η is one blocked draw of (η, φ) from p(η, φ | z, w), the old φ
+    unused; z's conditionals are the fixed-prior ones at the current α, η.
+    """
+    sample_alpha = priors.alpha == "sample"
+    phi = ("log_phi", _with_concentrations(sample_log_phi, alpha=False, eta=True, K=K))
+    extra_alpha = [("log_alpha", functools.partial(sample_log_alpha, K=K, prior=priors.alpha_prior))] \
+        if sample_alpha else []
+    extra_eta = [("log_eta", functools.partial(sample_log_eta, K=K, prior=priors.eta_prior))] if priors.eta else []
+    if sampler == "collapsed":
+        z = ("z", _with_concentrations(sample_z_collapsed, alpha=True, eta=True, K=K))
+        step = sweep(z, *extra_alpha, *extra_eta, phi)
+    else:
+        sample_z = {"partially_collapsed": SAMPLE_Z[z_update], "uncollapsed": sample_z_uncollapsed}[sampler]
+        z = ("z", _with_concentrations(sample_z, alpha=True, eta=False, K=K))
+        step = sweep(*extra_eta, phi, z, *extra_alpha)
+    # Warm-up: the fast z-sweeps (approximate) or the sampling sweep, the learned
+    # concentrations updated as in sampling, and Minka's fixed point for α if asked.
+    minka = [("log_alpha", functools.partial(minka_log_alpha, K=K))] if priors.alpha == "minka" else []
+    warmup_step, names = None, []
+    if warmup == "fast":
+        fast = ("z", _with_concentrations(sample_z_collapsed_parallel, alpha=True, eta=True, K=K))
+        warmup_step = sweep(fast, *extra_alpha, *extra_eta, *minka)
+        names.append(FAST_WARMUP_NAME)
+    elif minka:
+        warmup_step = sweep(step, *minka)
+    if minka:
+        names.append(_MINKA_WARMUP_NAME)
+    alpha_shape = (K,) if priors.asymmetric else ()
+
+    def init(key, d: LDAData):
+        k1, k2 = jax.random.split(key)
+        z = initial_topics(k1, d, K)
+        log_alpha = jnp.full(alpha_shape, math.log(alpha), jnp.float32)
+        log_eta = jnp.asarray(math.log(eta), jnp.float32)
+        log_phi = sample_log_phi(k2, LDAState(z, None), d, K=K, eta=eta)
+        return LDALearnedState(z, log_phi, log_alpha.astype(log_phi.dtype), log_eta.astype(log_phi.dtype))
+
+    def record(state: LDALearnedState, d: LDAData):
+        _, _, nk = topic_counts(state.z, d, K)
+        out = {"topic_share": nk.astype(jnp.float32) / jnp.sum(d.doc_lengths)}
+        if sample_alpha:
+            out["alpha"] = jnp.exp(state.log_alpha)
+        if priors.eta:
+            out["eta"] = jnp.exp(state.log_eta)
+        return out
+
+    def accumulate(state: LDALearnedState, d: LDAData):
+        ndk, nkw, nk = topic_counts(state.z, d, K)
+        v = vocab_size_of(d)
+        a, e = jnp.exp(state.log_alpha), jnp.exp(state.log_eta)
+        out = {"topic_word": (nkw + e) / (nk[:, None] + v * e),
+               "doc_topic": (ndk[:-1] + a) / (d.doc_lengths[:, None] + jnp.sum(jnp.broadcast_to(a, (K,))))}
+        if priors.alpha != "fixed":
+            out["alpha"] = a
+        if priors.eta:
+            out["eta"] = e
+        return out
+
+    def sample_prior(key, d: LDAData):
+        k_hyper, k1, k3 = jax.random.split(key, 3)
+        dtype = jnp.zeros(()).dtype
+        # α (or α_k) ~ Gamma(shape, rate) and η ~ Gamma(shape, rate) in one log-gamma draw;
+        # a fixed concentration takes its given value
+        num_alpha = int(np.prod(alpha_shape))
+        shapes = np.array([priors.alpha_prior[0]] * num_alpha + [priors.eta_prior[0]])
+        rates = np.array([priors.alpha_prior[1]] * num_alpha + [priors.eta_prior[1]])
+        fixed = np.array([not sample_alpha] * num_alpha + [not priors.eta])
+        given = np.array([math.log(alpha)] * num_alpha + [math.log(eta)])
+        draws = gr.log_gamma(k_hyper, jnp.asarray(shapes, dtype), dtype=dtype) - jnp.asarray(np.log(rates), dtype)
+        logs = jnp.where(jnp.asarray(fixed), jnp.asarray(given, dtype), draws)
+        log_alpha, log_eta = logs[:num_alpha].reshape(alpha_shape), logs[num_alpha]
+        # θ_d ~ Dir(α) and φ_k ~ Dir(η) from one log-gamma draw (normalised row by row)
+        rows, v = num_docs_of(d) + 1, vocab_size_of(d)
+        a = jnp.broadcast_to(jnp.exp(log_alpha), (rows, K)).reshape(-1)
+        lg = gr.log_gamma(k1, jnp.concatenate([a, jnp.full((K * v,), jnp.exp(log_eta))]), dtype=dtype)
+        log_theta, log_phi = lg[:rows * K].reshape(rows, K), lg[rows * K:].reshape(K, v)
+        log_theta = log_theta - jax.nn.logsumexp(log_theta, axis=-1, keepdims=True)
+        log_phi = log_phi - jax.nn.logsumexp(log_phi, axis=-1, keepdims=True)
+        z = gr.categorical(k3, log_theta[d.docs])
+        return LDALearnedState(jnp.where(d.mask, z, 0).astype(jnp.int32), log_phi, log_alpha, log_eta)
+
+    def simulate_data(key, state: LDALearnedState, d: LDAData):
+        words = jnp.where(d.mask, _words_given_phi(key, state, d), 0).astype(jnp.int32)
+        return d._replace(words=words, word_counts=cj.counts(words, (vocab_size_of(d),), d.mask))
+
+    dims = {"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic")}
+    if priors.alpha != "fixed":
+        dims["alpha"] = ("topic",) if priors.asymmetric else ()
+    if priors.eta:
+        dims["eta"] = ()
+    return Kernel(
+        init=init,
+        step=step,
+        record=record,
+        dims=dims,
+        log_joint=functools.partial(log_joint_learned, K=K, priors=priors),
+        sample_prior=sample_prior,
+        simulate_data=simulate_data,
+        name=f"lda.{sampler}",
+        accumulate=accumulate,
+        warmup_step=warmup_step,
+        warmup_name="; ".join(names),
+        label_dims=("topic",),
+        shard=functools.partial(_cannot_shard, f"lda.{sampler} with learned priors"),
+    )
+
+
+def _cannot_shard(name: str, *args, **kwargs):
+    """``Kernel.shard`` of the LDA kernels that cannot split their documents over devices."""
+    raise ValueError(
+        f"{name} cannot split its documents over devices: only lda.partially_collapsed with fixed alpha and "
+        "eta, recording no phi or theta per draw, can (the collapsed sampler visits tokens in one sequence; "
+        "the uncollapsed one draws theta by document row; learned priors need count histograms of every "
+        "device); spread chains instead (num_chains a multiple of devices)")
+
+
+@functools.lru_cache(maxsize=64)
+def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str = "dense",
+                 warmup: str = "exact", priors: LearnedPriors | None = None) -> Kernel:
+    """The LDA kernel of ``sampler`` (``"partially_collapsed"``, ``"uncollapsed"`` or ``"collapsed"``)
+    from checked arguments (``z_update`` resolved, ``priors`` from :func:`learned_priors` or None),
+    cached per arguments: what the factories build, before any per-draw records.
+
+    >>> build_kernel(3, 0.1, 0.01, "partially_collapsed", "lanes", "exact", None) is partially_collapsed(
+    ...     3, z_update="lanes", warmup="exact")
+    True
+    """
+    if priors is not None:
+        return _learned_kernel(K, alpha, eta, sampler, z_update, warmup, priors)
+    phi = ("log_phi", functools.partial(sample_log_phi, K=K, eta=eta))
+    if sampler == "collapsed":
+        # z | w with θ and φ integrated out; then φ | z, w (a valid extra block:
+        # φ is not in z's conditional), which keeps log φ in the state for
+        # simulation and makes the state a joint draw of (z, φ).
+        step = sweep(("z", functools.partial(sample_z_collapsed, K=K, alpha=alpha, eta=eta)), phi)
+    else:
+        sample_z = {"partially_collapsed": SAMPLE_Z[z_update],
+                    "uncollapsed": sample_z_uncollapsed}[sampler]
+        step = sweep(phi, ("z", functools.partial(sample_z, K=K, alpha=alpha)))
+    # Warm-up only: z by approximate collapsed sweeps; log φ is left as it is,
+    # since every sampling sweep draws φ | z before anything uses it.
+    warmup_step = None
+    if warmup == "fast":
+        warmup_step = sweep(("z", functools.partial(sample_z_collapsed_parallel, K=K, alpha=alpha, eta=eta)))
+
+    def init(key, d: LDAData):
+        k1, k2 = jax.random.split(key)
+        z = initial_topics(k1, d, K)
+        return LDAState(z, sample_log_phi(k2, LDAState(z, None), d, K=K, eta=eta))
+
+    def record(state: LDAState, d: LDAData):
+        _, _, nk = topic_counts(state.z, d, K)
+        return {"topic_share": nk.astype(jnp.float32) / jnp.sum(d.doc_lengths)}
+
+    def accumulate(state: LDAState, d: LDAData):
+        ndk, nkw, nk = topic_counts(state.z, d, K)
+        v = vocab_size_of(d)
+        topic_word = (nkw + eta) / (nk[:, None] + v * eta)
+        doc_topic = (ndk[:-1] + alpha) / (d.doc_lengths[:, None] + K * alpha)
+        return {"topic_word": topic_word, "doc_topic": doc_topic}
+
+    def sample_prior(key, d: LDAData):
+        k1, k2, k3 = jax.random.split(key, 3)
+        log_theta = gr.log_dirichlet(k1, jnp.full((num_docs_of(d) + 1, K), alpha))
+        log_phi = gr.log_dirichlet(k2, jnp.full((K, vocab_size_of(d)), eta))
+        z = gr.categorical(k3, log_theta[d.docs])
+        return LDAState(jnp.where(d.mask, z, 0).astype(jnp.int32), log_phi)
+
+    def simulate_data(key, state: LDAState, d: LDAData):
+        words = jnp.where(d.mask, _words_given_phi(key, state, d), 0).astype(jnp.int32)
+        return d._replace(words=words, word_counts=cj.counts(words, (vocab_size_of(d),), d.mask))
+
+    if sampler == "partially_collapsed":
+        shard = functools.partial(lda_shard.plan, K=K, alpha=alpha, eta=eta, z_update=z_update, warmup=warmup)
+    else:
+        shard = functools.partial(_cannot_shard, f"lda.{sampler}")
+    return Kernel(
+        init=init,
+        step=step,
+        record=record,
+        dims={"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic")},
+        shard=shard,
+        log_joint=functools.partial(log_joint_collapsed, K=K, alpha=alpha, eta=eta),
+        sample_prior=sample_prior,
+        simulate_data=simulate_data,
+        name=f"lda.{sampler}",
+        accumulate=accumulate,
+        warmup_step=warmup_step,
+        warmup_name=FAST_WARMUP_NAME if warmup_step is not None else "",
+        label_dims=("topic",),
+    )
+
+
+# ============================================================================ the posterior, per draw
+def _check_recorded(record_phi, record_theta) -> tuple:
+    """``record_phi`` / ``record_theta`` of the factories as hashable values, or ``ValueError``."""
+    out = []
+    for name, value, what in (("record_phi", record_phi, "word ids"), ("record_theta", record_theta,
+                                                                     "document indices")):
+        if value is None or value == "all":
+            out.append(value)
+        elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            out.append(check_int(name, value, 1))
+        elif isinstance(value, (list, tuple, np.ndarray)) and not isinstance(value, str):
+            ids = np.asarray(value)
+            if ids.ndim != 1 or ids.size == 0 or not np.issubdtype(ids.dtype, np.integer) or np.any(ids < 0):
+                raise ValueError(f"{name} must be a non-empty sequence of non-negative {what}, got {value!r}")
+            if np.unique(ids).size != ids.size:
+                raise ValueError(f"{name} has repeated {what}: {value!r}")
+            out.append(tuple(int(i) for i in ids))
+        else:
+            raise ValueError(f"{name} must be None, 'all', a positive int or a sequence of {what}, got {value!r}")
+    return tuple(out)
+
+
+def recorded_indices(spec, counts, name: str = "record_phi") -> np.ndarray | None:
+    """The word ids (``spec`` of ``record_phi``, ``counts`` the corpus's word counts)
+    or document indices (``record_theta``, ``counts`` the document lengths) whose
+    φ or θ a kernel records per draw, in increasing order; None when nothing is.
+    An int M picks the M most frequent words (ties to the lower id) for φ, and
+    the first M documents for θ.  ``ValueError`` for an index out of range.
+
+    >>> recorded_indices(2, np.array([5, 1, 9, 5]))
+    array([0, 2])
+    >>> recorded_indices(2, np.array([5, 1, 9, 5]), "record_theta")
+    array([0, 1])
+    """
+    if spec is None:
+        return None
+    counts = np.asarray(counts)
+    n = counts.shape[0]
+    if spec == "all":
+        return np.arange(n)
+    if isinstance(spec, int):
+        if spec > n:
+            what = "words" if name == "record_phi" else "documents"
+            raise ValueError(f"{name}={spec}, but the corpus has only {n} {what}")
+        if name == "record_phi":
+            return np.sort(np.argsort(-counts.astype(np.int64), kind="stable")[:spec])
+        return np.arange(spec)
+    ids = np.asarray(spec, np.int64)
+    if ids.max() >= n:
+        what = "word id" if name == "record_phi" else "document index"
+        raise ValueError(f"{name} has {what} {int(ids.max())}, but the corpus has only {n}")
+    return np.sort(ids)
+
+
+@functools.lru_cache(maxsize=64)
+def _kernel_recording(K, alpha, eta, sampler, z_update, warmup, priors, record_phi, record_theta) -> Kernel:
+    """:func:`build_kernel`, recording φ of some words and the θ conditionals of some documents per draw."""
+    kernel = build_kernel(K, alpha, eta, sampler, z_update, warmup, priors)
+    if record_phi is None and record_theta is None:
+        return kernel
+    base_record = kernel.record
+
+    def alpha_of(state):
+        return jnp.exp(state.log_alpha) if isinstance(state, LDALearnedState) else alpha
+
+    def record(state, d: LDAData):
+        out = dict(base_record(state, d))
+        if record_phi is not None:
+            out["phi"] = jnp.exp(state.log_phi[:, recorded_ids(record_phi, d.word_counts, "record_phi")])
+        if record_theta is not None:
+            ndk, _, _ = topic_counts(state.z, d, K)
+            docs = recorded_ids(record_theta, d.doc_lengths, "record_theta")
+            out["theta_concentration"] = ndk[docs].astype(jnp.float32) + alpha_of(state)
+        return out
+
+    def coords(d: LDAData):
+        out = {}
+        if record_phi is not None:
+            out["phi_word"] = recorded_indices(record_phi, np.asarray(d.word_counts))
+        if record_theta is not None:
+            out["theta_document"] = recorded_indices(record_theta, np.asarray(d.doc_lengths), "record_theta")
+        return out
+
+    dims = dict(kernel.dims)
+    dims.update({"phi": ("topic", "phi_word"), "theta_concentration": ("theta_document", "topic")})
+    cannot = functools.partial(_cannot_shard, f"lda.{sampler} recording phi or theta per draw (record_phi, "
+                                              "record_theta)")
+    return kernel._replace(record=record, dims=dims, coords=coords, shard=cannot)
+
+
+def recorded_ids(spec, counts, name: str):
+    """:func:`recorded_indices` inside a traced function: the same ids from (possibly
+    traced) ``counts``, whose length is static ("all", an int M: top M by a stable sort)."""
+    n = counts.shape[0]
+    if spec == "all":
+        return jnp.arange(n)
+    if isinstance(spec, int):
+        recorded_indices(spec, np.zeros(n), name)  # the range check
+        if name == "record_phi":
+            return jnp.sort(jnp.argsort(-counts.astype(jnp.int32), stable=True)[:spec])
+        return jnp.arange(spec)
+    return jnp.asarray(recorded_indices(spec, np.zeros(n), name))
+
+
+def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_update: str = "auto",
+                        warmup: str = "fast", learn_alpha: str = "fixed", asymmetric_alpha: bool = False,
+                        learn_eta: bool = False, alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0),
+                        record_phi=None, record_theta=None) -> Kernel:
+    """The default LDA sampler: φ drawn, θ integrated out, documents in parallel.
+
+    Exact (Magnusson et al. 2018): given φ, the documents' topic assignments are
+    independent, so updating all documents at once while each document's
+    tokens go in sequence samples every token from its full conditional
+    p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α).  One sweep is
+    ``sweep(("log_phi", sample_log_phi), ("z", <z-update>))``.
+
+    ``z_update`` chooses how that conditional is computed (the same
+    conditional and visiting order in every case): ``"dense"``
+    (:func:`sample_z_partially_collapsed`), ``"lanes"`` (:func:`sample_z_lanes`,
+    the fast one on a CPU), ``"pallas"`` (the fused GPU kernel of
+    :mod:`gibbsjax.models.lda.pallas`, interpret mode elsewhere) or
+    ``"auto"`` (the fastest measured one for JAX's default backend, see
+    :func:`resolve_z_update`).  ``warmup``: ``"fast"`` runs approximate
+    document-parallel collapsed sweeps (:func:`sample_z_collapsed_parallel`)
+    during warm-up, which reach the typical set in fewer sweeps and cost less
+    than exact ones; ``"exact"`` warms up with the sampling sweep itself.
+    Sampling sweeps are always exact; ``attrs["warmup"]`` of a result says
+    which warm-up ran.
+
+    Learned priors (every sampler takes these; the state is then an
+    :class:`LDALearnedState`, and ``alpha``, ``eta`` are the starting values):
+
+    * ``learn_alpha="sample"``: α is sampled in every sweep from p(α | z), θ
+      integrated out (:func:`sample_log_alpha`), and recorded per draw as ``alpha``
+      in the posterior (R-hat in the summary); ``"minka"``: Minka's fixed-point
+      estimate of α after every warm-up sweep (:func:`minka_log_alpha`, tomotopy's
+      behaviour; a point estimate, fixed while sampling); ``"fixed"`` (default).
+    * ``asymmetric_alpha=True``: one α_k per topic (dim ``topic``, aligned with the
+      topics) instead of one symmetric α.
+    * ``learn_eta=True``: the symmetric η is sampled from p(η | z, w), φ integrated
+      out (:func:`sample_log_eta`), just before φ | z, η, and recorded as ``eta``.
+    * ``alpha_prior``, ``eta_prior``: (shape, rate) of the gamma hyperprior of α (of
+      each α_k) and of η; default (1, 1), an exponential with mean 1.
+
+    The full posterior, per draw (default: neither; thinned with the run's ``thin``):
+
+    * ``record_phi``: φ for some words, recorded as ``phi`` (dims ``topic``,
+      ``phi_word``): ``"all"`` (K × V per draw: only when that fits), an int M
+      (the M most frequent words of the corpus, ties to the lower word id; a
+      topic's own top words are not known before sampling) or a sequence of
+      word ids.  Credible intervals of φ_kw come from these draws.
+    * ``record_theta``: the documents whose θ_d is kept per draw: ``"all"``, an
+      int n (the first n documents) or a sequence of document indices.  θ is
+      integrated out of the samplers, so each draw records the parameters of
+      its exact conditional, ``theta_concentration`` = n_d· + α (dims
+      ``theta_document``, ``topic``); :func:`~gibbsjax.models.lda.theta_draws` (and
+      :func:`~gibbsjax.models.lda.postprocess`, which ``gibbsjax run`` and :class:`gibbsjax.LDA`
+      apply) turn them into draws θ_d ~ Dir(n_d· + α), one per recorded draw:
+      jointly with z, a draw from the posterior of θ_d.
+
+    The ``phi_word`` and ``theta_document`` coordinates hold the word ids and
+    document indices (post-processing names them).
+
+    Learned concentrations also appear per chain in ``posterior_mean`` (``alpha``,
+    ``eta``); ``lp`` then adds their log hyperprior densities (on the log scale).
+    With a learned α, ``z_update="auto"`` never picks ``"pallas"`` (its α is a
+    compile-time constant) and ``"pallas"`` is refused.
+
+    >>> import gibbsjax
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models.lda import data
+    >>> c = Corpus.from_token_lists([["a", "b", "a"], ["c", "b", "c"], ["b", "a", "a"]])
+    >>> idata = gibbsjax.sample(partially_collapsed(2), data(c), seed=0, num_warmup=20,
+    ...                         num_draws=20, progress=False)
+    >>> idata.posterior_mean["topic_word"].shape
+    (4, 2, 3)
+    """
+    priors = learned_priors(learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior)
+    learned_alpha = priors is not None and priors.alpha != "fixed"
+    if learned_alpha and z_update == "pallas":
+        raise ValueError("z_update='pallas' needs a fixed alpha (a compile-time constant of the fused kernel); "
+                         "with learn_alpha use z_update='auto', 'dense' or 'lanes'")
+    z_update = resolve_z_update(z_update)
+    if learned_alpha and z_update == "pallas":
+        z_update = "dense"
+    warmup = check_choice("warmup", warmup, WARMUPS)
+    return _kernel_recording(*_check(K, alpha, eta), "partially_collapsed", z_update, warmup, priors,
+                             *_check_recorded(record_phi, record_theta))
+
+
+def uncollapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "fast",
+                learn_alpha: str = "fixed", asymmetric_alpha: bool = False, learn_eta: bool = False,
+                alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0), record_phi=None, record_theta=None) -> Kernel:
+    """θ and φ drawn, then every token at once (exact: z are independent given θ, φ).
+
+    ``warmup``, the learned priors (``learn_alpha``, ``asymmetric_alpha``,
+    ``learn_eta``, ``alpha_prior``, ``eta_prior``) and the per-draw records
+    (``record_phi``, ``record_theta``) as for :func:`partially_collapsed`.
+
+    >>> kernel = uncollapsed(10, alpha=0.5)
+    """
+    warmup = check_choice("warmup", warmup, WARMUPS)
+    priors = learned_priors(learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior)
+    return _kernel_recording(*_check(K, alpha, eta), "uncollapsed", "dense", warmup, priors,
+                             *_check_recorded(record_phi, record_theta))
+
+
+def collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "fast",
+              learn_alpha: str = "fixed", asymmetric_alpha: bool = False, learn_eta: bool = False,
+              alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0), record_phi=None, record_theta=None) -> Kernel:
+    """The source document's collapsed sampler, one token at a time (the reference; slow on big corpora).
+
+    ``warmup``, the learned priors (``learn_alpha``, ``asymmetric_alpha``,
+    ``learn_eta``, ``alpha_prior``, ``eta_prior``) and the per-draw records
+    (``record_phi``, ``record_theta``) as for :func:`partially_collapsed`.
+
+    >>> kernel = collapsed(10, learn_alpha="sample", learn_eta=True)
+    """
+    warmup = check_choice("warmup", warmup, WARMUPS)
+    priors = learned_priors(learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior)
+    return _kernel_recording(*_check(K, alpha, eta), "collapsed", "dense", warmup, priors,
+                             *_check_recorded(record_phi, record_theta))
+
+
+SAMPLERS = {
+    "partially_collapsed": partially_collapsed,
+    "collapsed": collapsed,
+    "uncollapsed": uncollapsed,
+}

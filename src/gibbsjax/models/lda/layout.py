@@ -1,0 +1,310 @@
+"""LDA's data layout: a corpus packed into lanes, the state, counts and per-token uniforms.
+
+Ragged documents are packed into ``R`` *lanes* (:func:`data`): an (S steps × R
+lanes) grid where each lane holds whole documents one after another, so the
+partially collapsed sampler scans S ≈ (longest document) steps, updating R
+documents per step, with little padding.  The collapsed sampler visits the same
+grid in step-major order one token at a time (any fixed visiting order is a
+valid systematic scan).  Shapes depend only on (S, R, D, V), so corpora packed
+to the same grid reuse compiled code.
+
+Every token's uniform is keyed by its document and its position in it
+(:func:`token_uniforms`), so draws depend neither on the packing nor on how the
+documents are spread over devices (:mod:`gibbsjax.models.lda.shard`).  The bottom
+of :mod:`gibbsjax.models.lda`: it imports no other module of the package.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.extend.random import threefry_2x32
+
+from gibbsjax import conjugate as cj
+from gibbsjax._checks import check_int
+from gibbsjax.corpus import Corpus
+
+__all__ = [
+    "LDAData",
+    "PACK_BLOCK_TOKENS",
+    "pack",
+    "grid",
+    "data",
+    "tokens_in_corpus_order",
+    "LDAState",
+    "num_docs_of",
+    "vocab_size_of",
+    "hashed_uniforms",
+    "token_uniforms",
+    "initial_topics",
+    "topic_counts",
+]
+
+
+# ============================================================================ data
+class LDAData(NamedTuple):
+    """A corpus packed into an (S steps × R lanes) grid (see the module docs).
+
+    ``words``/``docs``/``mask`` are (S, R); padding slots have ``mask`` False,
+    word 0 and document ``D`` (a dummy row).  ``doc_lengths`` (D,) and
+    ``word_counts`` (V,) fix D and V statically.  ``first_step`` (D + 1,) is the
+    grid step of each document's first token (row D: 0), so the token in slot
+    (s, r) is at position ``s − first_step[docs[s, r]]`` of its document;
+    ``doc_ids`` (D + 1,) names each row's document in the whole corpus (``d``
+    for :func:`data`; a shard's rows of :func:`gibbsjax.models.lda.shard.shard_data`
+    hold its own documents; −1 for the dummy row and unused rows).  Together
+    they key each token's uniform (:func:`token_uniforms`), so draws do not
+    depend on the packing.
+    """
+
+    words: jax.Array
+    docs: jax.Array
+    mask: jax.Array
+    doc_lengths: jax.Array
+    word_counts: jax.Array
+    first_step: jax.Array
+    doc_ids: jax.Array
+
+
+#: tokens placed per block when packing a corpus into the grid (and back): the host-side
+#: temporaries of :func:`data` and :func:`tokens_in_corpus_order` are O(block), not O(tokens)
+PACK_BLOCK_TOKENS = 1 << 16
+
+
+def pack(doc_lengths: np.ndarray, num_lanes: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Assign documents to lanes by the longest-processing-time rule (Graham 1969):
+    longest document first, each to the lane with the least load so far (ties: the
+    lowest lane; equal lengths: corpus order).
+
+    Returns (lane of each doc, start step of each doc within its lane, S), the
+    first two int32 (D,).  A heap over lanes, O(D log R): data preparation, run
+    once per corpus, not per sweep."""
+    d = doc_lengths.size
+    order = np.argsort(-doc_lengths, kind="stable")
+    lane = np.empty(d, np.int32)
+    start = np.empty(d, np.int32)
+    heap = [(0, r) for r in range(num_lanes)]
+    lengths = doc_lengths.tolist()
+    for doc in order.tolist():
+        load, r = heapq.heappop(heap)
+        lane[doc] = r
+        start[doc] = load
+        heapq.heappush(heap, (load + lengths[doc], r))
+    return lane, start, max(load for load, _ in heap) if d else 0
+
+
+def _token_slots(doc_offsets: np.ndarray, first_slot: np.ndarray, num_lanes: int):
+    """Yield ``(lo, hi, docs, slots)`` for consecutive blocks of whole documents of
+    about :data:`PACK_BLOCK_TOKENS` tokens (a longer document is a block of its own): corpus
+    tokens ``lo:hi`` sit at ``slots`` of the flattened (S · R) grid, and belong to
+    the documents ``docs`` (int32).  ``first_slot[d]`` is the flat slot of
+    document d's first token; its i-th token is ``R · i`` slots further on (one
+    lane, consecutive steps).
+
+    Only the block's arrays are token-sized, so packing a corpus of N tokens
+    needs O(block) temporary memory beyond the grid, not several int64 arrays
+    of length N."""
+    block = PACK_BLOCK_TOKENS
+    num_docs = doc_offsets.size - 1
+    n = int(doc_offsets[-1])
+    # document holding the first token of each block of `block` tokens
+    cuts = np.searchsorted(doc_offsets, np.arange(0, n, block, dtype=np.int64), side="right") - 1
+    cuts = np.unique(np.append(cuts, num_docs))
+    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+        lo, hi = int(doc_offsets[a]), int(doc_offsets[b])
+        lengths = np.diff(doc_offsets[a:b + 1])
+        # slot of token j of the block = first_slot[doc] + R · (j − offset of doc in the block)
+        base = first_slot[a:b] - num_lanes * (doc_offsets[a:b] - lo)
+        slots = np.repeat(base, lengths) + num_lanes * np.arange(hi - lo, dtype=np.int64)
+        yield lo, hi, np.repeat(np.arange(a, b, dtype=np.int32), lengths), slots
+
+
+def data(corpus: Corpus, *, num_lanes: int | None = None) -> LDAData:
+    """Validate a :class:`~gibbsjax.corpus.Corpus` and pack it for the LDA samplers.
+
+    ``num_lanes`` (R) defaults to ceil(N / longest document), at most D: the
+    grid then has about as many steps as the longest document and little
+    padding.  Raises ``ValueError`` for an empty corpus, a zero-length document
+    or a corpus that is not a :class:`Corpus`.
+
+    Host memory: the grid (9 bytes per slot: int32 words and documents, a bool
+    mask) plus temporaries of :data:`PACK_BLOCK_TOKENS` tokens, whatever the
+    corpus size.
+
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = data(Corpus.from_token_lists([["a", "b"], ["b", "c", "c"], ["a"]]))
+    >>> d.words.shape, int(d.mask.sum())
+    ((3, 2), 6)
+    """
+    if not isinstance(corpus, Corpus):
+        raise ValueError(f"corpus must be a gibbsjax.corpus.Corpus, got {type(corpus).__name__}")
+    if corpus.num_docs == 0 or corpus.num_tokens == 0:
+        raise ValueError("corpus is empty: LDA needs at least one document with tokens")
+    lengths = corpus.doc_lengths
+    if np.any(lengths == 0):
+        bad = int(np.flatnonzero(lengths == 0)[0])
+        raise ValueError(
+            f"corpus has zero-length documents (first: {corpus.doc_names[bad]!r}); "
+            "drop them first (e.g. corpus.subset(corpus.doc_lengths > 0))"
+        )
+    d, n = corpus.num_docs, corpus.num_tokens
+    if num_lanes is None:
+        num_lanes = min(d, max(1, math.ceil(n / int(lengths.max()))))
+    num_lanes = min(check_int("num_lanes", num_lanes, 1), d)
+    words, docs, mask, word_counts, first_step = grid(corpus, num_lanes)
+    doc_ids = np.arange(d + 1, dtype=np.int32)
+    doc_ids[d] = -1
+    return LDAData(
+        jnp.asarray(words), jnp.asarray(docs), jnp.asarray(mask),
+        jnp.asarray(lengths.astype(np.int32)), jnp.asarray(word_counts),
+        jnp.asarray(first_step), jnp.asarray(doc_ids),
+    )
+
+
+def grid(corpus: Corpus, num_lanes: int) -> tuple[np.ndarray, ...]:
+    """The host-side packing of :func:`data`: (words, docs, mask) grids (S, R),
+    word counts (V,), all filled block by block (:func:`_token_slots`), and each
+    document's first step (D + 1,; the dummy row D: 0)."""
+    d = corpus.num_docs
+    lane, start, steps = pack(corpus.doc_lengths, num_lanes)
+    words = np.zeros((steps, num_lanes), np.int32)
+    docs = np.full((steps, num_lanes), d, np.int32)
+    mask = np.zeros((steps, num_lanes), bool)
+    word_counts = np.zeros(corpus.vocab_size, np.int32)
+    flat_words, flat_docs, flat_mask = words.reshape(-1), docs.reshape(-1), mask.reshape(-1)
+    first_slot = start.astype(np.int64) * num_lanes + lane
+    for lo, hi, doc_ids, slots in _token_slots(corpus.doc_offsets, first_slot, num_lanes):
+        block = corpus.tokens[lo:hi]
+        flat_words[slots] = block
+        flat_docs[slots] = doc_ids
+        flat_mask[slots] = True
+        word_counts += np.bincount(block, minlength=corpus.vocab_size).astype(np.int32)
+    first_step = np.zeros(d + 1, np.int32)
+    first_step[:d] = start
+    return words, docs, mask, word_counts, first_step
+
+
+def tokens_in_corpus_order(d: LDAData, values) -> np.ndarray:
+    """Map a grid-shaped (S, R) array back to flat corpus order (N,), on the host.
+
+    The inverse of the packing of :func:`data`: ``tokens_in_corpus_order(d, d.words)``
+    is the corpus's ``tokens``.  Temporaries are O(grid) booleans plus
+    O(:data:`PACK_BLOCK_TOKENS`), not int64 arrays of the corpus's length.
+
+    >>> from gibbsjax.corpus import Corpus
+    >>> c = Corpus.from_token_lists([["a", "b"], ["b", "c", "c"], ["a"]])
+    >>> tokens_in_corpus_order(data(c), data(c).words).tolist() == c.tokens.tolist()
+    True
+    """
+    docs = np.asarray(d.docs)
+    mask = np.asarray(d.mask)
+    vals = np.asarray(values)
+    if vals.shape != docs.shape:
+        raise ValueError(f"values must have the grid's shape {docs.shape}, got {vals.shape}")
+    num_docs, num_lanes = num_docs_of(d), docs.shape[1]
+    # a document's first slot: a real slot whose lane held another document one step before
+    starts = mask.copy()
+    starts[1:] &= docs[1:] != docs[:-1]
+    step_idx, lane_idx = np.nonzero(starts)  # (D,) each
+    first_slot = np.empty(num_docs, np.int64)
+    first_slot[docs[step_idx, lane_idx]] = step_idx * num_lanes + lane_idx
+    offsets = np.zeros(num_docs + 1, np.int64)
+    np.cumsum(np.asarray(d.doc_lengths), out=offsets[1:])
+    flat = vals.reshape(-1)
+    out = np.empty(int(offsets[-1]), vals.dtype)
+    for lo, hi, _, slots in _token_slots(offsets, first_slot, num_lanes):
+        out[lo:hi] = flat[slots]
+    return out
+
+
+# ============================================================================ state and counts
+class LDAState(NamedTuple):
+    """Topic of every grid slot (S, R) (padding: 0) and log φ (K, V)."""
+
+    z: jax.Array
+    log_phi: jax.Array
+
+
+def num_docs_of(d: LDAData) -> int:
+    """D, the number of documents of ``d`` (static: the length of ``d.doc_lengths``)."""
+    return d.doc_lengths.shape[0]
+
+
+def vocab_size_of(d: LDAData) -> int:
+    """V, the size of ``d``'s vocabulary (static: the length of ``d.word_counts``)."""
+    return d.word_counts.shape[0]
+
+
+def _unit_interval(bits):
+    """uint32 random bits -> float32 uniforms in [0, 1): the top 23 bits as the mantissa of
+    a number in [1, 2), minus 1 (the construction of ``jax.random.uniform``)."""
+    mantissa = jax.lax.shift_right_logical(bits, jnp.uint32(9)) | jnp.uint32(0x3F800000)
+    return jax.lax.bitcast_convert_type(mantissa, jnp.float32) - 1.0
+
+
+def hashed_uniforms(key, a, b):
+    """One float32 uniform in [0, 1) per pair (a_i, b_i) of integers (any equal shapes):
+    the Threefry-2x32 hash (Salmon et al. 2011, the counter-based generator behind
+    ``jax.random``) of the counter (a_i, b_i) under a 64-bit key drawn from ``key``.
+    Each uniform depends on ``key`` and its own pair only, not on the other pairs
+    nor on the array's shape or order; distinct pairs give independent uniforms.
+
+    >>> import jax, jax.numpy as jnp
+    >>> u = hashed_uniforms(jax.random.key(0), jnp.array([0, 1, 2]), jnp.array([5, 5, 5]))
+    >>> bool(u[1] == hashed_uniforms(jax.random.key(0), jnp.array([1]), jnp.array([5]))[0])
+    True
+    """
+    a = jnp.asarray(a)
+    pair = jax.random.bits(key, (2,), jnp.uint32)  # the hash's key: works for every PRNG implementation
+    n = a.size
+    # threefry_2x32 hashes element i of the first half of its counts with element i of
+    # the second half: pass (a, b) as the two halves, keep the first output half
+    counts = jnp.concatenate([a.reshape(-1).astype(jnp.uint32), jnp.asarray(b).reshape(-1).astype(jnp.uint32)])
+    return _unit_interval(threefry_2x32(pair, counts)[:n]).reshape(a.shape)
+
+
+def token_uniforms(key, d: LDAData):
+    """The uniform of every grid slot (S, R) float32: the uniform of the token at position j
+    of document doc is :func:`hashed_uniforms` of (doc, j) under ``key``, with doc the
+    document's index in the whole corpus (``d.doc_ids``) and j = step − ``d.first_step[doc]``.
+
+    So a token's uniform, and every draw made from it, depends on the sweep's key, the
+    document and the position only, not on the number of lanes nor on how documents are
+    spread over devices (:mod:`gibbsjax.models.lda.shard`).  Every z-update
+    (:mod:`gibbsjax.models.lda.conditionals`) uses it.  Padding slots get uniforms too (of the
+    dummy row); they are discarded.
+
+    >>> from gibbsjax.corpus import Corpus
+    >>> c = Corpus.from_token_lists([["a", "b", "a"], ["c", "b"], ["a"]])
+    >>> u2 = tokens_in_corpus_order(data(c, num_lanes=2), token_uniforms(jax.random.key(0), data(c, num_lanes=2)))
+    >>> u1 = tokens_in_corpus_order(data(c, num_lanes=1), token_uniforms(jax.random.key(0), data(c, num_lanes=1)))
+    >>> bool((u1 == u2).all())
+    True
+    """
+    steps = jnp.arange(d.docs.shape[0], dtype=jnp.int32)[:, None]
+    return hashed_uniforms(key, d.doc_ids[d.docs], steps - d.first_step[d.docs])
+
+
+def initial_topics(key, d: LDAData, K: int):
+    """Topics drawn uniformly at random for every token (S, R) int32 (padding: 0), from
+    :func:`token_uniforms`: a chain's start does not depend on the packing either.
+
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> initial_topics(jax.random.key(0), d, 3).shape == d.words.shape
+    True
+    """
+    k = jnp.floor(token_uniforms(key, d) * K).astype(jnp.int32)
+    return jnp.where(d.mask, jnp.minimum(k, K - 1), 0).astype(jnp.int32)
+
+
+def topic_counts(z, d: LDAData, K: int):
+    """n_dk (D + 1, K; row D is padding), n_kw (K, V), n_k (K), int32, from the topics ``z`` (S, R)."""
+    ndk = cj.counts((d.docs, z), (num_docs_of(d) + 1, K), d.mask)
+    nkw = cj.counts((z, d.words), (K, vocab_size_of(d)), d.mask)
+    return ndk, nkw, nkw.sum(axis=1)

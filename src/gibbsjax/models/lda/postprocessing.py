@@ -1,0 +1,207 @@
+"""LDA results: the model spec (config data, post-processing, report) and θ draws.
+
+:func:`postprocess` turns a run's raw draws into the result ``gibbsjax run`` and
+:class:`gibbsjax.LDA` keep (topics aligned across chains, the chains' agreement, the
+estimates of one mode with their top words, coherence and held-out perplexity);
+:func:`report` prints it; :data:`SPECS` hands both, with the ``[data]`` reader, to the
+config registry.
+"""
+
+from __future__ import annotations
+
+import json
+
+import jax
+import numpy as np
+
+from gibbsjax import evaluate
+from gibbsjax.labels import ESTIMATE_RULES, align_chains, reference_chain
+from gibbsjax.models.lda import shard as lda_shard
+from gibbsjax.models.lda.inference import heldout_perplexity
+from gibbsjax.models.lda.kernels import SAMPLERS
+from gibbsjax.models.lda.layout import data
+from gibbsjax.reports import add_agreement, agreement_lines
+from gibbsjax.sources import is_number, read_corpus
+from gibbsjax.spec import ConfigError, DataWithExtras, ModelSpec, replace_group
+
+__all__ = ["theta_draws", "postprocess", "report", "SPECS"]
+
+
+def theta_draws(concentration, seed=0) -> np.ndarray:
+    """θ_d ~ Dir(``concentration``), one draw per entry of the leading axes (float64,
+    normalised gamma draws; NumPy, on the host; ``seed`` anything
+    ``numpy.random.default_rng`` takes): what :func:`postprocess` makes of a
+    recorded ``theta_concentration`` (n_d· + α at each draw).
+
+    >>> theta_draws(np.array([[[1.0, 2.0, 3.0]]]), seed=1).sum(-1).round(6).tolist()
+    [[1.0]]
+    """
+    conc = np.asarray(concentration, np.float64)
+    if conc.size and (not np.all(np.isfinite(conc)) or np.any(conc <= 0)):
+        raise ValueError("theta concentrations must be finite and > 0")
+    g = np.random.default_rng(seed).standard_gamma(conc)
+    total = g.sum(axis=-1, keepdims=True)
+    # a tiny concentration can underflow every gamma draw of a row to 0: the largest log-gamma wins
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = g / total
+    bad = ~np.isfinite(out).all(axis=-1)
+    if np.any(bad):
+        out[bad] = np.eye(conc.shape[-1])[np.argmax(conc[bad], axis=-1)]
+    return out
+
+
+def _config_data(section, base_dir):
+    """``[data]`` for LDA: a corpus (``corpus = "stdlib_docs"`` | ``"abc"``, or a file), with
+    ``heldout`` (a fraction of documents kept out for perplexity), ``split_seed`` and ``num_lanes``.
+    Run by several processes (``jax.distributed``, ``gibbsjax run --distributed``) on an
+    ``ldac`` / ``uci`` file, each process reads only its part
+    (:func:`gibbsjax.models.lda.shard.config_data`)."""
+    if jax.process_count() > 1 and section.get("format") in ("ldac", "uci") and "file" in section:
+        # several processes (jax.distributed): each reads and packs only its part of the file
+        return lda_shard.config_data(section, base_dir)
+    corpus = read_corpus(section, base_dir, ("heldout", "split_seed", "num_lanes"))
+    heldout = section.get("heldout", 0.0)
+    if not is_number(heldout) or not 0.0 <= float(heldout) < 1.0:
+        raise ConfigError(f"[data] heldout must be a fraction in [0, 1), got {heldout!r}")
+    seed = section.get("split_seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ConfigError(f"[data] split_seed must be a non-negative integer, got {seed!r}")
+    test = None
+    if float(heldout) > 0:
+        corpus, test = corpus.split(float(heldout), seed=seed)
+    return DataWithExtras(data(corpus, num_lanes=section.get("num_lanes")), {"corpus": corpus, "heldout": test})
+
+
+def postprocess(idata, kernel, d, extras):
+    """Name words and documents, align topics across chains, measure how well the chains
+    agree, and store the topics of one mode with their top words, coherence and (with
+    ``extras["heldout"]``) held-out perplexity in a ``topics`` group.
+
+    Topics are aligned (:func:`gibbsjax.labels.align_chains`, Hellinger matching of
+    the per-chain ``topic_word``), then :func:`gibbsjax.reports.add_agreement`
+    stores the ``agreement`` group: Hellinger distances between the chains' topics,
+    which chains reproduce each topic of the reference chain (the chain with the
+    highest mean ``lp`` over the sampling phase) and R-hat of each aligned topic's
+    share of tokens.  The estimates in ``topics`` never average across modes: they
+    come from ``extras["chains"]`` (default ``"best"``, the reference chain alone;
+    ``"agreeing"``, the mean of the chains that reproduce every topic of the
+    reference chain; :data:`gibbsjax.labels.ESTIMATE_RULES`), recorded in its
+    attributes ``estimate_chains`` (JSON) and ``estimate_rule``.  Per-chain
+    estimates stay in ``posterior_mean``.  ``extras``: ``corpus`` (the training
+    corpus), ``heldout`` (a Corpus or None), ``hyperparameters`` (``alpha`` is
+    used) and ``chains``.  Shared by ``gibbsjax run`` and :class:`gibbsjax.LDA`.
+    With learned priors the posterior means of α and η from the estimate chains
+    are stored as ``learned_alpha``/``learned_eta`` (JSON) and that α is used
+    for held-out perplexity.
+    """
+    import xarray as xr  # heavy: imported when a result is post-processed, not with the model
+
+    corpus = extras.get("corpus")
+    alpha = float(extras["hyperparameters"]["alpha"])
+    which = extras.get("chains", "best")
+    if which not in ESTIMATE_RULES:
+        raise ValueError(f"chains must be one of {tuple(ESTIMATE_RULES)}, got {which!r}")
+    if corpus is not None:
+        idata.posterior_mean = idata.posterior_mean.assign_coords(
+            word=list(corpus.vocab), document=list(corpus.doc_names)
+        )
+    idata = _recorded_draws(idata, corpus)
+    num_topics = idata.posterior_mean.sizes["topic"]
+    perms = np.arange(num_topics)[None]
+    if idata.posterior.sizes["chain"] > 1:
+        # match every chain to the reference chain's topics first (lp is label-invariant)
+        ref = reference_chain(idata.sample_stats["lp"].values) if "lp" in idata.sample_stats else 0
+        idata, perms = align_chains(idata, "topic_word", "topic", distance="hellinger", reference_chain=ref)
+    idata, agreement = add_agreement(idata, idata.posterior_mean["topic_word"], "topic",
+                                     rhat_vars=("topic_share",))
+    chains = agreement.estimate_chains(which)
+    phi = idata.posterior_mean["topic_word"].isel(chain=chains).mean("chain").values
+    attrs: dict = {"estimate_chains": json.dumps(chains), "estimate_rule": ESTIMATE_RULES[which]}
+    # learned priors (learn_alpha / learn_eta): their posterior means from the same chains
+    for name in ("alpha", "eta"):
+        if name in idata.posterior_mean:
+            value = idata.posterior_mean[name].isel(chain=chains).mean("chain").values
+            attrs[f"learned_{name}"] = json.dumps(np.round(np.asarray(value, np.float64), 6).tolist())
+            if name == "alpha":
+                alpha = value
+    if corpus is not None:
+        attrs["top_words"] = json.dumps(evaluate.top_words(phi, corpus.vocab, 10))
+        n = min(10, phi.shape[1])
+        if n >= 2:
+            for kind in ("umass", "npmi"):
+                values = evaluate.coherence(phi, corpus, kind=kind, n=n)
+                attrs[kind] = json.dumps([round(float(x), 3) for x in values])
+    test = extras.get("heldout")
+    if test is not None and test.num_docs:
+        attrs["heldout_perplexity"] = heldout_perplexity(phi, test, alpha=alpha)
+        attrs["heldout_docs"] = int(test.num_docs)
+    topics = xr.Dataset({"topic_word": (("topic", "word"), phi), "permutation": (("chain", "topic"), perms)},
+                        attrs=attrs)
+    return replace_group(idata, "topics", topics)
+
+
+def _recorded_draws(idata, corpus):
+    """Per-draw records of ``record_phi`` / ``record_theta``: θ drawn from each recorded
+    conditional (:func:`theta_draws`, seeded by the run's seed), words and documents named."""
+    seed = int(idata.attrs.get("seed", 0))
+    for group in ("posterior", "warmup_posterior"):
+        if group not in idata.groups():
+            continue
+        post = idata[group]
+        if "theta_concentration" in post:
+            conc = post["theta_concentration"]
+            theta = theta_draws(conc.values, seed=np.random.SeedSequence([seed, 0x7E7A, group == "posterior"]))
+            post = post.drop_vars("theta_concentration").assign(theta=(conc.dims, theta.astype(np.float32)))
+        if corpus is not None:
+            if "phi_word" in post.coords:
+                post = post.assign_coords(phi_word=[corpus.vocab[i] for i in post["phi_word"].values.tolist()])
+            if "theta_document" in post.coords:
+                post = post.assign_coords(
+                    theta_document=[corpus.doc_names[i] for i in post["theta_document"].values.tolist()])
+        setattr(idata, group, post)
+    return idata
+
+
+def report(idata) -> str:
+    """Top words per topic (from the chains named in ``topics``) with UMass coherence,
+    held-out perplexity, the agreement of the chains with R-hat per aligned topic, R-hat
+    of lp, and whether the chains disagree (:func:`gibbsjax.reports.chains_disagree`, the
+    decision :class:`gibbsjax.LDA` warns with) and what helps."""
+    if "topic_share" not in idata.posterior:
+        raise ValueError("not an LDA result: its posterior has no variable 'topic_share'")
+    lines = []
+    if "topics" in idata.groups():
+        attrs = idata.topics.attrs
+        words = json.loads(attrs["top_words"]) if "top_words" in attrs else None
+        umass = json.loads(attrs["umass"]) if "umass" in attrs else None
+        if words:
+            source = "aligned across chains"
+            if "estimate_chains" in attrs:
+                chains = json.loads(str(attrs["estimate_chains"]))
+                source = f"from chain{'s' if len(chains) > 1 else ''} {', '.join(map(str, chains))}"
+            lines.append(f"top words per topic ({source}; UMass coherence):")
+            for k, ws in enumerate(words):
+                c = f"{umass[k]:8.2f}" if umass else ""
+                lines.append(f"  topic {k:2d} {c}  {' '.join(ws)}")
+        learned = [f"{name} = {attrs[f'learned_{name}']}" for name in ("alpha", "eta") if f"learned_{name}" in attrs]
+        if learned:
+            lines.append(f"learned priors (posterior means): {'; '.join(learned)}")
+        if "heldout_perplexity" in attrs:
+            lines.append(f"held-out perplexity (document completion, {int(attrs['heldout_docs'])} documents): "
+                         f"{float(attrs['heldout_perplexity']):.1f}")
+    lines += agreement_lines(idata)
+    return "\n".join(lines)
+
+
+def _specs():
+    return tuple(
+        ModelSpec(f"lda.{name}", factory, _config_data, postprocess, report,
+                  description=f"latent Dirichlet allocation, {name.replace('_', ' ')} Gibbs sampler "
+                              "(source document 003 §4)")
+        for name, factory in SAMPLERS.items()
+    )
+
+
+#: the LDA models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`; ``gibbsjax.config`` reads them
+#: from :mod:`gibbsjax.models.lda`)
+SPECS = _specs()

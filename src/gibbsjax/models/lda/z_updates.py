@@ -1,0 +1,78 @@
+"""Which z-update and which warm-up an LDA kernel runs: the registry of z-updates.
+
+The partially collapsed sampler's z-update samples one exact conditional,
+p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α), in one of several forms
+(:data:`Z_UPDATES`): ``"dense"`` (the reference XLA scan,
+:func:`~gibbsjax.models.lda.conditionals.sample_z_partially_collapsed`), ``"lanes"``
+(:func:`~gibbsjax.models.lda.conditionals.sample_z_lanes`, the fastest on a CPU) and
+``"pallas"`` (the fused GPU kernel of :mod:`gibbsjax.models.lda.pallas`); ``"auto"``
+picks one by backend (:func:`resolve_z_update`).  :data:`SAMPLE_Z` maps each resolved
+name to its update, for the one-device kernels and the sharded one alike.
+"""
+
+from __future__ import annotations
+
+import jax
+
+from gibbsjax._checks import check_choice
+from gibbsjax.models.lda import pallas as fused
+from gibbsjax.models.lda.conditionals import sample_z_lanes, sample_z_partially_collapsed
+from gibbsjax.models.lda.layout import LDAData, LDAState
+
+__all__ = ["Z_UPDATES", "WARMUPS", "FAST_WARMUP_NAME", "pallas_module", "resolve_z_update", "SAMPLE_Z"]
+
+#: z-updates of :func:`~gibbsjax.models.lda.partially_collapsed`, all sampling the same exact conditional
+Z_UPDATES = ("auto", "dense", "lanes", "pallas")
+#: warm-up transitions of the LDA kernels
+WARMUPS = ("fast", "exact")
+#: what ``attrs["warmup"]`` says of the fast warm-up
+FAST_WARMUP_NAME = (
+    "fast: document-parallel collapsed sweeps (approximate: word-topic counts refreshed after every "
+    "step of the lane grid; φ not drawn); sampling sweeps exact"
+)
+
+
+def pallas_module():
+    """The fused Pallas z-update module (:mod:`gibbsjax.models.lda.pallas`), or None where
+    Pallas cannot be imported (:func:`gibbsjax.models.lda.pallas.importable`).
+
+    >>> pallas_module() is None or pallas_module().__name__ == "gibbsjax.models.lda.pallas"
+    True
+    """
+    return fused if fused.importable() else None
+
+
+def resolve_z_update(z_update: str = "auto", backend: str | None = None) -> str:
+    """The z-update :func:`~gibbsjax.models.lda.partially_collapsed` runs for ``z_update`` on ``backend``.
+
+    ``"auto"`` picks the fastest measured option for the backend: on a GPU the
+    fused Pallas kernel (:mod:`gibbsjax.models.lda.pallas`) where it is
+    available, else ``"dense"``; on a CPU ``"lanes"`` (several times faster
+    there than ``"dense"``).  ``backend`` defaults to JAX's default backend.
+    Raises ``ValueError`` for an unknown option, or for ``"pallas"`` where
+    Pallas cannot be imported.
+
+    >>> resolve_z_update("auto", backend="cpu")
+    'lanes'
+    >>> resolve_z_update("dense")
+    'dense'
+    """
+    check_choice("z_update", z_update, Z_UPDATES)
+    backend = backend or jax.default_backend()
+    if z_update == "auto":
+        if backend == "cpu":
+            return "lanes"
+        pallas = pallas_module() if backend == "gpu" else None
+        return "pallas" if pallas is not None and pallas.available() else "dense"
+    if z_update == "pallas" and pallas_module() is None:
+        raise ValueError("z_update='pallas' needs Pallas (jax.experimental.pallas with its Triton backend, for "
+                         "gibbsjax.models.lda.pallas), which cannot be imported here")
+    return z_update
+
+
+def _sample_z_pallas(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
+    return fused.sample_z_pallas(key, state, d, K=K, alpha=alpha)
+
+
+#: the z-update of each resolved ``z_update`` name (the update of ``z`` in a sweep)
+SAMPLE_Z = {"dense": sample_z_partially_collapsed, "lanes": sample_z_lanes, "pallas": _sample_z_pallas}
