@@ -331,7 +331,7 @@ def test_mixture_agreement_group_report_and_estimates_from_one_mode():
 
 
 def test_bernoulli_mixture_uses_the_bernoulli_distance():
-    from gibbsjax.reports import one_label_postprocess
+    from gibbsjax.one_label import one_label_postprocess
 
     p = np.array([[0.8, 0.1, 0.6], [0.2, 0.7, 0.1]])
     q = np.array([[0.7, 0.2, 0.6], [0.2, 0.7, 0.3]])

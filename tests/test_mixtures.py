@@ -91,12 +91,13 @@ def test_enumeration_detects_stale_collapsed_counts():
     import jax.numpy as jnp
 
     from gibbsjax import conjugate as cj
+    from gibbsjax import one_label as ol
     from gibbsjax import random as gr
 
     good = mixtures.unigrams_collapsed(2, alpha=ALPHA, lam=LAM)
 
     def stale_z(key, state, data):  # every d from counts that still include its own old label
-        loglik = cj.doc_log_likelihood(state.log_beta, data)
+        loglik = ol.doc_log_likelihood(state.log_beta, data)
         counts = cj.class_counts(state.z, 2).astype(loglik.dtype)
         return gr.categorical(key, jnp.log(counts + jnp.asarray(ALPHA)) + loglik)
 

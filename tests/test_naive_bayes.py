@@ -82,6 +82,7 @@ def test_the_seeds_off_by_one_conditional_fails_the_enumeration_test():
     from functools import partial
 
     from gibbsjax import conjugate as cj
+    from gibbsjax import one_label as ol
     from gibbsjax import random as gr
     from gibbsjax.kernel import sweep
 
@@ -89,7 +90,7 @@ def test_the_seeds_off_by_one_conditional_fails_the_enumeration_test():
 
     def seed_labels(key, state, data):  # the printed conditional, written out
         labels = jnp.where(data.labels >= 0, data.labels, state.labels)
-        loglik = cj.doc_log_likelihood(state.log_theta, data)
+        loglik = ol.doc_log_likelihood(state.log_theta, data)
         counts = cj.class_counts(labels, K)
         keys = jax.random.split(key, data.latent.shape[0])
 

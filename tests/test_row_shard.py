@@ -20,7 +20,7 @@ import pytest
 
 from gibbsjax import random as gr
 from gibbsjax import rows as rw
-from gibbsjax.conjugate import documents
+from gibbsjax.one_label import documents, pad_documents
 from gibbsjax.corpus import Corpus
 
 
@@ -42,7 +42,7 @@ def test_categorical_at_gives_the_rows_of_the_full_draw():
 def test_pad_documents_keeps_every_token_in_its_document():
     docs = [["a", "b"], ["b"], ["a", "a", "c"], ["c"], ["b", "c"]]
     d = documents(Corpus.from_token_lists(docs))
-    padded, specs, ids = rw.pad_documents(d, 2, rw.split_rows(5, 2))
+    padded, specs, ids = pad_documents(d, 2, rw.split_rows(5, 2))
     rows_per_block = 4  # 3 documents at most, then at least one padding row
     assert ids.shape == (2 * rows_per_block,)
     real = ids < 5

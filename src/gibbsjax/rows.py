@@ -16,8 +16,9 @@ contiguous block of rows, and one sweep
 
 A model writes its conditionals once, with a ``rows`` argument (a :class:`Rows`,
 ``None`` on one device) that says which rows are here, which of them are padding,
-and how to sum over all rows; :func:`plan` builds the ``Kernel.shard`` result
-(:class:`gibbsjax.kernel.Sharded`) from the model's functions of ``rows``.
+and how to sum over all rows; :func:`kernel` builds the model's
+:class:`~gibbsjax.kernel.Kernel` from its functions of ``rows``, with a ``shard`` whose
+result (:class:`gibbsjax.kernel.Sharded`) :func:`plan` builds.
 
 Exactness of the sharded draws: integer statistics (counts) summed across devices
 are exact, so count-based models (the unigram and Bernoulli mixtures, naive Bayes,
@@ -44,7 +45,8 @@ from gibbsjax import random as gr
 from gibbsjax._checks import check_int
 from gibbsjax.kernel import Kernel, Sharded
 
-__all__ = ["AXIS", "P", "Rows", "check_devices", "RowData", "split_rows", "pad_rows", "pad_row_fields", "pad_documents", "local_documents", "plan", "here", "total", "row_sum", "take_rows"]
+__all__ = ["AXIS", "P", "Rows", "check_devices", "RowData", "split_rows", "pad_rows", "pad_row_fields", "plan",
+           "kernel", "here", "total", "row_sum", "take_rows"]
 
 #: the mesh axis rows are split along
 AXIS = "rows"
@@ -233,63 +235,6 @@ def pad_row_fields(data, fields: Sequence[str], num_shards: int, per_block: int,
     return padded, specs, np.arange(total, dtype=np.int32)
 
 
-def pad_documents(docs, num_shards: int, per_block: int):
-    """``padded`` for :func:`plan` with :class:`gibbsjax.conjugate.Documents`: documents split
-    into ``num_shards`` blocks of ``per_block`` consecutive documents, each block followed
-    by at least one padding row (``per_block + 1`` rows a block) and its tokens padded to
-    the largest block's count with tokens of that padding row (word 0).  Per-token
-    ``doc_ids`` are row positions in the padded layout (a device subtracts
-    :attr:`Rows.offset`); padding rows have length 0 and latent labels.
-
-    >>> from gibbsjax import conjugate as cj
-    >>> from gibbsjax.corpus import Corpus
-    >>> d = cj.documents(Corpus.from_token_lists([["a", "b"], ["b"], ["a", "a", "a"]]))
-    >>> pd, specs, ids = pad_documents(d, 2, 2)
-    >>> ids.tolist(), pd.doc_ids.tolist()
-    ([0, 1, 5, 2, 7, 8], [0, 0, 1, 3, 3, 3])
-    """
-    tokens = np.asarray(docs.tokens)
-    lengths = np.asarray(docs.doc_lengths)
-    n = lengths.size
-    offsets = np.concatenate([[0], np.cumsum(lengths)])
-    rows_per_block = per_block + 1
-    firsts = [min(p * per_block, n) for p in range(num_shards + 1)]
-    width = max(int(offsets[firsts[p + 1]] - offsets[firsts[p]]) for p in range(num_shards))
-    out_tokens = np.zeros((num_shards, width), np.int32)
-    out_docs = np.zeros((num_shards, width), np.int32)
-    out_lengths = np.zeros((num_shards, rows_per_block), np.int32)
-    out_labels = np.full((num_shards, rows_per_block), -1, np.int32)
-    out_true = np.full((num_shards, rows_per_block), -1, np.int32)
-    ids = n + np.arange(num_shards * rows_per_block, dtype=np.int32).reshape(num_shards, rows_per_block)
-    labels, true_labels = np.asarray(docs.labels), np.asarray(docs.true_labels)
-    for p in range(num_shards):  # per block (a handful), not per document or token
-        lo, hi = firsts[p], firsts[p + 1]
-        t0, t1 = int(offsets[lo]), int(offsets[hi])
-        out_tokens[p, : t1 - t0] = tokens[t0:t1]
-        out_docs[p, : t1 - t0] = np.repeat(np.arange(hi - lo), lengths[lo:hi]) + p * rows_per_block
-        out_docs[p, t1 - t0:] = p * rows_per_block + per_block  # the block's padding row
-        out_lengths[p, : hi - lo] = lengths[lo:hi]
-        out_labels[p, : hi - lo] = labels[lo:hi]
-        out_true[p, : hi - lo] = true_labels[lo:hi]
-        ids[p, : hi - lo] = np.arange(lo, hi)
-    padded = dataclasses.replace(
-        docs, tokens=jnp.asarray(out_tokens.reshape(-1)), doc_ids=jnp.asarray(out_docs.reshape(-1)),
-        doc_lengths=jnp.asarray(out_lengths.reshape(-1)), labels=jnp.asarray(out_labels.reshape(-1)),
-        true_labels=jnp.asarray(out_true.reshape(-1)))
-    split = P(AXIS)
-    specs = dataclasses.replace(jax.tree_util.tree_map(lambda _: P(), padded), tokens=split, doc_ids=split,
-                                doc_lengths=split, labels=split, true_labels=split)
-    return padded, specs, ids.reshape(-1)
-
-
-def local_documents(rows: "Rows | None", docs):
-    """``docs`` with per-token ``doc_ids`` pointing at this device's rows (padded positions
-    minus :attr:`Rows.offset`); unchanged on one device."""
-    if rows is None:
-        return docs
-    return dataclasses.replace(docs, doc_ids=docs.doc_ids - rows.offset)
-
-
 def plan(*, base: Kernel, padded: Any, num_rows: int, devices: Sequence | None, num_shards: int | None,
          make: Callable[[Rows | None], dict], state_specs: Any, row_records: Sequence[str] = (),
          row_accumulators: Sequence[str] = (), what: str = "rows") -> Sharded:
@@ -335,6 +280,47 @@ def plan(*, base: Kernel, padded: Any, num_rows: int, devices: Sequence | None, 
         description=f"{what} split into {num_shards} blocks of {per_block} over {len(devices)} "
                     f"{devices[0].platform} device{'s' if len(devices) > 1 else ''}",
     )
+
+
+def kernel(functions: Callable[[Rows | None], dict], *, check: Callable[[Any], Any], num_rows: Callable[[Any], int],
+           padded: Callable[..., tuple], state_specs: Any, row_accumulators: Sequence[str] = (), what: str = "rows",
+           **fields) -> Kernel:
+    """The :class:`~gibbsjax.kernel.Kernel` of a model written with :class:`Rows`, and its ``shard``.
+
+    ``functions(rows)``: the model's kernel functions for the given rows, as for :func:`plan`;
+    ``init``, ``step``, ``record``, ``log_joint`` and ``accumulate`` (optional) come from
+    ``functions(None)`` (all rows, one device), every other :class:`~gibbsjax.kernel.Kernel`
+    field (``name``, ``dims``, ``coords``, ...) from ``fields``.  ``shard(data, devices=None,
+    num_shards=None)`` calls ``check(data)`` (raises ``ValueError`` for data the model does
+    not take), then :func:`plan` for ``num_rows(data)`` rows, laid out by
+    ``padded(data, num_shards, R)``; ``state_specs``, ``row_accumulators`` and ``what`` as
+    for :func:`plan`.
+
+    >>> from typing import NamedTuple
+    >>> class S(NamedTuple):
+    ...     z: jax.Array
+    >>> def functions(rows):
+    ...     def init(key, d):
+    ...         return S(take_rows(rows, jnp.zeros(d.shape[0] if rows is None else rows.num_rows, jnp.int32)))
+    ...     return {"init": init, "step": lambda key, s, d: s, "record": lambda s, d: {},
+    ...             "log_joint": lambda s, d: jnp.zeros(())}
+    >>> k = kernel(functions, check=lambda d: None, num_rows=lambda d: d.shape[0],
+    ...            padded=lambda d, p, r: (pad_rows(d, p * r), P(AXIS), np.arange(p * r)),
+    ...            state_specs=S(P(AXIS)), name="toy")
+    >>> k.name, k.init(jax.random.key(0), jnp.ones(3)).z.tolist(), k.shard(jnp.ones(3), jax.devices()[:1]).num_shards
+    ('toy', [0, 0, 0], 1)
+    """
+    one = functions(None)
+    base = Kernel(init=one["init"], step=one["step"], record=one["record"], log_joint=one["log_joint"],
+                  accumulate=one.get("accumulate"), **fields)
+
+    def shard(data, devices=None, num_shards=None):
+        check(data)
+        return plan(base=base, make=functions, num_rows=num_rows(data), devices=devices, num_shards=num_shards,
+                    padded=functools.partial(padded, data), state_specs=state_specs,
+                    row_accumulators=row_accumulators, what=what)
+
+    return base._replace(shard=shard)
 
 
 def _in_row_order(ids: np.ndarray, num_rows: int, row_accumulators, means: dict) -> dict:

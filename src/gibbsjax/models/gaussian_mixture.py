@@ -391,11 +391,12 @@ def _normal_gamma(K, alpha, mu0, lam, a, b, dim, allow_improper) -> Kernel:
 
     comp = ("component",) if dim is None else ("component", "dim")
     rank = ("rank",) if dim is None else ("rank", "dim")
-    one = functions(None)
-    kernel = Kernel(
-        init=one["init"],
-        step=one["step"],
-        record=one["record"],
+    # shard: observations split over devices (:mod:`gibbsjax.rows`)
+    return rw.kernel(
+        functions, check=check, num_rows=lambda d: int(d.x.shape[0]),
+        padded=lambda d, p, r: rw.pad_row_fields(d, ["x"], p, r),
+        state_specs=MixtureState(rw.P(rw.AXIS), rw.P(), rw.P(), rw.P()), row_accumulators=("membership",),
+        what="observations",
         dims={
             "weights": ("component",),
             "mu": comp,
@@ -406,24 +407,12 @@ def _normal_gamma(K, alpha, mu0, lam, a, b, dim, allow_improper) -> Kernel:
             "log_lik": (),
             "membership": ("obs", "component"),
         },
-        log_joint=one["log_joint"],
         sample_prior=sample_prior if proper else None,
         simulate_data=simulate_data,
-        accumulate=one["accumulate"],
         check_init=init_checker(positive=("tau",), log_simplex=("log_weights",), labels={"z": K}),
         name="gaussian_mixture.normal_gamma",
         label_dims=("component",),
     )
-
-    def shard(d, devices=None, num_shards=None):
-        """Observations split over ``devices`` (:mod:`gibbsjax.rows`)."""
-        check(d)
-        return rw.plan(base=kernel, make=functions, num_rows=int(d.x.shape[0]), devices=devices,
-                       num_shards=num_shards, padded=lambda p, r: rw.pad_row_fields(d, ["x"], p, r),
-                       state_specs=MixtureState(rw.P(rw.AXIS), rw.P(), rw.P(), rw.P()),
-                       row_accumulators=("membership",), what="observations")
-
-    return kernel._replace(shard=shard)
 
 
 # ============================================================================ label switching
@@ -457,7 +446,7 @@ def postprocess(idata, kernel=None, d=None, extras=None):
     """:func:`align` the components, measure which components every chain reproduces,
     and store the estimates of one mode in an ``estimates`` group.
 
-    The ``agreement`` group (:func:`gibbsjax.reports.add_agreement`) compares each
+    The ``agreement`` group (:func:`gibbsjax.labels.add_agreement`) compares each
     chain's components as normal distributions: the Hellinger distance between
     N(μ̄, σ̄²) of two chains (per-chain posterior means of ``mu`` and ``sigma``;
     a product over dimensions for the diagonal model), with R-hat per component
@@ -473,7 +462,7 @@ def postprocess(idata, kernel=None, d=None, extras=None):
     import xarray as xr
 
     from gibbsjax.labels import ESTIMATE_RULES
-    from gibbsjax.reports import add_agreement
+    from gibbsjax.labels import add_agreement
     from gibbsjax.spec import replace_group
 
     idata = align(idata)

@@ -585,11 +585,12 @@ def _build(K: int, alpha_init, alpha_trans, em: _Emission, name: str) -> Kernel:
         return em.state_type(z=z, log_initial=log_initial, log_transition=log_transition,
                              **em.fields(rest, mu_tau))
 
-    one = functions(None)
-    kernel = Kernel(
-        init=one["init"],
-        step=one["step"],
-        record=one["record"],
+    # shard: sequences split over devices (:mod:`gibbsjax.rows`)
+    return rw.kernel(
+        functions, check=check, num_rows=lambda d: int(d.y.shape[0]),
+        padded=lambda d, p, r: rw.pad_row_fields(d, ["y", "lengths"], p, r),
+        state_specs=em.state_type(rw.P(rw.AXIS), *([rw.P()] * (len(em.state_type._fields) - 1))),
+        row_accumulators=("state_probs",), what="sequences",
         dims={
             "initial": ("state",),
             "transition": ("state", "state_to"),
@@ -599,26 +600,14 @@ def _build(K: int, alpha_init, alpha_trans, em: _Emission, name: str) -> Kernel:
             "state_probs": ("sequence", "step", "state"),
             **em.dims,
         },
-        log_joint=one["log_joint"],
         sample_prior=sample_prior if em.proper else None,
         simulate_data=em.simulate,
-        accumulate=one["accumulate"],
         name=name,
         label_dims=("state", "state_to"),
         check_init=init_checker(
             positive=("tau",), log_simplex=("log_initial", "log_transition", "log_emission"), labels={"z": K}
         ),
     )
-
-    def shard(d, devices=None, num_shards=None):
-        """Sequences split over ``devices`` (:mod:`gibbsjax.rows`)."""
-        check(d)
-        specs = em.state_type(rw.P(rw.AXIS), *([rw.P()] * (len(em.state_type._fields) - 1)))
-        return rw.plan(base=kernel, make=functions, num_rows=int(d.y.shape[0]), devices=devices,
-                       num_shards=num_shards, padded=lambda p, r: rw.pad_row_fields(d, ["y", "lengths"], p, r),
-                       state_specs=specs, row_accumulators=("state_probs",), what="sequences")
-
-    return kernel._replace(shard=shard)
 
 
 _DATA_BUILDER = {CategoricalHMMData: "categorical_data", GaussianHMMData: "gaussian_data"}

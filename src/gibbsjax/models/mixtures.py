@@ -8,7 +8,10 @@
       W_id | Z_d = k, β ~ Cat(β_k).
 
   One sweep: π | Z and β | Z, W (:func:`sample_pi_beta`, one block: they are
-  independent given Z), then :func:`sample_z`.
+  independent given Z), then :func:`sample_z`.  These conditionals (and
+  :class:`UnigramState`, :func:`pi_posterior`, :func:`beta_posterior`) live in
+  :mod:`gibbsjax.one_label`, which naive Bayes with π drawn shares; they are
+  re-exported here.
 * :func:`unigrams_collapsed` -- the same model with π integrated out (source document 001
   §21.2.2): :func:`sample_beta`, then :func:`sample_z_collapsed`.
 * :func:`bernoulli` -- the two-class mixture over binary features of source document 004
@@ -75,11 +78,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from gibbsjax import conjugate as cj
-from gibbsjax._checks import check_concentration, check_int
+from gibbsjax import one_label as ol
 from gibbsjax import random as gr
 from gibbsjax import rows as rw
-from gibbsjax.conjugate import BinaryData, Documents
+from gibbsjax._checks import check_concentration, check_int
+from gibbsjax.corpus import Corpus
 from gibbsjax.kernel import Kernel, sweep
+from gibbsjax.one_label import (BinaryData, Documents, UnigramState, beta_posterior, pi_posterior, sample_pi_beta,
+                                sample_z)
 from gibbsjax.rows import Rows
 from jax.sharding import PartitionSpec as P
 
@@ -110,9 +116,9 @@ def unigram_data(corpus) -> Documents:
 
     Every document's cluster is latent; the corpus's labels, if any, are kept in
     ``true_labels`` for evaluation only.  Raises ``ValueError`` for an empty
-    corpus or a document without tokens (see :func:`gibbsjax.conjugate.documents`).
+    corpus or a document without tokens (see :func:`gibbsjax.one_label.documents`).
     """
-    return cj.documents(corpus, observed=False)
+    return ol.documents(corpus, observed=False)
 
 
 def bernoulli_data(features, *, labels=None, feature_names=None, label_names=(), doc_names=None,
@@ -127,10 +133,8 @@ def bernoulli_data(features, *, labels=None, feature_names=None, label_names=(),
     only.  Raises ``ValueError`` naming the argument for a matrix that is not
     2-D, empty or not binary, and for names or labels of the wrong length.
     """
-    from gibbsjax.corpus import Corpus
-
     if max_features is not None:
-        max_features = cj._check_int("max_features", max_features, 1)
+        max_features = check_int("max_features", max_features, 1)
     if isinstance(features, Corpus):
         corpus = features
         if corpus.num_docs == 0:
@@ -142,7 +146,7 @@ def bernoulli_data(features, *, labels=None, feature_names=None, label_names=(),
             df = np.asarray(dtm.sum(axis=0)).ravel()
             keep = np.sort(np.argsort(-df, kind="stable")[:max_features])
             dtm, vocab = dtm[:, keep], vocab[keep]
-        return cj.binary_data(
+        return ol.binary_data(
             dtm,
             labels=corpus.labels if labels is None else labels,
             feature_names=tuple(vocab) if feature_names is None else feature_names,
@@ -151,7 +155,7 @@ def bernoulli_data(features, *, labels=None, feature_names=None, label_names=(),
         )
     if max_features is not None:
         raise ValueError("max_features applies to a Corpus only; select columns of the matrix yourself")
-    return cj.binary_data(features, labels=labels, feature_names=feature_names,
+    return ol.binary_data(features, labels=labels, feature_names=feature_names,
                           label_names=label_names, doc_names=doc_names)
 
 
@@ -165,25 +169,10 @@ def _check_flag(name: str, value) -> bool:
     return bool(value)
 
 
-def _check_docs(data, k: int) -> Documents:
-    if not isinstance(data, Documents):
-        raise ValueError(f"data must be built by mixtures.unigram_data(corpus), got {type(data).__name__}")
-    if int(data.latent.shape[0]) < data.num_docs and data.num_classes != k:
-        raise ValueError(
-            f"the data have observed labels of {data.num_classes} classes, but K = {k}"
-        )
-    return data
-
-
 def _check_binary(data) -> BinaryData:
     if not isinstance(data, BinaryData):
         raise ValueError(f"data must be built by mixtures.bernoulli_data(features), got {type(data).__name__}")
     return data
-
-
-def _uniform_log(*shape: int) -> jax.Array:
-    """log of a uniform distribution over the last axis."""
-    return jnp.full(shape, -np.log(shape[-1]), jnp.result_type(float))
 
 
 def _doc_coords(data, k: int, item_dim: str) -> dict:
@@ -191,14 +180,6 @@ def _doc_coords(data, k: int, item_dim: str) -> dict:
 
 
 # ============================================================================ conditionals
-class UnigramState(NamedTuple):
-    """Uncollapsed mixture of unigrams: log π (K,), log β (K, V), Z (D,)."""
-
-    log_pi: jax.Array
-    log_beta: jax.Array
-    z: jax.Array
-
-
 class CollapsedUnigramState(NamedTuple):
     """π-collapsed mixture of unigrams: log β (K, V), Z (D,)."""
 
@@ -215,63 +196,9 @@ class BernoulliState(NamedTuple):
     z: jax.Array
 
 
-def _z(state, data) -> jax.Array:
-    labels = getattr(data, "labels", None)
-    return state.z if labels is None else cj.merge_labels(state.z, labels)
-
-
-def pi_posterior(state, data, *, alpha, rows: Rows | None = None) -> jax.Array:
-    """Concentration of π | {Z_d} ~ Dir(n_1 + α_1, ..., n_K + α_K), n_k = #{d : Z_d = k}.
-
-    Seed 001, 1.; source document 004, eq. (16) (corrected: Beta(C_0 + α, C_1 + β) for K = 2).
-    ``rows``: with documents split over devices (:mod:`gibbsjax.rows`), the counts of
-    every device's documents.
-    """
-    k = state.log_pi.shape[0]
-    counts = rw.total(rows, cj.class_counts(rw.here(rows, _z(state, data), k), k))
-    return counts.astype(jnp.result_type(float)) + cj.concentration_vector("alpha", alpha, k)
-
-
-def beta_posterior(state, data: Documents, *, lam: float, rows: Rows | None = None) -> jax.Array:
-    """Concentrations of β_k | {Z_d}, {W_id} ~ Dir(m_k1 + λ, ..., m_kV + λ) for every k (source document 001, 2.).
-
-    m_kv = #{(i, d) : W_id = v, Z_d = k}, counted by scatter-add over the tokens
-    (``rows``: summed over the devices).
-    """
-    k = state.log_beta.shape[0]
-    counts = rw.total(rows, cj.word_counts(rw.here(rows, _z(state, data), k), data, k))
-    return counts.astype(jnp.result_type(float)) + lam
-
-
 def sample_beta(key, state, data: Documents, *, lam: float) -> jax.Array:
     """β_k | {Z_d}, {W_id} ~ Dir(m_k + λ) for every k (source document 001, 2.); returns log β."""
     return gr.log_dirichlet(key, beta_posterior(state, data, lam=lam))
-
-
-def sample_pi_beta(key, state: UnigramState, data: Documents, *, alpha, lam, rows: Rows | None = None) -> UnigramState:
-    """π | Z ~ Dir(n + α) and β_k | Z, W ~ Dir(m_k + λ) (source document 001, 1. and 2.), as one block.
-
-    Given Z, π and the β_k are independent (π's Markov blanket is Z; β's is Z
-    and W), so drawing them together is the same as drawing them one after the
-    other; one gamma call serves both (less compiled code).  Returns the state
-    with new log π and log β.
-    """
-    log_pi, log_beta = cj.sample_log_dirichlets(
-        key, pi_posterior(state, data, alpha=alpha, rows=rows), beta_posterior(state, data, lam=lam, rows=rows))
-    return state._replace(log_pi=log_pi, log_beta=log_beta)
-
-
-def _z_logits(state, data: Documents) -> jax.Array:
-    return state.log_pi + cj.doc_log_likelihood(state.log_beta, data)
-
-
-def sample_z(key, state: UnigramState, data: Documents, rows: Rows | None = None) -> jax.Array:
-    """Z_d | π, β, W ~ P(Z_d = k) ∝ π_k Π_i β_{k, W_id}, every d at once (source document 001, 3.).
-
-    ``rows``: documents split over devices; document d's draw is the same as on one device."""
-    if rows is None:
-        return cj.sample_labels_parallel(key, _z_logits(state, data), data.labels)
-    return cj.merge_labels(rows.categorical(key, _z_logits(state, data)), data.labels)
 
 
 def sample_z_collapsed(key, state: CollapsedUnigramState, data: Documents, *, alpha) -> jax.Array:
@@ -281,8 +208,8 @@ def sample_z_collapsed(key, state: CollapsedUnigramState, data: Documents, *, al
     the labels through the counts (``lax.scan`` over documents).
     """
     k = state.log_beta.shape[0]
-    loglik = cj.doc_log_likelihood(state.log_beta, data)
-    return cj.sample_labels_sequential(key, _z(state, data), loglik,
+    loglik = ol.doc_log_likelihood(state.log_beta, data)
+    return ol.sample_labels_sequential(key, ol.current_labels(state, data), loglik,
                                        cj.concentration_vector("alpha", alpha, k), data.latent)
 
 
@@ -294,7 +221,7 @@ def p_posterior(state: BernoulliState, data: BinaryData, *, a: float, b: float,
     prior adds a pseudo-counts of "on" and b of "off".
     """
     k = state.log_p.shape[0]
-    n1, n0 = rw.total(rows, cj.feature_counts(rw.here(rows, state.z, k), data.x, k))
+    n1, n0 = rw.total(rows, ol.feature_counts(rw.here(rows, state.z, k), data.x, k))
     f = jnp.result_type(float)
     return jnp.stack([n1.astype(f) + a, n0.astype(f) + b], axis=-1)
 
@@ -313,13 +240,13 @@ def sample_pi_p(key, state: BernoulliState, data: BinaryData, *, alpha, a: float
 
 
 def _s_logits(state: BernoulliState, data: BinaryData) -> jax.Array:
-    return state.log_pi + cj.bernoulli_log_likelihood(state.log_p, state.log1m_p, data.x)
+    return state.log_pi + ol.bernoulli_log_likelihood(state.log_p, state.log1m_p, data.x)
 
 
 def sample_s(key, state: BernoulliState, data: BinaryData, rows: Rows | None = None) -> jax.Array:
     """S_d | π, p, F: P(S_d = k) ∝ π_k Π_f p_kf^{F_df} (1 − p_kf)^{1 − F_df}, every d at once (source document 004, eq. 7)."""
     if rows is None:
-        return cj.sample_labels_parallel(key, _s_logits(state, data))
+        return ol.sample_labels_parallel(key, _s_logits(state, data))
     return rows.categorical(key, _s_logits(state, data))
 
 
@@ -351,65 +278,12 @@ def unigrams(K: int = 2, alpha: float | tuple[float, ...] = 1.0, lam: float = 1.
     return _unigrams(k, alpha, lam, _check_flag("keep_draws", keep_draws))
 
 
-def _unigram_functions(k: int, alpha, lam: float, keep_draws: bool):
-    """``functions(rows)``: the uncollapsed unigram mixture's ``init``, ``step``, ``record``,
-    ``log_joint`` and ``accumulate`` on all documents (``rows`` None) or on one device's
-    documents (:mod:`gibbsjax.rows`).  Also naive Bayes with π drawn
-    (:func:`gibbsjax.models.naive_bayes.uncollapsed`): the same model with some labels observed."""
-
-    def functions(rows: Rows | None):
-        def init(key, data: Documents):
-            """Z uniform at random; π and β uniform (the first sweep redraws them from Z)."""
-            if rows is None:
-                _check_docs(data, k)
-            n = data.num_docs if rows is None else rows.num_rows
-            z = rw.take_rows(rows, jax.random.randint(key, (n,), 0, k, dtype=jnp.int32))
-            return UnigramState(_uniform_log(k), _uniform_log(k, data.vocab_size), cj.merge_labels(z, data.labels))
-
-        def big(state: UnigramState, data: Documents, gather=lambda x: x):
-            data = rw.local_documents(rows, data)
-            return {
-                "beta": jnp.exp(state.log_beta),
-                "doc_probs": gather(cj.label_probs(_z_logits(state, data), data.labels)),
-            }
-
-        def record(state: UnigramState, data: Documents):
-            gather = (lambda x: x) if rows is None else rows.gather
-            return {"pi": jnp.exp(state.log_pi), **(big(state, data, gather) if keep_draws else {})}
-
-        def log_joint(state: UnigramState, data: Documents):
-            """log p(W, Z, π, β)."""
-            data = rw.local_documents(rows, data)
-            z = _z(state, data)
-            if rows is None:
-                tokens = cj.token_log_likelihood(state.log_beta, z, data)
-            else:  # padding rows hold the padding tokens
-                per_token = state.log_beta[z[data.doc_ids], data.tokens]
-                tokens = rows.sum(jnp.sum(jnp.where(rows.real[data.doc_ids], per_token, 0)))
-            return (
-                cj.log_dirichlet_density(state.log_pi, cj.concentration_vector("alpha", alpha, k))
-                + jnp.sum(cj.log_dirichlet_density(state.log_beta, lam))
-                + rw.row_sum(rows, state.log_pi[z])
-                + tokens
-            )
-
-        def step(key, state: UnigramState, data: Documents):
-            sweep_ = sweep(functools.partial(sample_pi_beta, alpha=alpha, lam=lam, rows=rows),
-                           ("z", functools.partial(sample_z, rows=rows)))
-            return sweep_(key, state, rw.local_documents(rows, data))
-
-        return {"init": init, "step": step, "record": record, "log_joint": log_joint,
-                "accumulate": None if keep_draws else big}
-
-    return functions
-
-
 @functools.lru_cache(maxsize=64)
 def _unigrams(k: int, alpha, lam: float, keep_draws: bool) -> Kernel:
-    functions = _unigram_functions(k, alpha, lam, keep_draws)
+    functions = ol.unigram_functions(k, alpha, lam, keep_draws)
 
     def sample_prior(key, data: Documents):
-        _check_docs(data, k)
+        ol.check_documents(data, k)
         k1, k2 = jax.random.split(key)
         log_pi, log_beta = cj.sample_log_dirichlets(
             k1, cj.concentration_vector("alpha", alpha, k), jnp.full((k, data.vocab_size), lam))
@@ -417,35 +291,26 @@ def _unigrams(k: int, alpha, lam: float, keep_draws: bool) -> Kernel:
 
     def simulate_data(key, state: UnigramState, data: Documents):
         """New words W_id ~ Cat(β_{Z_d}) at the same positions (labels all latent)."""
-        tokens = cj.simulate_tokens(key, state.log_beta, _z(state, data), data)
+        tokens = ol.simulate_tokens(key, state.log_beta, ol.current_labels(state, data), data)
         return _replace_tokens(data, tokens)
 
-    one = functions(None)
-    kernel = Kernel(
-        init=one["init"],
-        step=one["step"],
-        record=one["record"],
+    # shard: documents split over devices (:mod:`gibbsjax.rows`), each document's label drawn as on one device
+    return rw.kernel(
+        functions, check=_check_unigram_data, num_rows=lambda data: data.num_docs, padded=ol.pad_documents,
+        state_specs=UnigramState(P(), P(), P(rw.AXIS)), row_accumulators=("doc_probs",), what="documents",
         dims={"pi": ("cluster",), "beta": ("cluster", "word"), "doc_probs": ("doc", "cluster")},
-        log_joint=one["log_joint"],
         coords=lambda data: _doc_coords(data, k, "word"),
         sample_prior=sample_prior,
         simulate_data=simulate_data,
         name="mixtures.unigrams",
         label_dims=("cluster",),
-        accumulate=one["accumulate"],
     )
-    return kernel._replace(shard=functools.partial(_shard_documents, kernel, functions, k))
 
 
-def _shard_documents(kernel: Kernel, functions, k: int, data: Documents, devices=None, num_shards=None):
-    """``Kernel.shard`` of the uncollapsed document models: documents split over ``devices``
-    (:mod:`gibbsjax.rows`), each document's label drawn as on one device."""
+def _check_unigram_data(data) -> Documents:
     if not isinstance(data, Documents):
         raise ValueError(f"data must be built by mixtures.unigram_data(corpus), got {type(data).__name__}")
-    return rw.plan(
-        base=kernel, make=functions, num_rows=data.num_docs, devices=devices, num_shards=num_shards,
-        padded=functools.partial(rw.pad_documents, data),
-        state_specs=UnigramState(P(), P(), P(rw.AXIS)), row_accumulators=("doc_probs",), what="documents")
+    return data
 
 
 def _replace_tokens(data: Documents, tokens) -> Documents:
@@ -474,34 +339,34 @@ def unigrams_collapsed(K: int = 2, alpha: float | tuple[float, ...] = 1.0,
 def _unigrams_collapsed(k: int, alpha, lam: float, keep_draws: bool) -> Kernel:
     def init(key, data: Documents):
         """Z uniform at random; β uniform (the first sweep redraws it from Z)."""
-        _check_docs(data, k)
+        ol.check_documents(data, k)
         z = jax.random.randint(key, (data.num_docs,), 0, k, dtype=jnp.int32)
-        return CollapsedUnigramState(_uniform_log(k, data.vocab_size), cj.merge_labels(z, data.labels))
+        return CollapsedUnigramState(ol.uniform_log(k, data.vocab_size), ol.merge_labels(z, data.labels))
 
     def big(state: CollapsedUnigramState, data: Documents):
         a = cj.concentration_vector("alpha", alpha, k)
-        loglik = cj.doc_log_likelihood(state.log_beta, data)
+        loglik = ol.doc_log_likelihood(state.log_beta, data)
         return {
             "beta": jnp.exp(state.log_beta),
-            "doc_probs": cj.collapsed_label_probs(_z(state, data), loglik, a, data.labels),
+            "doc_probs": ol.collapsed_label_probs(ol.current_labels(state, data), loglik, a, data.labels),
         }
 
     def record(state: CollapsedUnigramState, data: Documents):
         a = cj.concentration_vector("alpha", alpha, k)
-        pi = (cj.class_counts(_z(state, data), k).astype(a.dtype) + a) / (data.num_docs + a.sum())
+        pi = (cj.class_counts(ol.current_labels(state, data), k).astype(a.dtype) + a) / (data.num_docs + a.sum())
         return {"pi": pi, **(big(state, data) if keep_draws else {})}
 
     def log_joint(state: CollapsedUnigramState, data: Documents):
         """log p(W, Z, β) with π integrated out."""
-        z = _z(state, data)
+        z = ol.current_labels(state, data)
         return (
             cj.log_dirichlet_multinomial(cj.class_counts(z, k), cj.concentration_vector("alpha", alpha, k))
             + jnp.sum(cj.log_dirichlet_density(state.log_beta, lam))
-            + cj.token_log_likelihood(state.log_beta, z, data)
+            + ol.token_log_likelihood(state.log_beta, z, data)
         )
 
     def sample_prior(key, data: Documents):
-        _check_docs(data, k)
+        ol.check_documents(data, k)
         k1, k2 = jax.random.split(key)
         log_pi, log_beta = cj.sample_log_dirichlets(
             k1, cj.concentration_vector("alpha", alpha, k), jnp.full((k, data.vocab_size), lam))
@@ -509,7 +374,7 @@ def _unigrams_collapsed(k: int, alpha, lam: float, keep_draws: bool) -> Kernel:
 
     def simulate_data(key, state: CollapsedUnigramState, data: Documents):
         """New words W_id ~ Cat(β_{Z_d}) at the same positions (labels all latent)."""
-        return _replace_tokens(data, cj.simulate_tokens(key, state.log_beta, _z(state, data), data))
+        return _replace_tokens(data, ol.simulate_tokens(key, state.log_beta, ol.current_labels(state, data), data))
 
     return Kernel(
         init=init,
@@ -563,10 +428,10 @@ def _bernoulli(k: int, alpha, a: float, b: float, keep_draws: bool) -> Kernel:
             n = data.num_docs if rows is None else rows.num_rows
             z = rw.take_rows(rows, jax.random.randint(key, (n,), 0, k, dtype=jnp.int32))
             half = jnp.full((k, data.num_features), -jnp.log(2.0), jnp.result_type(float))
-            return BernoulliState(_uniform_log(k), half, half, z)
+            return BernoulliState(ol.uniform_log(k), half, half, z)
 
         def big(state: BernoulliState, data: BinaryData, gather=lambda x: x):
-            return {"p": jnp.exp(state.log_p), "doc_probs": gather(cj.label_probs(_s_logits(state, data)))}
+            return {"p": jnp.exp(state.log_p), "doc_probs": gather(ol.label_probs(_s_logits(state, data)))}
 
         def record(state: BernoulliState, data: BinaryData):
             gather = (lambda x: x) if rows is None else rows.gather
@@ -574,7 +439,7 @@ def _bernoulli(k: int, alpha, a: float, b: float, keep_draws: bool) -> Kernel:
 
         def log_joint(state: BernoulliState, data: BinaryData):
             """log p(F, S, π, p)."""
-            n1, n0 = rw.total(rows, cj.feature_counts(rw.here(rows, state.z, k), data.x, k))
+            n1, n0 = rw.total(rows, ol.feature_counts(rw.here(rows, state.z, k), data.x, k))
             return (
                 cj.log_dirichlet_density(state.log_pi, cj.concentration_vector("alpha", alpha, k))
                 + jnp.sum(cj.log_beta_density(state.log_p, state.log1m_p, a, b))
@@ -599,34 +464,21 @@ def _bernoulli(k: int, alpha, a: float, b: float, keep_draws: bool) -> Kernel:
 
     def simulate_data(key, state: BernoulliState, data: BinaryData):
         """New features F_df ~ Bernoulli(p_{S_d f})."""
-        x = cj.simulate_binary(key, state.log_p, state.z)
+        x = ol.simulate_binary(key, state.log_p, state.z)
         return BinaryData(x, data.true_labels, data.num_classes, data.info)
 
-    one = functions(None)
-    kernel = Kernel(
-        init=one["init"],
-        step=one["step"],
-        record=one["record"],
+    # shard: documents split over devices (:mod:`gibbsjax.rows`): draws identical to one device's
+    return rw.kernel(
+        functions, check=_check_binary, num_rows=lambda data: data.num_docs,
+        padded=lambda data, p, r: rw.pad_row_fields(data, ["x", "true_labels"], p, r, {"true_labels": -1}),
+        state_specs=BernoulliState(P(), P(), P(), P(rw.AXIS)), row_accumulators=("doc_probs",), what="documents",
         dims={"pi": ("cluster",), "p": ("cluster", "feature"), "doc_probs": ("doc", "cluster")},
-        log_joint=one["log_joint"],
         coords=lambda data: _doc_coords(data, k, "feature"),
         sample_prior=sample_prior,
         simulate_data=simulate_data,
         name="mixtures.bernoulli",
         label_dims=("cluster",),
-        accumulate=one["accumulate"],
     )
-
-    def shard(data: BinaryData, devices=None, num_shards=None):
-        """Documents split over ``devices`` (:mod:`gibbsjax.rows`): draws identical to one device's."""
-        _check_binary(data)
-        return rw.plan(
-            base=kernel, make=functions, num_rows=data.num_docs, devices=devices, num_shards=num_shards,
-            padded=lambda p, r: rw.pad_row_fields(data, ["x", "true_labels"], p, r, {"true_labels": -1}),
-            state_specs=BernoulliState(P(), P(), P(), P(rw.AXIS)), row_accumulators=("doc_probs",),
-            what="documents")
-
-    return kernel._replace(shard=shard)
 
 
 # ============================================================================ spec
@@ -646,17 +498,14 @@ def _bernoulli_config_data(section, base_dir):
 
 
 def _postprocess(idata, kernel, d, extras):
-    from gibbsjax.reports import one_label_postprocess
-
-    return one_label_postprocess(idata, d, align=True)
+    return ol.one_label_postprocess(idata, d, align=True)
 
 
 def _specs():
-    from gibbsjax.reports import one_label_report
     from gibbsjax.spec import ModelSpec
 
     def spec(name, factory, make_data, description):
-        return ModelSpec(name, factory, make_data, _postprocess, one_label_report, ("pi",), description)
+        return ModelSpec(name, factory, make_data, _postprocess, ol.one_label_report, ("pi",), description)
 
     return (
         spec("mixtures.unigrams", unigrams, _unigram_config_data,

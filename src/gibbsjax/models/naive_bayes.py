@@ -8,7 +8,7 @@ Model, for K >= 2 classes (the source document has K = 2, labels x ∈ {0, 1}):
 π is integrated out (seed §2.1); θ is sampled; the labels of documents whose
 label is observed are held fixed and the others are sampled.  This is exactly
 the π-collapsed mixture of unigrams of source document 001 with some labels observed,
-so both use the same building blocks in :mod:`gibbsjax.conjugate`.
+so both use the same building blocks in :mod:`gibbsjax.one_label` (and :mod:`gibbsjax.conjugate`).
 
 One sweep (:func:`dirichlet_multinomial`):
 
@@ -51,10 +51,11 @@ block, then every unobserved label at once from
 P(L_j = x | π, θ) ∝ π_x Π_w θ_{x,w}^{W_jw} (the labels are conditionally
 independent given π and θ, so this is an exact draw of their joint conditional).
 It is the mixture of unigrams of :mod:`gibbsjax.models.mixtures` with some
-labels observed, and shares its code.  It mixes somewhat slower per sweep than
-the collapsed sampler but has no sequential loop, so it splits its documents
-over devices (``sample(..., devices=N)``, :mod:`gibbsjax.rows`), which the
-collapsed sampler cannot: its labels are coupled through the counts.
+labels observed, and shares its code (:func:`gibbsjax.one_label.unigram_functions`).
+It mixes somewhat slower per sweep than the collapsed sampler but has no
+sequential loop, so it splits its documents over devices (``sample(...,
+devices=N)``, :mod:`gibbsjax.rows`), which the collapsed sampler cannot: its
+labels are coupled through the counts.
 
 Outputs
 -------
@@ -81,10 +82,12 @@ import jax
 import jax.numpy as jnp
 
 from gibbsjax import conjugate as cj
-from gibbsjax._checks import check_concentration
+from gibbsjax import one_label as ol
 from gibbsjax import random as gr
-from gibbsjax.conjugate import Documents
+from gibbsjax import rows as rw
+from gibbsjax._checks import check_concentration
 from gibbsjax.kernel import Kernel, sweep
+from gibbsjax.one_label import Documents
 
 __all__ = [
     "NaiveBayesState",
@@ -119,25 +122,25 @@ def data(corpus, *, num_classes: int | None = None, labels=None, hide_labels: fl
     ``hide_labels`` hides a random fraction of the known labels (chosen with
     ``split_seed``) from the sampler, keeping them in ``true_labels`` so that
     accuracy on them can be measured (:func:`gibbsjax.evaluate.accuracy`).
-    Raises ``ValueError`` naming the argument (see :func:`gibbsjax.conjugate.documents`).
+    Raises ``ValueError`` naming the argument (see :func:`gibbsjax.one_label.documents`).
 
     >>> from gibbsjax.corpus import Corpus
     >>> c = Corpus.from_token_lists([["a", "b"], ["b", "b"], ["a"]], labels=[0, 1, -1])
     >>> data(c).latent.tolist()
     [2]
     """
-    return cj.documents(corpus, observed=True, labels=labels, num_classes=num_classes,
+    return ol.documents(corpus, observed=True, labels=labels, num_classes=num_classes,
                         hide_labels=hide_labels, split_seed=split_seed)
 
 
 def _labels(state: NaiveBayesState, data: Documents) -> jax.Array:
     """Current labels with the observed ones taken from the data."""
-    return cj.merge_labels(state.labels, data.labels)
+    return ol.merge_labels(state.labels, data.labels)
 
 
 def sample_theta(key, state: NaiveBayesState, data: Documents, *, gamma_theta: float) -> jax.Array:
     """θ_x | L, C ~ Dir(count(w ∈ C_x) + γ_θ) for every class x (source document 000, §3.2); returns log θ."""
-    counts = cj.word_counts(_labels(state, data), data, data.num_classes)
+    counts = ol.word_counts(_labels(state, data), data, data.num_classes)
     return cj.sample_log_dirichlet_rows(key, counts, gamma_theta)
 
 
@@ -150,15 +153,15 @@ def sample_labels(key, state: NaiveBayesState, data: Documents, *, gamma_pi) -> 
     the unobserved documents): collapsing π couples the labels through C.
     """
     alpha = cj.concentration_vector("gamma_pi", gamma_pi, data.num_classes)
-    loglik = cj.doc_log_likelihood(state.log_theta, data)
-    return cj.sample_labels_sequential(key, _labels(state, data), loglik, alpha, data.latent)
+    loglik = ol.doc_log_likelihood(state.log_theta, data)
+    return ol.sample_labels_sequential(key, _labels(state, data), loglik, alpha, data.latent)
 
 
 def label_conditionals(state: NaiveBayesState, data: Documents, *, gamma_pi) -> jax.Array:
     """P(L_j = x | L_{−j}, C, θ) for every document at once, (D, K); one-hot for observed ones."""
     alpha = cj.concentration_vector("gamma_pi", gamma_pi, data.num_classes)
-    loglik = cj.doc_log_likelihood(state.log_theta, data)
-    return cj.collapsed_label_probs(_labels(state, data), loglik, alpha, data.labels)
+    loglik = ol.doc_log_likelihood(state.log_theta, data)
+    return ol.collapsed_label_probs(_labels(state, data), loglik, alpha, data.labels)
 
 
 def dirichlet_multinomial(gamma_pi: float | tuple[float, ...] = 1.0, gamma_theta: float = 1.0) -> Kernel:
@@ -208,7 +211,7 @@ def _dirichlet_multinomial(gamma_pi, gamma_theta: float) -> Kernel:
         k = num_classes(data)
         labels = jax.random.randint(key, (data.num_docs,), 0, k, dtype=jnp.int32)
         log_theta = jnp.full((k, data.vocab_size), -jnp.log(data.vocab_size), jnp.result_type(float))
-        return NaiveBayesState(cj.merge_labels(labels, data.labels), log_theta)
+        return NaiveBayesState(ol.merge_labels(labels, data.labels), log_theta)
 
     def record(state, data: Documents):
         """pi = E[π | L] per draw."""
@@ -233,7 +236,7 @@ def _dirichlet_multinomial(gamma_pi, gamma_theta: float) -> Kernel:
         return (
             cj.log_dirichlet_multinomial(cj.class_counts(labels, k), alpha)
             + jnp.sum(cj.log_dirichlet_density(state.log_theta, gamma_theta))
-            + cj.token_log_likelihood(state.log_theta, labels, data)
+            + ol.token_log_likelihood(state.log_theta, labels, data)
         )
 
     def sample_prior(key, data: Documents):
@@ -269,8 +272,8 @@ def _dirichlet_multinomial(gamma_pi, gamma_theta: float) -> Kernel:
             return counts.at[new].add(is_obs.astype(jnp.int32)), jnp.where(is_obs, new, -1)
 
         _, obs_labels = jax.lax.scan(urn, counts, (observed, jax.random.split(k1, data.num_docs)))
-        labels = cj.merge_labels(state.labels, obs_labels)
-        tokens = cj.simulate_tokens(k2, state.log_theta, labels, data)
+        labels = ol.merge_labels(state.labels, obs_labels)
+        tokens = ol.simulate_tokens(k2, state.log_theta, labels, data)
         return Documents(tokens, data.doc_ids, data.doc_lengths, obs_labels, data.latent,
                          data.true_labels, data.vocab_size, data.num_classes, data.info)
 
@@ -331,9 +334,6 @@ def uncollapsed(gamma_pi: float | tuple[float, ...] = 1.0, gamma_theta: float = 
 
 @functools.lru_cache(maxsize=64)
 def _uncollapsed(gamma_pi, gamma_theta: float) -> Kernel:
-    from gibbsjax import rows as rw
-    from gibbsjax.models import mixtures
-
     def num_classes(d: Documents) -> int:
         k = _num_classes(d)
         cj.concentration_vector("gamma_pi", gamma_pi, k)
@@ -342,7 +342,7 @@ def _uncollapsed(gamma_pi, gamma_theta: float) -> Kernel:
     def functions(rows):
         """The kernel's functions on all documents (``rows`` None) or one device's (:mod:`gibbsjax.rows`)."""
         def mixture(d):
-            return mixtures._unigram_functions(num_classes(d), gamma_pi, gamma_theta, False)(rows)
+            return ol.unigram_functions(num_classes(d), gamma_pi, gamma_theta, False)(rows)
 
         def accumulate(state, d):
             acc = mixture(d)["accumulate"](state, d)
@@ -361,27 +361,15 @@ def _uncollapsed(gamma_pi, gamma_theta: float) -> Kernel:
         names = d.info.label_names if len(d.info.label_names) == k else tuple(range(k))
         return {"class": list(names), "word": list(d.vocab), "doc": list(d.info.doc_names)}
 
-    one = functions(None)
-    kernel = Kernel(
-        init=one["init"],
-        step=one["step"],
-        record=one["record"],
+    return rw.kernel(
+        functions, check=num_classes, num_rows=lambda d: d.num_docs, padded=ol.pad_documents,
+        state_specs=ol.UnigramState(rw.P(), rw.P(), rw.P(rw.AXIS)), row_accumulators=("doc_probs",),
+        what="documents",
         dims={"pi": ("class",), "theta": ("class", "word"), "doc_probs": ("doc", "class")},
-        log_joint=one["log_joint"],
         coords=coords,
         name="naive_bayes.uncollapsed",
-        accumulate=one["accumulate"],
         data_type=Documents,
     )
-
-    def shard(d: Documents, devices=None, num_shards=None):
-        num_classes(d)
-        return rw.plan(base=kernel, make=functions, num_rows=d.num_docs, devices=devices, num_shards=num_shards,
-                       padded=functools.partial(rw.pad_documents, d),
-                       state_specs=mixtures.UnigramState(rw.P(), rw.P(), rw.P(rw.AXIS)),
-                       row_accumulators=("doc_probs",), what="documents")
-
-    return kernel._replace(shard=shard)
 
 
 # ============================================================================ spec
@@ -396,19 +384,16 @@ def _config_data(section, base_dir):
 
 
 def _postprocess(idata, kernel, d, extras):
-    from gibbsjax.reports import one_label_postprocess
-
-    return one_label_postprocess(idata, d, align=False)  # observed labels identify the classes
+    return ol.one_label_postprocess(idata, d, align=False)  # observed labels identify the classes
 
 
 def _specs():
-    from gibbsjax.reports import one_label_report
     from gibbsjax.spec import ModelSpec
 
     return (ModelSpec("naive_bayes.dirichlet_multinomial", dirichlet_multinomial, _config_data, _postprocess,
-                      one_label_report, ("pi",),
+                      ol.one_label_report, ("pi",),
                       "Dirichlet-multinomial naive Bayes, pi collapsed, some labels observed (source document 000)"),
-            ModelSpec("naive_bayes.uncollapsed", uncollapsed, _config_data, _postprocess, one_label_report, ("pi",),
+            ModelSpec("naive_bayes.uncollapsed", uncollapsed, _config_data, _postprocess, ol.one_label_report, ("pi",),
                       "Dirichlet-multinomial naive Bayes with pi drawn: labels drawn all at once, documents can "
                       "be split over devices (source document 000)"))
 

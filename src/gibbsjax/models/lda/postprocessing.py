@@ -20,7 +20,8 @@ from gibbsjax.models.lda import shard as lda_shard
 from gibbsjax.models.lda.inference import heldout_perplexity
 from gibbsjax.models.lda.kernels import SAMPLERS
 from gibbsjax.models.lda.layout import data
-from gibbsjax.reports import add_agreement, agreement_lines
+from gibbsjax.labels import add_agreement
+from gibbsjax.reports import agreement_lines
 from gibbsjax.sources import is_number, read_corpus
 from gibbsjax.spec import ConfigError, DataWithExtras, ModelSpec, replace_group
 
@@ -78,7 +79,7 @@ def postprocess(idata, kernel, d, extras):
     ``extras["heldout"]``) held-out perplexity in a ``topics`` group.
 
     Topics are aligned (:func:`gibbsjax.labels.align_chains`, Hellinger matching of
-    the per-chain ``topic_word``), then :func:`gibbsjax.reports.add_agreement`
+    the per-chain ``topic_word``), then :func:`gibbsjax.labels.add_agreement`
     stores the ``agreement`` group: Hellinger distances between the chains' topics,
     which chains reproduce each topic of the reference chain (the chain with the
     highest mean ``lp`` over the sampling phase) and R-hat of each aligned topic's
