@@ -31,8 +31,8 @@ from gibbsjax.models import lda
 from gibbsjax.pipeline import Job, model_attrs
 from gibbsjax.run import Settings, data_fingerprint
 
-__all__ = ["EMPTY_CHOICES", "check_params", "settings", "kernel", "hyperparameters", "sampled", "job",
-           "prior_theta", "fitted_attributes", "check_result", "rename_words", "params_from_run",
+__all__ = ["EMPTY_CHOICES", "check_params", "settings", "fit_settings", "kernel", "hyperparameters", "sampled",
+           "job", "prior_theta", "fitted_attributes", "check_result", "rename_words", "params_from_run",
            "check_training_corpus"]
 
 #: the choices of the estimator's ``empty``
@@ -72,7 +72,7 @@ def settings(params: Mapping[str, Any]) -> Settings:
                     chunk_size=params["chunk_size"], devices=params["devices"], shard=params["shard"])
 
 
-def _fit_settings(params: Mapping[str, Any]) -> Settings:
+def fit_settings(params: Mapping[str, Any]) -> Settings:
     """:func:`settings`, a RandomState or Generator ``random_state`` asked for this fit's seed."""
     out = settings(params)
     rs = params["random_state"]
@@ -148,7 +148,7 @@ def job(params: Mapping[str, Any], corpus: Corpus, *, fit: bool = True) -> Job:
     data = lda.data(part, num_lanes=params["num_lanes"])
     hyper = hyperparameters(params)
     sampler = kernel(params, corpus)
-    return Job(get_spec(sampler.name), sampler, data, _fit_settings(params) if fit else None,
+    return Job(get_spec(sampler.name), sampler, data, fit_settings(params) if fit else None,
                {"corpus": part, "hyperparameters": hyper, "chains": params["chains"]},
                model_attrs(sampler.name, hyper))
 
