@@ -28,7 +28,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
 from gibbsjax.corpus import Corpus, apply_empty
 
@@ -90,6 +89,8 @@ def _columns_only(X, name: str, vocab_size: int) -> Corpus:
 def _documents(X, name: str, vocab, known) -> Corpus:
     """``X`` as a Corpus of every input document (empty ones kept), matched to
     the model's vocabulary ``known`` when there is one."""
+    import scipy.sparse as sp  # as gibbsjax.corpus does: not imported with gibbsjax (a quarter of a second)
+
     if vocab is not None:
         vocab = tuple(str(w) for w in vocab)
     if isinstance(X, Corpus):
@@ -171,6 +172,8 @@ def _kind_of_documents(docs: list, name: str) -> str:
 
 
 def _matrix(X, name: str, vocab, known) -> Corpus:
+    import scipy.sparse as sp
+
     if not sp.issparse(X):
         X = np.asarray(X)
         if X.ndim != 2:

@@ -32,7 +32,7 @@ from gibbsjax.pipeline import Job, model_attrs
 from gibbsjax.run import Settings, data_fingerprint
 
 __all__ = ["EMPTY_CHOICES", "check_params", "settings", "fit_settings", "kernel", "hyperparameters", "sampled",
-           "job", "prior_theta", "fitted_attributes", "check_result", "rename_words", "params_from_run",
+           "data", "job", "prior_theta", "fitted_attributes", "check_result", "rename_words", "params_from_run",
            "check_training_corpus"]
 
 #: the choices of the estimator's ``empty``
@@ -139,17 +139,21 @@ def sampled(corpus: Corpus) -> Corpus:
     return corpus if np.all(lengths > 0) else corpus.subset(lengths > 0)
 
 
+def data(params: Mapping[str, Any], corpus: Corpus) -> lda.LDAData:
+    """The sampler's data (:func:`gibbsjax.models.lda.data`) of the documents of ``corpus`` with tokens."""
+    return lda.data(sampled(corpus), num_lanes=params["num_lanes"])
+
+
 def job(params: Mapping[str, Any], corpus: Corpus, *, fit: bool = True) -> Job:
     """A fit of ``corpus`` (every input document, empty ones kept) as a pipeline job:
     the kernel, the data of the documents with tokens, the extras of the LDA
     postprocess and the attributes the result records; with ``fit``, the settings
     (a RandomState ``random_state`` asked for the seed), else none (a job to resume)."""
-    part = sampled(corpus)
-    data = lda.data(part, num_lanes=params["num_lanes"])
+    arrays = data(params, corpus)
     hyper = hyperparameters(params)
     sampler = kernel(params, corpus)
-    return Job(get_spec(sampler.name), sampler, data, fit_settings(params) if fit else None,
-               {"corpus": part, "hyperparameters": hyper, "chains": params["chains"]},
+    return Job(get_spec(sampler.name), sampler, arrays, fit_settings(params) if fit else None,
+               {"corpus": sampled(corpus), "hyperparameters": hyper, "chains": params["chains"]},
                model_attrs(sampler.name, hyper))
 
 
@@ -259,7 +263,7 @@ def check_training_corpus(params: Mapping[str, Any], corpus, idata, vocab) -> Co
     if corpus.vocab != tuple(vocab):
         raise ValueError("corpus has another vocabulary than the result's; pass the training corpus")
     stored = str(idata.attrs.get("data_sha256", ""))
-    if stored and data_fingerprint(lda.data(sampled(corpus), num_lanes=params["num_lanes"])) != stored:
+    if stored and data_fingerprint(data(params, corpus)) != stored:
         raise ValueError("corpus differs from the one this result was sampled on (data_sha256 does not "
                          "match); pass the training part of the config's data")
     return corpus
