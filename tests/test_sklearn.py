@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import gibbsjax
-from gibbsjax import LDA
+from gibbsjax import LDA, lda_fit
 from gibbsjax.corpus import Corpus, EmptyDocumentWarning
 from gibbsjax.datasets.synthetic import lda_corpus
 
@@ -102,7 +102,8 @@ def test_random_state_is_the_seed(corpus):
     assert b.idata_.attrs["seed"] == 7
     seed = np.random.RandomState(0).randint(np.iinfo(np.int32).max)  # what sklearn's RandomState gives
     c = LDA(3, random_state=np.random.RandomState(0), **SMALL)
-    assert c._fit_settings().seed == seed  # the seed fit() runs with (a fit records it as attrs["seed"])
+    # the seed fit() runs with (a fit records it as attrs["seed"])
+    assert lda_fit.fit_settings(c.get_params()).seed == seed
 
 
 def test_tags_and_fitted_state():

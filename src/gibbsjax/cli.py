@@ -415,8 +415,7 @@ def _cmd_resume(args) -> int:
         raise CLIError("--until needs --draws N >= 1: the draws added between checks")
     _enable_cache()
     path, idata = _open_result(args.result)
-    from gibbsjax.config import config_of
-    from gibbsjax.run import resume
+    from gibbsjax.config import config_of, resume_result
 
     config = config_of(idata)
     idata.load()  # read it all now: the file may be replaced by the result
@@ -424,9 +423,9 @@ def _cmd_resume(args) -> int:
     import arviz  # noqa: F401
 
     def sample():
-        return resume(idata, config.kernel, config.data, args.draws, progress=not args.no_progress,
-                      chunk_size=args.chunk_size, until=args.until, max_draws=args.max_draws,
-                      devices=args.devices)
+        return resume_result(idata, args.draws, progress=not args.no_progress, chunk_size=args.chunk_size,
+                             until=args.until, max_draws=args.max_draws, config=config, postprocess=False,
+                             devices=args.devices)
 
     return _sample_and_save(config, out, sample, requested=args.draws, before=before)
 

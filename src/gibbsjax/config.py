@@ -74,6 +74,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gibbsjax import pipeline
+from gibbsjax.pipeline import Job, model_attrs
 from gibbsjax.run import Settings
 from gibbsjax.sources import all_numbers, is_number
 from gibbsjax.spec import ConfigError, DataWithExtras, ModelSpec
@@ -255,11 +257,9 @@ class Config:
         return Path(f"{stem}.nc")
 
     def attrs(self) -> dict[str, str | int | float]:
-        """What a result records about its config (netCDF-safe: strings and numbers)."""
-        out: dict[str, str | int | float] = {"model": self.model}
-        for k, v in self.hyperparameters.items():
-            out[f"model_{k}"] = _attr_value(v)
-        out["hyperparameters"] = json.dumps(self.hyperparameters, sort_keys=True, default=str)
+        """What a result records about its config (netCDF-safe: strings and numbers):
+        :func:`gibbsjax.pipeline.model_attrs`, the data and the config file."""
+        out = model_attrs(self.model, self.hyperparameters)
         if self.data_section is not None:
             out["data"] = json.dumps(_describe_data(self.data_section), sort_keys=True)
         if self.path is not None:
@@ -268,13 +268,13 @@ class Config:
             out["config_toml"] = self.text
         return out
 
-
-def _attr_value(v: Any) -> str | int | float:
-    if isinstance(v, bool):
-        return int(v)
-    if isinstance(v, (int, float, str)):
-        return v
-    return json.dumps(v, default=str)
+    def job(self, *, progress: bool = True, **overrides) -> Job:
+        """The config as a :class:`gibbsjax.pipeline.Job`: ``overrides`` replace fields
+        of its settings (``None`` values are ignored); the attributes are :meth:`attrs`
+        with ``postprocessed = 0``."""
+        settings = self.sampler.replace(progress=progress, **{k: v for k, v in overrides.items() if v is not None})
+        return Job(get_spec(self.model), self.kernel, self.data, settings, self.extras,
+                   {**self.attrs(), "postprocessed": 0})
 
 
 def _describe_data(section: Mapping[str, Any]) -> dict[str, Any]:
@@ -455,25 +455,16 @@ def sample_config(config: Config, *, progress: bool = True, **overrides):
     """Only the sampling of :func:`run_config`: the raw draws, before any
     postprocess (so they can be saved first, and nothing finished is lost if
     postprocessing fails or is interrupted).  ``attrs["postprocessed"]`` is 0."""
-    from gibbsjax.run import sample
-
-    settings = config.sampler.replace(progress=progress, **{k: v for k, v in overrides.items() if v is not None})
-    attrs = {**config.attrs(), "postprocessed": 0}
-    return sample(config.kernel, config.data, settings=settings, attrs=attrs)
+    return pipeline.sample(config.job(progress=progress, **overrides))
 
 
 def postprocess_result(config: Config, raw):
     """The model's postprocess of raw draws (alignment, estimates), keeping copies
     of the draws it relabelled (``raw_<group>``, see
-    :func:`gibbsjax.run.keep_raw_draws`) so the result can be resumed.
-    ``attrs["postprocessed"]`` becomes 1.  A run without draws is returned as it is."""
-    from gibbsjax.run import keep_raw_draws
-
-    spec = get_spec(config.model)
-    if spec.postprocess is None or int(raw.posterior.sizes.get("draw", 0)) == 0:
-        idata = raw
-    else:
-        idata = keep_raw_draws(spec.postprocess(raw.copy(), config.kernel, config.data, config.extras), raw)
+    :func:`gibbsjax.run.keep_raw_draws`) so the result can be resumed
+    (:func:`gibbsjax.pipeline.postprocess`).  ``attrs["postprocessed"]`` becomes 1.
+    A run without draws is returned as it is."""
+    idata = pipeline.postprocess(config.job(), raw)
     idata.attrs["postprocessed"] = 1
     return idata
 
@@ -502,7 +493,7 @@ def config_of(idata, *, base_dir: str | Path | None = None) -> Config:
 
 def resume_result(idata, num_draws: int | None = None, *, progress: bool = True, chunk_size: int | None = None,
                   until: str | None = None, max_draws: int | None = None, config: Config | None = None,
-                  postprocess: bool = True):
+                  postprocess: bool = True, devices: int | None = None):
     """Continue a saved ``gibbsjax run`` result for ``num_draws`` more draws per chain.
 
     ``idata`` is the InferenceData (or a path to the NetCDF file).  The config is
@@ -510,7 +501,9 @@ def resume_result(idata, num_draws: int | None = None, *, progress: bool = True,
     checked to be the same, and the draws continue bit-identically
     (:func:`gibbsjax.run.resume`); the model's postprocess is applied to the
     whole run again.  ``num_draws=0`` only post-processes (e.g. a run whose
-    postprocessing was interrupted).
+    postprocessing was interrupted).  ``postprocess=False`` returns the raw draws
+    (``attrs["postprocessed"]`` 0), as ``gibbsjax resume`` saves them first;
+    ``devices`` as :func:`gibbsjax.run.resume` takes it.
 
     >>> import tempfile, os
     >>> from gibbsjax.config import load_config
@@ -518,16 +511,12 @@ def resume_result(idata, num_draws: int | None = None, *, progress: bool = True,
     >>> first = run_config(c, num_draws=200, progress=False)  # doctest: +SKIP
     >>> longer = resume_result(first, 300, progress=False)  # doctest: +SKIP
     """
-    from gibbsjax.run import resume
-
     if isinstance(idata, (str, Path)):
         import arviz as az
 
         idata = az.from_netcdf(str(idata))
     config = config or config_of(idata)
-    raw = resume(idata, config.kernel, config.data, num_draws, progress=progress, chunk_size=chunk_size,
-                 until=until, max_draws=max_draws)
-    for group in [g for g in raw.groups() if g.startswith("raw_")]:
-        del raw[group]
+    raw = pipeline.resume(config.job(), idata, num_draws, progress=progress, chunk_size=chunk_size, until=until,
+                          max_draws=max_draws, devices=devices)
     raw.attrs["postprocessed"] = 0
     return postprocess_result(config, raw) if postprocess else raw

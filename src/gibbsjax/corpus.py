@@ -173,6 +173,9 @@ def _apply_empty(corpus: Corpus, empty: str, *, min_length: int = 1, where: str 
     return corpus.subset(~short)
 
 
+apply_empty = _apply_empty  # the public name (gibbsjax.inputs uses it); _apply_empty stays an alias for now
+
+
 def _int_array(name: str, values, dtype, *, low: int | None = None, high: int | None = None) -> np.ndarray:
     """``values`` as an array of ``dtype`` without silent truncation, else ``ValueError`` naming ``name``.
 

@@ -26,6 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from gibbsjax import inputs
+from gibbsjax.corpus import Corpus
+
 __all__ = [
     "accuracy",
     "confusion_matrix",
@@ -151,25 +154,13 @@ def top_words(matrix: Any, vocab: Sequence[str], n: int = 10, *, with_probabilit
 # ============================================================================ topic models
 def as_corpus(X, name: str, vocab_size: int | None = None):
     """``X`` as a :class:`~gibbsjax.corpus.Corpus` (a Corpus, or a document-term
-    matrix), checked against ``vocab_size``; errors name ``name``.
+    matrix), checked against ``vocab_size``; errors name ``name``.  Kept for callers
+    of this name: :func:`gibbsjax.inputs.as_corpus` converts every input.
 
     >>> as_corpus([[1, 0], [0, 2]], "X").num_tokens
     3
     """
-    from gibbsjax.corpus import Corpus
-
-    if isinstance(X, Corpus):
-        corpus = X
-    else:
-        try:
-            corpus = Corpus.from_dtm(X, empty="keep")
-        except ValueError as e:
-            raise ValueError(f"{name}: {e}") from None
-    if vocab_size is not None and corpus.vocab_size != vocab_size:
-        raise ValueError(
-            f"{name} has a vocabulary of {corpus.vocab_size} words but the topics have {vocab_size}"
-        )
-    return corpus
+    return inputs.as_corpus(X, name, vocab_size=vocab_size)
 
 
 def _top_indices(topic_word, n: int) -> np.ndarray:
@@ -248,8 +239,6 @@ def coherence(topic_word, X, *, kind: str = "umass", n: int = 10, eps: float = 1
     >>> coherence(good, X, n=2, kind="umass_gensim").round(3).tolist()
     [0.0, 0.0]
     """
-    from gibbsjax.corpus import Corpus
-
     if kind not in COHERENCE_KINDS:
         raise ValueError(f"kind must be one of {tuple(COHERENCE_KINDS)}, got {kind!r}")
     tw = np.asarray(topic_word, dtype=np.float64)
@@ -262,7 +251,7 @@ def coherence(topic_word, X, *, kind: str = "umass", n: int = 10, eps: float = 1
                          f"texts or token lists (a count matrix has lost the word order), got {type(X).__name__}")
     if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
         raise ValueError(f"window must be a positive integer, got {window!r}")
-    corpus = as_corpus(X, "X", tw.shape[1])
+    corpus = inputs.as_corpus(X, "X", vocab_size=tw.shape[1])
     top = _top_indices(tw, n)
     if kind == "c_v":
         return _c_v(corpus, top, int(window), eps)
@@ -372,7 +361,7 @@ def pyldavis_data(topic_word, doc_topic, X, vocab: Sequence[str] | None = None) 
                          f"and {theta.shape}")
     if theta.shape[1] != phi.shape[0]:
         raise ValueError(f"doc_topic has {theta.shape[1]} topics, topic_word {phi.shape[0]}")
-    corpus = as_corpus(X, "X", phi.shape[1])
+    corpus = inputs.as_corpus(X, "X", vocab_size=phi.shape[1])
     if corpus.num_docs != theta.shape[0]:
         raise ValueError(f"X has {corpus.num_docs} documents, doc_topic {theta.shape[0]} rows")
     words = corpus.vocab if vocab is None else tuple(str(w) for w in vocab)

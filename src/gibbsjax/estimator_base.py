@@ -1,0 +1,189 @@
+"""What every gibbsjax estimator (:class:`gibbsjax.LDA`) shares: scikit-learn's
+conventions without importing scikit-learn, and a NetCDF file without pickle.
+
+:class:`Estimator` gives a subclass ``get_params`` / ``set_params`` read from its
+constructor's signature (so ``clone``, ``Pipeline`` and ``GridSearchCV`` work), a
+``repr`` showing the arguments that differ from their defaults, scikit-learn's
+tags and fitted check, and the file format of ``save`` / ``load``: the result
+(an ArviZ InferenceData) as it is, plus a group ``estimator`` holding the
+constructor's arguments (JSON, in its attributes) and the training corpus
+(:func:`write_estimator`, :func:`read_estimator`).  A subclass supplies
+``_check_params`` (``ValueError`` naming the argument) and names the attribute a
+fit sets (``_fitted_attribute``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import warnings
+from typing import Any
+
+import numpy as np
+
+from gibbsjax.corpus import Corpus
+
+__all__ = ["Estimator", "ESTIMATOR_GROUP", "write_estimator", "read_estimator"]
+
+#: the group of a saved estimator that holds its parameters (attributes) and the
+#: training corpus (arrays)
+ESTIMATOR_GROUP = "estimator"
+_SAVE_FORMAT = 1
+
+
+class Estimator:
+    """scikit-learn's estimator conventions, for a subclass whose constructor stores
+    its arguments as given and checks them with ``_check_params``."""
+
+    #: an attribute that exists once the estimator is fitted
+    _fitted_attribute = ""
+    #: arguments :meth:`__repr__` shows even at their default
+    _always_shown: tuple[str, ...] = ()
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+
+    def _check_params(self) -> None:
+        """Check the arguments without changing them (``ValueError`` naming the argument)."""
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's arguments, as given (scikit-learn's convention).
+
+        >>> from gibbsjax import LDA
+        >>> LDA(num_topics=5, seed=0).get_params()["num_topics"]
+        5
+        """
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params):
+        """Set constructor arguments by name and return ``self`` (checked like the
+        constructor's; an unknown name is a ``ValueError``).  Fitted attributes stay
+        until the next ``fit``.
+
+        >>> from gibbsjax import LDA
+        >>> LDA(num_topics=5).set_params(num_topics=7, alpha=0.5).num_topics
+        7
+        """
+        known = self._param_names()
+        for name in params:
+            if name not in known:
+                raise ValueError(f"unknown parameter {name!r} for {type(self).__name__}; parameters are: "
+                                 f"{', '.join(known)}")
+        old = {name: getattr(self, name) for name in params}
+        for name, value in params.items():
+            setattr(self, name, value)
+        try:
+            self._check_params()
+        except ValueError:
+            for name, value in old.items():
+                setattr(self, name, value)
+            raise
+        return self
+
+    def __sklearn_tags__(self):
+        """scikit-learn ≥ 1.6 asks estimators for their tags; scikit-learn is imported
+        here only, when it asks (older versions read :meth:`_more_tags`)."""
+        try:
+            from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
+        except ImportError:  # scikit-learn < 1.6 does not call this method
+            return self._more_tags()
+        return Tags(estimator_type=None, target_tags=TargetTags(required=False),
+                    transformer_tags=TransformerTags(preserves_dtype=["float64"]),
+                    input_tags=InputTags(two_d_array=True, sparse=True, positive_only=True, string=True),
+                    requires_fit=True)
+
+    def _more_tags(self) -> dict[str, Any]:
+        """Tags for scikit-learn < 1.6."""
+        return {"requires_positive_X": True, "X_types": ["2darray", "sparse", "string"],
+                "requires_y": False, "preserves_dtype": [np.float64]}
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, self._fitted_attribute)
+
+    def _check_fitted(self):
+        if not self.__sklearn_is_fitted__():
+            raise RuntimeError("call fit(X) first")
+
+    def __repr__(self) -> str:
+        defaults = {n: p.default for n, p in inspect.signature(type(self).__init__).parameters.items()
+                    if n != "self"}
+        shown = [f"{n}={v!r}" for n, v in self.get_params().items()
+                 if n in self._always_shown or not (type(v) is type(defaults[n]) and v == defaults[n])]
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    @classmethod
+    def _from_params(cls, params: dict[str, Any]):
+        """An estimator from saved arguments: unknown names left out, lists back to tuples
+        where the constructor's default is a tuple (JSON has no tuples)."""
+        defaults = {n: p.default for n, p in inspect.signature(cls.__init__).parameters.items() if n != "self"}
+        return cls(**{k: tuple(v) if isinstance(v, list) and isinstance(defaults[k], tuple) else v
+                      for k, v in params.items() if k in defaults})
+
+
+def write_estimator(path: str | os.PathLike, idata, params: dict[str, Any], corpus: Corpus | None, vocab,
+                    *, name: str) -> None:
+    """Write a fitted estimator to a NetCDF file: ``idata`` as it is (with its attributes),
+    plus the group ``estimator`` with ``params`` (JSON; a RandomState ``random_state`` is
+    replaced by the seed it gave, ``idata.attrs["seed"]``), the words ``vocab`` and the
+    training ``corpus`` (tokens, document offsets, document names, labels)."""
+    import arviz as az
+    import xarray as xr
+
+    params = dict(params)
+    if params.get("random_state") is not None and not isinstance(params["random_state"], (int, np.integer)):
+        params["random_state"] = None  # a RandomState: the seed it gave is recorded
+        params["seed"] = int(idata.attrs["seed"])
+    params = {k: (int(v) if isinstance(v, np.integer) else float(v) if isinstance(v, np.floating)
+                  else np.asarray(v).tolist() if isinstance(v, (tuple, list, np.ndarray)) else v)
+              for k, v in params.items()}
+    attrs = {"params": json.dumps(params), "format": _SAVE_FORMAT,
+             "note": f"a gibbsjax.{name}: load it with gibbsjax.{name}.load(path)"}
+    variables = {"vocab": ("word", np.array(vocab, dtype=str))}
+    if corpus is not None:
+        variables.update({
+            "tokens": ("token", np.asarray(corpus.tokens, np.int32)),
+            "doc_offsets": ("doc_offset", np.asarray(corpus.doc_offsets, np.int64)),
+            "doc_names": ("document", np.array(corpus.doc_names, dtype=str)),
+        })
+        if corpus.labels is not None:
+            variables["labels"] = ("document", np.asarray(corpus.labels, np.int32))
+            attrs["label_names"] = json.dumps(list(corpus.label_names))
+    groups = {g: idata[g] for g in idata.groups()}
+    groups[ESTIMATOR_GROUP] = xr.Dataset(variables, attrs=attrs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # groups outside ArviZ's schema
+        out = az.InferenceData(**groups)
+    out.attrs = dict(idata.attrs)  # the run's attributes (seed, config, ...)
+    out.to_netcdf(str(path))
+
+
+def read_estimator(path: str | os.PathLike, check=None):
+    """A file of :func:`write_estimator` (or any result file), read eagerly:
+    ``(idata, params, corpus, vocab)``, ``idata`` without the ``estimator`` group
+    (with the file's attributes); ``params``, ``corpus`` and ``vocab`` are None for a
+    file without one.  ``check(idata)`` runs on the file's result first."""
+    import arviz as az
+
+    with az.rc_context({"data.load": "eager"}):
+        idata = az.from_netcdf(str(path))
+    attrs = dict(idata.attrs)
+    if check is not None:
+        check(idata)
+    params, corpus, vocab = None, None, None
+    if ESTIMATOR_GROUP in idata.groups():
+        saved = idata[ESTIMATOR_GROUP]
+        params = json.loads(str(saved.attrs["params"]))
+        vocab = tuple(str(w) for w in saved["vocab"].values)
+        if "tokens" in saved:
+            labels = saved["labels"].values if "labels" in saved else None
+            names = json.loads(str(saved.attrs["label_names"])) if "label_names" in saved.attrs else ()
+            corpus = Corpus(saved["tokens"].values, saved["doc_offsets"].values, vocab,
+                            tuple(str(n) for n in saved["doc_names"].values), labels, tuple(names))
+    keep = {g: idata[g] for g in idata.groups() if g != ESTIMATOR_GROUP}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        clean = az.InferenceData(**keep)
+    clean.attrs = attrs
+    return clean, params, corpus, vocab

@@ -1,0 +1,269 @@
+"""How :class:`gibbsjax.LDA` runs the fit pipeline (:mod:`gibbsjax.pipeline`).
+
+* its parameters, checked (:func:`check_params`), as a :class:`~gibbsjax.pipeline.Job`
+  (:func:`job`): the sampler of :mod:`gibbsjax.models.lda` they name, the data of the
+  documents with tokens, the settings and the extras of the LDA postprocess, the
+  same :func:`gibbsjax.models.lda.postprocess` as ``gibbsjax run`` applies;
+* the parameters a ``gibbsjax run`` result of an LDA config was made with
+  (:func:`params_from_run`);
+* a post-processed result as the estimator's fitted attributes (:func:`fitted_attributes`),
+  checked to be one (:func:`check_result`), and its words named (:func:`rename_words`).
+
+``params`` is always the estimator's ``get_params()``.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from gibbsjax import evaluate
+from gibbsjax._checks import check_int
+from gibbsjax.config import get_spec
+from gibbsjax.corpus import Corpus
+from gibbsjax.inputs import is_anonymous
+from gibbsjax.labels import ESTIMATE_RULES, Agreement
+from gibbsjax.models import lda
+from gibbsjax.pipeline import Job, model_attrs
+from gibbsjax.run import Settings, data_fingerprint
+
+__all__ = ["EMPTY_CHOICES", "check_params", "settings", "fit_settings", "kernel", "hyperparameters", "sampled",
+           "data", "job", "prior_theta", "fitted_attributes", "check_result", "rename_words", "params_from_run",
+           "check_training_corpus"]
+
+#: the choices of the estimator's ``empty``
+EMPTY_CHOICES = ("keep", "drop", "error")
+
+
+def check_params(params: Mapping[str, Any]) -> None:
+    """Check the arguments without changing them (``ValueError`` naming the argument)."""
+    check_int("num_topics", params["num_topics"], 1)
+    sampler = params["sampler"]
+    if not isinstance(sampler, str) or sampler not in lda.SAMPLERS:
+        raise ValueError(f"sampler must be one of {sorted(lda.SAMPLERS)}, got {sampler!r}")
+    kernel(params)  # the factory checks α, η and the learned-prior options
+    if params["seed"] is not None and params["random_state"] is not None:
+        raise ValueError("give seed or random_state (scikit-learn's name for it), not both")
+    rs = params["random_state"]
+    if rs is not None and not isinstance(rs, (np.random.RandomState, np.random.Generator)):
+        check_int("random_state", rs, 0)
+    settings(params)  # Settings checks chains, draws, thin, seed, progress, chunk_size
+    if params["num_lanes"] is not None:
+        check_int("num_lanes", params["num_lanes"], 1)
+    if not isinstance(params["chains"], str) or params["chains"] not in ESTIMATE_RULES:
+        raise ValueError(f"chains must be one of {tuple(ESTIMATE_RULES)}, got {params['chains']!r}")
+    if not isinstance(params["empty"], str) or params["empty"] not in EMPTY_CHOICES:
+        raise ValueError(f"empty must be one of {EMPTY_CHOICES}, got {params['empty']!r}")
+
+
+def settings(params: Mapping[str, Any]) -> Settings:
+    """The :class:`gibbsjax.run.Settings` a fit runs with (a RandomState or
+    Generator ``random_state`` shows as ``seed=None``: it gives a seed per fit)."""
+    seed = params["seed"]
+    rs = params["random_state"]
+    if seed is None and rs is not None and not isinstance(rs, (np.random.RandomState, np.random.Generator)):
+        seed = rs
+    return Settings(num_chains=params["num_chains"], num_warmup=params["num_warmup"],
+                    num_draws=params["num_draws"], thin=params["thin"], seed=seed, progress=params["progress"],
+                    chunk_size=params["chunk_size"], devices=params["devices"], shard=params["shard"])
+
+
+def fit_settings(params: Mapping[str, Any]) -> Settings:
+    """:func:`settings`, a RandomState or Generator ``random_state`` asked for this fit's seed."""
+    out = settings(params)
+    rs = params["random_state"]
+    if isinstance(rs, np.random.RandomState):
+        out = out.replace(seed=int(rs.randint(np.iinfo(np.int32).max)))
+    elif isinstance(rs, np.random.Generator):
+        out = out.replace(seed=int(rs.integers(np.iinfo(np.int32).max)))
+    return out
+
+
+def kernel(params: Mapping[str, Any], corpus: Corpus | None = None):
+    """The sampler (:mod:`gibbsjax.models.lda`) the parameters name; with ``corpus``, its
+    ``record_theta`` names the sampled documents (:func:`_record_options`)."""
+    return lda.SAMPLERS[params["sampler"]](params["num_topics"], alpha=params["alpha"], eta=params["eta"],
+                                           **_prior_options(params), **_record_options(params, corpus))
+
+
+def _record_options(params: Mapping[str, Any], corpus: Corpus | None = None) -> dict[str, Any]:
+    """``record_phi`` / ``record_theta`` for the factory; with ``corpus``, document
+    indices of ``record_theta`` mapped to the documents that are sampled (those with
+    tokens), or ``ValueError`` naming an empty one."""
+    out = {k: params[k] for k in ("record_phi", "record_theta") if params[k] is not None}
+    theta = out.get("record_theta")
+    if corpus is not None and theta is not None and not np.all(corpus.doc_lengths > 0):
+        has_tokens = corpus.doc_lengths > 0
+        if theta == "all":
+            out["record_theta"] = "all"
+        else:
+            ids = np.arange(theta) if isinstance(theta, (int, np.integer)) else np.asarray(theta, np.int64)
+            if ids.size and (ids.min() < 0 or ids.max() >= corpus.num_docs):
+                raise ValueError(f"record_theta has document index {int(ids.max())}, but X has "
+                                 f"{corpus.num_docs} documents")
+            empty = ids[~has_tokens[ids]]
+            if empty.size:
+                raise ValueError(f"record_theta names document {int(empty[0])}, which has no tokens "
+                                 "(its θ is its prior, not sampled)")
+            out["record_theta"] = (np.cumsum(has_tokens) - 1)[ids].tolist()
+    return out
+
+
+def _prior_options(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The learned-prior arguments of the kernel factory (none when both are fixed,
+    so a plain model keeps the factory's plain signature in its results)."""
+    if params["learn_alpha"] == "fixed" and not params["learn_eta"]:
+        if params["asymmetric_alpha"]:  # refused by the factory, with its message
+            return {"learn_alpha": params["learn_alpha"], "asymmetric_alpha": params["asymmetric_alpha"]}
+        return {}
+    return {"learn_alpha": params["learn_alpha"], "asymmetric_alpha": params["asymmetric_alpha"],
+            "learn_eta": params["learn_eta"], "alpha_prior": tuple(params["alpha_prior"]),
+            "eta_prior": tuple(params["eta_prior"])}
+
+
+def hyperparameters(params: Mapping[str, Any]) -> dict:
+    """The hyperparameters a fit records (``model_<name>`` attributes and ``hyperparameters``)."""
+    out = {"K": int(params["num_topics"]), "alpha": float(params["alpha"]), "eta": float(params["eta"])}
+    for k, v in {**_prior_options(params), **_record_options(params)}.items():
+        out[k] = np.asarray(v).tolist() if isinstance(v, (tuple, list, np.ndarray)) else v
+    return out
+
+
+def sampled(corpus: Corpus) -> Corpus:
+    """The documents with tokens: the empty ones take no part in sampling."""
+    lengths = corpus.doc_lengths
+    return corpus if np.all(lengths > 0) else corpus.subset(lengths > 0)
+
+
+def data(params: Mapping[str, Any], corpus: Corpus) -> lda.LDAData:
+    """The sampler's data (:func:`gibbsjax.models.lda.data`) of the documents of ``corpus`` with tokens."""
+    return lda.data(sampled(corpus), num_lanes=params["num_lanes"])
+
+
+def job(params: Mapping[str, Any], corpus: Corpus, *, fit: bool = True) -> Job:
+    """A fit of ``corpus`` (every input document, empty ones kept) as a pipeline job:
+    the kernel, the data of the documents with tokens, the extras of the LDA
+    postprocess and the attributes the result records; with ``fit``, the settings
+    (a RandomState ``random_state`` asked for the seed), else none (a job to resume)."""
+    arrays = data(params, corpus)
+    hyper = hyperparameters(params)
+    sampler = kernel(params, corpus)
+    return Job(get_spec(sampler.name), sampler, arrays, fit_settings(params) if fit else None,
+               {"corpus": sampled(corpus), "hyperparameters": hyper, "chains": params["chains"]},
+               model_attrs(sampler.name, hyper))
+
+
+def prior_theta(alpha, num_topics: int) -> np.ndarray:
+    """E[θ_d] under the prior Dir(α): an empty document's posterior mean."""
+    a = np.broadcast_to(np.asarray(alpha, np.float64), (int(num_topics),))
+    return a / a.sum()
+
+
+def fitted_attributes(idata, corpus: Corpus | None, vocab, alpha, num_topics: int) -> dict[str, Any]:
+    """The fitted attributes (``idata_``, ``alpha_``, ..., ``doc_topic_``) from a post-processed
+    result (a fit's or a file's); ``alpha`` is the estimator's, used unless α was learned."""
+    out: dict[str, Any] = {"idata_": idata}
+    attrs = idata.topics.attrs
+    out["alpha_"] = np.asarray(json.loads(str(attrs["learned_alpha"]))) if "learned_alpha" in attrs else None
+    out["eta_"] = float(json.loads(str(attrs["learned_eta"]))) if "learned_eta" in attrs else None
+    out["permutations_"] = idata.topics["permutation"].values
+    out["corpus_"] = corpus
+    out["vocab_"] = tuple(vocab)
+    out["n_features_in_"] = len(out["vocab_"])
+    out["agreement_"] = Agreement.from_dataset(idata.agreement)
+    out["estimate_chains_"] = json.loads(str(idata.topics.attrs["estimate_chains"]))
+    means = idata.posterior_mean
+    out["topic_word_per_chain_"] = means["topic_word"].transpose("chain", "topic", "word").values
+    per_chain = means["doc_topic"].transpose("chain", "document", "topic").values
+    if corpus is not None and corpus.num_docs != per_chain.shape[1]:
+        # empty documents kept (empty="keep"): not sampled, their θ is the prior mean
+        has_tokens = corpus.doc_lengths > 0
+        if int(has_tokens.sum()) != per_chain.shape[1]:
+            raise ValueError(f"the result has θ for {per_chain.shape[1]} documents; the corpus has "
+                             f"{int(has_tokens.sum())} with tokens")
+        theta = prior_theta(alpha if out["alpha_"] is None else out["alpha_"], num_topics)
+        full = np.broadcast_to(theta.astype(per_chain.dtype),
+                               (per_chain.shape[0], corpus.num_docs, per_chain.shape[2])).copy()
+        full[:, has_tokens] = per_chain
+        per_chain = full
+    out["doc_topic_per_chain_"] = per_chain
+    out["topic_word_"] = idata.topics["topic_word"].values
+    out["doc_topic_"] = per_chain[out["estimate_chains_"]].mean(axis=0)
+    return out
+
+
+def check_result(idata, path) -> None:
+    """``ValueError`` unless ``idata`` (read from ``path``) is a post-processed LDA result."""
+    attrs = idata.attrs
+    if not str(attrs.get("model", "")).startswith("lda.") or "posterior_mean" not in idata.groups():
+        raise ValueError(f"{path} is not an LDA result (attrs['model'] = {attrs.get('model')!r})")
+    if "topics" not in idata.groups() or "agreement" not in idata.groups():
+        raise ValueError(f"{path} holds raw draws that were never post-processed; run "
+                         f"`gibbsjax resume {path} --draws 0` first")
+
+
+def rename_words(idata, corpus: Corpus | None, vocab: tuple, words: tuple, topic_word) -> Corpus | None:
+    """Name the words ``vocab`` of a model fitted on a matrix without names ``words``: in
+    ``idata`` (changed in place) and ``corpus`` (returned renamed); ``ValueError`` when
+    ``words`` do not fit or the model already knows its words."""
+    if len(words) != len(vocab):
+        raise ValueError(f"vocab has {len(words)} words; the model has {len(vocab)}")
+    if len(set(words)) != len(words):
+        raise ValueError("vocab has repeated words")
+    if words == vocab:
+        return corpus
+    if not is_anonymous(vocab):
+        raise ValueError("this model already knows its words (vocab_); set_vocab names those of a model "
+                         "fitted on a matrix without vocab")
+    c = corpus
+    if c is not None:
+        corpus = Corpus(c.tokens, c.doc_offsets, words, c.doc_names, c.labels, c.label_names)
+    idata.posterior_mean = idata.posterior_mean.assign_coords(word=list(words))
+    topics = idata.topics
+    if "top_words" in topics.attrs:
+        topics.attrs["top_words"] = json.dumps(evaluate.top_words(topic_word, words, 10))
+    return corpus
+
+
+def params_from_run(idata) -> dict[str, Any]:
+    """Constructor arguments from the attributes of a ``gibbsjax run`` result."""
+    a = idata.attrs
+    rule = str(idata.topics.attrs.get("estimate_rule", ""))
+    chains = next((k for k, text in ESTIMATE_RULES.items() if text == rule), "best")
+    num_lanes = None
+    if "config_toml" in a:
+        try:
+            num_lanes = tomllib.loads(str(a["config_toml"])).get("data", {}).get("num_lanes")
+        except tomllib.TOMLDecodeError:
+            num_lanes = None
+    try:
+        hyper = json.loads(str(a.get("hyperparameters", "{}")))
+    except json.JSONDecodeError:
+        hyper = {}
+    priors = {k: hyper[k] for k in ("learn_alpha", "asymmetric_alpha", "learn_eta", "alpha_prior", "eta_prior",
+                                    "record_phi", "record_theta") if k in hyper}
+    return {
+        **priors,
+        "num_topics": int(a["model_K"]), "alpha": float(a["model_alpha"]), "eta": float(a["model_eta"]),
+        "sampler": str(a["model"]).removeprefix("lda."), "num_chains": int(a["num_chains"]),
+        "num_warmup": int(a["num_warmup"]), "num_draws": max(int(a.get("num_draws_requested", 1)), 1),
+        "thin": int(a.get("thin", 1)), "seed": int(a["seed"]) if "seed" in a else None,
+        "num_lanes": num_lanes, "chains": chains,
+    }
+
+
+def check_training_corpus(params: Mapping[str, Any], corpus, idata, vocab) -> Corpus:
+    """``corpus``, checked to be the training corpus of the ``gibbsjax run`` result ``idata``."""
+    if not isinstance(corpus, Corpus):
+        raise ValueError(f"corpus must be a gibbsjax.corpus.Corpus, got {type(corpus).__name__}")
+    if corpus.vocab != tuple(vocab):
+        raise ValueError("corpus has another vocabulary than the result's; pass the training corpus")
+    stored = str(idata.attrs.get("data_sha256", ""))
+    if stored and data_fingerprint(data(params, corpus)) != stored:
+        raise ValueError("corpus differs from the one this result was sampled on (data_sha256 does not "
+                         "match); pass the training part of the config's data")
+    return corpus
