@@ -66,6 +66,11 @@ def draw_mean(idata, name: str, chains=None):
 
 # ============================================================================ agreement across chains
 def chain_list(chains: list[int], total: int) -> str:
+    """Chains named for a report: "all 4", "chains 0, 2" style lists, or "13 of 20".
+
+    >>> chain_list([0, 1], 2)
+    'all 2'
+    """
     if len(chains) == total:
         return f"all {total}"
     if len(chains) > 12:
