@@ -130,7 +130,7 @@ def test_power_wrong_conditional_fails():
     good = bn.dirichlet_cpts()
 
     def forward_only(key, state, data):
-        x = bn._merge(state.x, data)
+        x = bn.merge_observed(state.x, data)
         keys = jax.random.split(key, net.num_vars)
         for v in net.order:
             from gibbsjax import random as gr
@@ -195,8 +195,8 @@ def test_geweke():
     kernel = bn.dirichlet_cpts()
     fns = {
         "cpt": lambda s, d: jnp.exp(s.log_cpt),
-        "x": lambda s, d: bn._merge(s.x, d).astype(jnp.float32),
-        "x_on_cpt": lambda s, d: jnp.exp(s.log_cpt[bn.cpt_row_index(net, bn._merge(s.x, d), 2), 1]),
+        "x": lambda s, d: bn.merge_observed(s.x, d).astype(jnp.float32),
+        "x_on_cpt": lambda s, d: jnp.exp(s.log_cpt[bn.cpt_row_index(net, bn.merge_observed(s.x, d), 2), 1]),
     }
     geweke_test(kernel, d, fns, num_chains=500, num_steps=60, seed=3).assert_passes()
 

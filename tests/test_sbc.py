@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from gibbsjax.config import _BUILTIN
 from gibbsjax.corpus import Corpus
 from gibbsjax.kernel import sweep
 from gibbsjax.models import bayes_net as bn
@@ -117,8 +118,8 @@ def _bayes_net():
     data = bn.data(net, [[0, -1, 1], [-1, 2, -1], [1, -1, 0], [-1, -1, 1]])
     valid = np.nonzero(net.valid())  # the real CPT entries (rows are padded to the largest card)
     fns = {"cpt": lambda s, d: jnp.exp(s.log_cpt)[valid],
-           "x": lambda s, d: bn._merge(s.x, d)}
-    return bn.bayes_net(), data, fns
+           "x": lambda s, d: bn.merge_observed(s.x, d)}
+    return bn.dirichlet_cpts(), data, fns
 
 
 def _lda(factory):
@@ -139,12 +140,24 @@ CASES = {
     "mixtures.unigrams_collapsed": functools.partial(_unigrams, mixtures.unigrams_collapsed),
     "mixtures.bernoulli": _bernoulli,
     "naive_bayes.dirichlet_multinomial": _naive_bayes,
-    "bayes_net.bayes_net": _bayes_net,
     "lda.collapsed": functools.partial(_lda, lda.collapsed),
     "lda.partially_collapsed": functools.partial(_lda, lda.partially_collapsed),
     "lda.uncollapsed": functools.partial(_lda, lda.uncollapsed),
 }
+#: registered models without an SBC case, and why (each is checked another way in its own test file)
+WITHOUT_SBC = {
+    "bayes_net.dirichlet_cpts": "its kernel has no sample_prior/simulate_data yet (the case below builds it all but "
+                                "those); tests/test_bayes_net.py checks it by exact enumeration",
+    "naive_bayes.uncollapsed": "its kernel has no sample_prior/simulate_data yet; tests/test_naive_bayes.py checks it "
+                               "against exact enumeration",
+}
 DEFAULT_CASES = ["normal.semiconjugate", "normal.bivariate"]
+
+
+def test_every_registered_model_has_a_case():
+    """The case list is keyed by registry names and misses none of the built-in models."""
+    assert set(CASES) | set(WITHOUT_SBC) == set(_BUILTIN), sorted((set(CASES) | set(WITHOUT_SBC)) ^ set(_BUILTIN))
+    assert not set(CASES) & set(WITHOUT_SBC)
 
 
 @pytest.mark.parametrize("name", DEFAULT_CASES)

@@ -17,12 +17,10 @@ configs name them in their ``[data]`` table.
 
 from __future__ import annotations
 
-import csv
-from importlib import resources
-
 import numpy as np
 
 from gibbsjax.datasets import networks
+from gibbsjax.datasets.files import load_csv
 from gibbsjax.datasets.corpora import STDLIB_GROUPS, abc_corpus, stdlib_docs
 from gibbsjax.datasets.tabular import casino, faithful
 
@@ -54,16 +52,6 @@ def available(kind: str = "table") -> list[str]:
     if kind not in REGISTRY:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
     return sorted(REGISTRY[kind])
-
-
-def load_csv(filename: str) -> dict[str, np.ndarray]:
-    """Read a shipped CSV file into a dict of float64 numpy columns."""
-    path = resources.files("gibbsjax.datasets").joinpath("data", filename)
-    with path.open("r", encoding="utf-8", newline="") as fh:
-        rows = list(csv.reader(fh))
-    header, body = rows[0], rows[1:]
-    cols = np.array(body, dtype=np.float64).T
-    return {name: cols[i] for i, name in enumerate(header)}
 
 
 def body_temperature() -> dict[str, np.ndarray]:

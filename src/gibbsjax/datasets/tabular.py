@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gibbsjax.datasets.files import load_csv
+
 __all__ = ["faithful", "casino", "CASINO_INITIAL", "CASINO_TRANSITION", "CASINO_EMISSION"]
 
 
@@ -29,7 +31,6 @@ def faithful() -> dict[str, np.ndarray]:
     >>> round(float(faithful()["eruptions_min"].mean()), 4)
     3.4878
     """
-    from gibbsjax.datasets import load_csv  # here, so the package may import this module at its top
 
     return load_csv("faithful.csv")
 

@@ -372,7 +372,8 @@ class NetState(NamedTuple):
     x: jax.Array
 
 
-def _merge(x, d: NetworkData):
+def merge_observed(x, d: NetworkData):
+    """The full table of values: the observed entries of ``d`` (≥ 0), ``x`` where they are missing."""
     return jnp.where(d.values >= 0, d.values, x)
 
 
@@ -410,7 +411,7 @@ def _gibbs_sites(key, log_cpt, x, update: jax.Array, net: Network) -> jax.Array:
 
 def sample_missing(key, state: NetState, d: NetworkData) -> jax.Array:
     """Every missing X_{n,v} | Markov blanket, all rows at once, variables in topological order (step 1)."""
-    return _gibbs_sites(key, state.log_cpt, _merge(state.x, d), d.values < 0, d.network)
+    return _gibbs_sites(key, state.log_cpt, merge_observed(state.x, d), d.values < 0, d.network)
 
 
 def _counts(net: Network, x: jax.Array) -> jax.Array:
@@ -422,7 +423,7 @@ def cpt_posterior(state: NetState, d: NetworkData) -> jax.Array:
     """Concentrations a_v[j] + n_v[j] of every stacked CPT row given the completed table, (R, C)."""
     net = d.network
     f = jnp.result_type(float)
-    return _counts(net, _merge(state.x, d)).astype(f) + jnp.asarray(net.prior, f)
+    return _counts(net, merge_observed(state.x, d)).astype(f) + jnp.asarray(net.prior, f)
 
 
 def sample_cpts(key, state: NetState, d: NetworkData) -> jax.Array:
@@ -433,7 +434,7 @@ def sample_cpts(key, state: NetState, d: NetworkData) -> jax.Array:
 def imputed_probs(state: NetState, d: NetworkData) -> jax.Array:
     """p(X_{n,v} = k | Markov blanket) at the state for missing entries, one-hot for observed, (N, V, C)."""
     net = d.network
-    x = _merge(state.x, d)
+    x = merge_observed(state.x, d)
     p = jnp.stack([jax.nn.softmax(conditional_logits(state.log_cpt, x, net, v), axis=-1)
                    for v in range(net.num_vars)], axis=1)
     onehot = jax.nn.one_hot(d.values, net.max_card, dtype=p.dtype)
@@ -491,7 +492,7 @@ def _ancestral(key, log_cpt, net: Network, n: int) -> jax.Array:
 def _bayes_net(keep_draws: bool) -> Kernel:
     def init(key, d: NetworkData) -> NetState:
         s = _sample_prior(key, d)
-        return s._replace(x=_merge(s.x, d))
+        return s._replace(x=merge_observed(s.x, d))
 
     def cpt(state, d):
         return jnp.where(jnp.asarray(d.network.valid()), jnp.exp(state.log_cpt), 0.0)
@@ -506,7 +507,7 @@ def _bayes_net(keep_draws: bool) -> Kernel:
     def log_joint(state: NetState, d: NetworkData):
         """log p(M) + log p(X | M) for the completed table."""
         net = d.network
-        x = _merge(state.x, d)
+        x = merge_observed(state.x, d)
         valid = jnp.asarray(net.valid())
         a = jnp.asarray(net.prior, state.log_cpt.dtype)
         lp = jnp.where(valid, state.log_cpt, 0.0)
