@@ -343,7 +343,7 @@ def test_bernoulli_mixture_uses_the_bernoulli_distance():
          "p": np.broadcast_to(np.stack([p, q])[:, None], (2, 30, 2, 3)).copy(),
          "doc_probs": np.full((2, 30, 4, 2), 0.5)},
         sample_stats={"lp": rng.normal(0, 1, size=(2, 30))},
-        dims={"pi": ["cluster"], "p": ["cluster", "feature"], "doc_probs": ["doc", "cluster"]})
+        dims={"pi": ["cluster"], "p": ["cluster", "feature"], "doc_probs": ["document", "cluster"]})
     out = one_label_postprocess(idata, data, align=True)
     expected = chain_agreement(np.stack([p, q]), distance="bernoulli").distance
     np.testing.assert_allclose(out.agreement["distance"].values, expected, atol=1e-6)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -100,3 +102,34 @@ def test_rhat_lp_is_the_rhat_of_sample_stats_lp():
     idata = to_inference_data({"m": np.zeros((4, 80))}, sample_stats={"lp": lp})
     assert rhat_lp(idata) == pytest.approx(_rank_split_rhat_by_hand(lp), rel=1e-10)
     assert np.isnan(rhat_lp(to_inference_data({"m": np.zeros((4, 80))})))
+
+
+def test_a_result_with_the_former_document_dimension_reads_reports_and_resumes(tmp_path, capsys):
+    """Results of earlier versions name the one-label models' document dimension "doc": they
+    still print a summary and resume (the draws joined under today's name, "document")."""
+    import arviz as az
+
+    from gibbsjax.cli import main
+    from gibbsjax.diagnostics import with_current_names
+
+    root = Path(__file__).resolve().parents[1]
+    new = tmp_path / "new.nc"
+    assert main(["run", str(root / "configs" / "mixture-unigrams-stdlib.toml"), "--out", str(new), "--chains", "2",
+                 "--warmup", "5", "--draws", "5", "--no-progress"]) == 0
+    idata = az.from_netcdf(new)
+    assert "document" in idata.posterior.dims and "doc" not in idata.posterior.dims
+    old = idata.copy()
+    for g in old.groups():
+        if "document" in old[g].dims or "document" in old[g].variables:
+            setattr(old, g, old[g].rename({"document": "doc"}))
+    old_path = tmp_path / "old.nc"
+    old.to_netcdf(str(old_path))
+    assert "doc" in az.from_netcdf(old_path).posterior.dims
+    assert with_current_names(az.from_netcdf(old_path)).posterior.dims == idata.posterior.dims
+    capsys.readouterr()
+    assert main(["summary", str(old_path)]) == 0
+    assert "agreement" in capsys.readouterr().out
+    more = tmp_path / "more.nc"
+    assert main(["resume", str(old_path), "--draws", "3", "--out", str(more), "--no-progress"]) == 0
+    resumed = az.from_netcdf(more)
+    assert resumed.posterior.sizes["draw"] == 8 and "doc" not in resumed.posterior.dims

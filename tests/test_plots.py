@@ -374,7 +374,7 @@ def test_top_words_from_a_mixture_estimates_group():
     idata = to_inference_data({"mu": np.zeros((1, 2))})
     phi = _phi(3, 6)
     idata.add_groups({"estimates": xr.Dataset(
-        {"theta_mean": (("cluster", "word"), phi), "doc_probs": (("doc", "cluster"), np.full((2, 3), 1 / 3))},
+        {"theta_mean": (("cluster", "word"), phi), "doc_probs": (("document", "cluster"), np.full((2, 3), 1 / 3))},
         coords={"word": list("abcdef"), "cluster": [0, 1, 2]},
         attrs={"word_var": "theta", "class_dim": "cluster",
                "cluster_labels": json.dumps({"0": "asyncio", "1": "", "2": "xml"})},

@@ -127,7 +127,9 @@ def _open_result(path_arg: str):
         raise CLIError(f"cannot read {path} as an ArviZ NetCDF result: {_one_line(e)}") from None
     if "posterior" not in idata.groups():
         raise CLIError(f"{path} has no posterior group; is it a gibbsjax result?")
-    return path, idata
+    from gibbsjax.diagnostics import with_current_names
+
+    return path, with_current_names(idata)
 
 
 class _StopSignals:

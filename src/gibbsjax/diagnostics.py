@@ -39,6 +39,8 @@ __all__ = [
     "ess",
     "rhat_lp",
     "RHAT_LIMIT",
+    "FORMER_DIM_NAMES",
+    "with_current_names",
 ]
 
 #: R-hat above which a quantity's chains have not mixed (Vehtari, Gelman, Simpson, Carpenter
@@ -337,3 +339,31 @@ def all_sweeps(idata):
     parts.append(with_lp(idata.posterior, "sample_stats"))
     combined = xr.concat(parts, dim="draw", data_vars="all", coords="minimal", compat="override")
     return combined.assign_coords(draw=np.arange(combined.sizes["draw"]))
+
+
+#: dimension names that results of earlier versions carry -> today's (one name per idea:
+#: the one-label models called the document dimension "doc", LDA "document")
+FORMER_DIM_NAMES = {"doc": "document"}
+
+
+def with_current_names(idata):
+    """``idata`` with the dimensions of earlier versions' results under today's names
+    (:data:`FORMER_DIM_NAMES`), so a saved result reads, reports and resumes as a new one;
+    ``idata`` itself when it has none of them.
+
+    >>> import numpy as np
+    >>> old = to_inference_data({"doc_probs": np.zeros((1, 2, 3))}, dims={"doc_probs": ["doc"]})
+    >>> with_current_names(old).posterior["doc_probs"].dims
+    ('chain', 'draw', 'document')
+    """
+    found = {old: new for old, new in FORMER_DIM_NAMES.items()
+             if any(old in idata[g].dims or old in idata[g].variables for g in idata.groups())}
+    if not found:
+        return idata
+    out = idata.copy()
+    for g in out.groups():
+        ds = out[g]
+        names = {old: new for old, new in found.items() if old in ds.dims or old in ds.variables}
+        if names:
+            setattr(out, g, ds.rename(names))
+    return out

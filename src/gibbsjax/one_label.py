@@ -841,9 +841,9 @@ def one_label_postprocess(idata, data, *, align: bool):
         {
             "doc_probs": doc_probs,
             f"{word_var}_mean": word_mean,
-            "predicted": (("doc",), predicted),
-            "true_label": (("doc",), truth.astype(np.int32)),
-            "label_hidden": (("doc",), hidden.astype(np.int8)),
+            "predicted": (("document",), predicted),
+            "true_label": (("document",), truth.astype(np.int32)),
+            "label_hidden": (("document",), hidden.astype(np.int8)),
         },
         attrs=attrs,
     )
@@ -866,7 +866,7 @@ def one_label_report(idata) -> str:
     top = json.loads(str(a.get("top_words", "{}")))
     names = json.loads(str(a["cluster_labels"])) if "cluster_labels" in a else {}
     probs = json.loads(str(a.get("top_word_probs", "{}")))
-    share = est["doc_probs"].mean("doc").values
+    share = est["doc_probs"].mean("document").values
     lines[0] += " word (probability); [share of documents]"
     for (c, words), s in zip(top.items(), share):
         tag = f" (~{names[c]})" if names.get(c) else ""

@@ -28,7 +28,7 @@ import numpy as np
 
 from gibbsjax._checks import check_int as _check_int
 
-from gibbsjax.diagnostics import to_inference_data
+from gibbsjax.diagnostics import to_inference_data, with_current_names
 from gibbsjax.kernel import Kernel
 from gibbsjax.memory import check_run as check_run_memory
 
@@ -1099,6 +1099,7 @@ def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None
     """
     if not isinstance(kernel, Kernel):
         raise ValueError(f"kernel must be a gibbsjax.Kernel, got {type(kernel).__name__}")
+    idata = with_current_names(idata)  # a result saved before the document dimension was renamed
     if STATE_GROUP not in idata.groups():
         raise ValueError("this result has no sampler_state group (it was made before gibbsjax 0.2, or its "
                          "state was dropped), so it cannot be resumed; run it again")

@@ -176,7 +176,7 @@ def _check_binary(data) -> BinaryData:
 
 
 def _doc_coords(data, k: int, item_dim: str) -> dict:
-    return {"cluster": list(range(k)), item_dim: list(data.info.items), "doc": list(data.info.doc_names)}
+    return {"cluster": list(range(k)), item_dim: list(data.info.items), "document": list(data.info.doc_names)}
 
 
 # ============================================================================ conditionals
@@ -298,7 +298,7 @@ def _unigrams(k: int, alpha, lam: float, keep_draws: bool) -> Kernel:
     return rw.kernel(
         functions, check=_check_unigram_data, num_rows=lambda data: data.num_docs, padded=ol.pad_documents,
         state_specs=UnigramState(P(), P(), P(rw.AXIS)), row_accumulators=("doc_probs",), what="documents",
-        dims={"pi": ("cluster",), "beta": ("cluster", "word"), "doc_probs": ("doc", "cluster")},
+        dims={"pi": ("cluster",), "beta": ("cluster", "word"), "doc_probs": ("document", "cluster")},
         coords=lambda data: _doc_coords(data, k, "word"),
         sample_prior=sample_prior,
         simulate_data=simulate_data,
@@ -383,7 +383,7 @@ def _unigrams_collapsed(k: int, alpha, lam: float, keep_draws: bool) -> Kernel:
             ("z", functools.partial(sample_z_collapsed, alpha=alpha)),
         ),
         record=record,
-        dims={"pi": ("cluster",), "beta": ("cluster", "word"), "doc_probs": ("doc", "cluster")},
+        dims={"pi": ("cluster",), "beta": ("cluster", "word"), "doc_probs": ("document", "cluster")},
         log_joint=log_joint,
         coords=lambda data: _doc_coords(data, k, "word"),
         sample_prior=sample_prior,
@@ -472,7 +472,7 @@ def _bernoulli(k: int, alpha, a: float, b: float, keep_draws: bool) -> Kernel:
         functions, check=_check_binary, num_rows=lambda data: data.num_docs,
         padded=lambda data, p, r: rw.pad_row_fields(data, ["x", "true_labels"], p, r, {"true_labels": -1}),
         state_specs=BernoulliState(P(), P(), P(), P(rw.AXIS)), row_accumulators=("doc_probs",), what="documents",
-        dims={"pi": ("cluster",), "p": ("cluster", "feature"), "doc_probs": ("doc", "cluster")},
+        dims={"pi": ("cluster",), "p": ("cluster", "feature"), "doc_probs": ("document", "cluster")},
         coords=lambda data: _doc_coords(data, k, "feature"),
         sample_prior=sample_prior,
         simulate_data=simulate_data,

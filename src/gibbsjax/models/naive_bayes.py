@@ -280,7 +280,7 @@ def _dirichlet_multinomial(gamma_pi, gamma_theta: float) -> Kernel:
     def coords(data: Documents):
         k = data.num_classes
         names = data.info.label_names if len(data.info.label_names) == k else tuple(range(k))
-        return {"class": list(names), "word": list(data.vocab), "doc": list(data.info.doc_names)}
+        return {"class": list(names), "word": list(data.vocab), "document": list(data.info.doc_names)}
 
     return Kernel(
         init=init,
@@ -289,7 +289,7 @@ def _dirichlet_multinomial(gamma_pi, gamma_theta: float) -> Kernel:
             ("labels", functools.partial(sample_labels, gamma_pi=gamma_pi)),
         ),
         record=record,
-        dims={"pi": ("class",), "theta": ("class", "word"), "doc_probs": ("doc", "class")},
+        dims={"pi": ("class",), "theta": ("class", "word"), "doc_probs": ("document", "class")},
         log_joint=log_joint,
         coords=coords,
         sample_prior=sample_prior,
@@ -359,13 +359,13 @@ def _uncollapsed(gamma_pi, gamma_theta: float) -> Kernel:
     def coords(d: Documents):
         k = d.num_classes
         names = d.info.label_names if len(d.info.label_names) == k else tuple(range(k))
-        return {"class": list(names), "word": list(d.vocab), "doc": list(d.info.doc_names)}
+        return {"class": list(names), "word": list(d.vocab), "document": list(d.info.doc_names)}
 
     return rw.kernel(
         functions, check=num_classes, num_rows=lambda d: d.num_docs, padded=ol.pad_documents,
         state_specs=ol.UnigramState(rw.P(), rw.P(), rw.P(rw.AXIS)), row_accumulators=("doc_probs",),
         what="documents",
-        dims={"pi": ("class",), "theta": ("class", "word"), "doc_probs": ("doc", "class")},
+        dims={"pi": ("class",), "theta": ("class", "word"), "doc_probs": ("document", "class")},
         coords=coords,
         name="naive_bayes.uncollapsed",
         data_type=Documents,

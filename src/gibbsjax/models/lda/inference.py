@@ -22,28 +22,28 @@ from gibbsjax.models.lda.layout import LDAData, LDAState, data, initial_topics, 
 __all__ = ["infer_doc_topics", "heldout_perplexity"]
 
 
-def _check_alpha(alpha, k: int):
+def _check_alpha(alpha, K: int):
     """One positive α (a float) or K of them (a float32 array), else ``ValueError``."""
-    value = check_concentration("alpha", alpha, ((), (k,)))
+    value = check_concentration("alpha", alpha, ((), (K,)))
     return value if isinstance(value, float) else jnp.asarray(value, jnp.float32)
 
 
-@functools.partial(jax.jit, static_argnames=("num_sweeps", "num_burn", "k"))
-def _infer(key, log_phi, d: LDAData, *, k: int, alpha: float, num_sweeps: int, num_burn: int):
-    ndk0 = jnp.zeros((num_docs_of(d) + 1, k), jnp.float32)
+@functools.partial(jax.jit, static_argnames=("num_sweeps", "num_burn", "K"))
+def _infer(key, log_phi, d: LDAData, *, K: int, alpha: float, num_sweeps: int, num_burn: int):
+    ndk0 = jnp.zeros((num_docs_of(d) + 1, K), jnp.float32)
     key, k_init = jax.random.split(key)
-    z0 = initial_topics(k_init, d, k)
+    z0 = initial_topics(k_init, d, K)
 
     def one_sweep(carry, t):
         z, acc = carry
-        z = sample_z_partially_collapsed(jax.random.fold_in(key, t), LDAState(z, log_phi), d, K=k, alpha=alpha)
-        ndk, _, _ = topic_counts(z, d, k)
+        z = sample_z_partially_collapsed(jax.random.fold_in(key, t), LDAState(z, log_phi), d, K=K, alpha=alpha)
+        ndk, _, _ = topic_counts(z, d, K)
         acc = acc + jnp.where(t >= num_burn, ndk.astype(jnp.float32), 0.0)
         return (z, acc), None
 
     (z, acc), _ = jax.lax.scan(one_sweep, (z0, ndk0), jnp.arange(num_sweeps))
     kept = num_sweeps - num_burn
-    total = k * alpha if jnp.ndim(alpha) == 0 else jnp.sum(alpha)  # one α, or one α_k per topic
+    total = K * alpha if jnp.ndim(alpha) == 0 else jnp.sum(alpha)  # one α, or one α_k per topic
     theta = (acc[:-1] / kept + alpha) / (d.doc_lengths[:, None] + total)
     return theta
 
@@ -70,17 +70,17 @@ def infer_doc_topics(topic_word, corpus: Corpus, *, alpha: float = 0.1, num_swee
         raise ValueError(f"topic_word must be a K × V matrix, got shape {phi.shape}")
     if not np.all(np.isfinite(phi)) or np.any(phi < 0):
         raise ValueError("topic_word must hold finite non-negative probabilities")
-    k, v = phi.shape
+    K, v = phi.shape
     if corpus.vocab_size != v:
         raise ValueError(
             f"corpus has a vocabulary of {corpus.vocab_size} words but topic_word has {v} columns"
         )
-    alpha = _check_alpha(alpha, k)
+    alpha = _check_alpha(alpha, K)
     if not (isinstance(num_sweeps, int) and isinstance(num_burn, int) and 0 <= num_burn < num_sweeps):
         raise ValueError(f"need integers 0 <= num_burn < num_sweeps, got {num_burn}, {num_sweeps}")
     d = data(corpus, num_lanes=num_lanes)
     log_phi = jnp.log(jnp.asarray(phi, jnp.float32) + 1e-30)
-    theta = _infer(jax.random.key(seed), log_phi, d, k=k, alpha=alpha, num_sweeps=num_sweeps, num_burn=num_burn)
+    theta = _infer(jax.random.key(seed), log_phi, d, K=K, alpha=alpha, num_sweeps=num_sweeps, num_burn=num_burn)
     return np.asarray(theta)
 
 
