@@ -294,7 +294,8 @@ def _signal_when(proc, log: Path, marker: str, sig, *, delay: float = 0.0) -> tu
         _wait_for(proc, log, marker, TIMEOUT)
         time.sleep(delay)
         proc.send_signal(sig)
-        rc = proc.wait(timeout=60)
+        # generous under load: a process that ignored the signal would still be caught by its exit status
+        rc = proc.wait(timeout=180)
     finally:
         if proc.poll() is None:
             proc.kill()
