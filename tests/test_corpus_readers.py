@@ -258,9 +258,9 @@ def test_stdlib_docs():
 )
 def test_read_ldac_sizes_bounded_by_the_file(tmp_path, monkeypatch, body, line, msg):
     if "120 tokens" in msg:  # the limit also follows the host's free memory: fix it here
-        import gibbsjax.corpus
+        import gibbsjax.corpus.ldac
 
-        monkeypatch.setattr(gibbsjax.corpus, "_token_limit", lambda: 100)
+        monkeypatch.setattr(gibbsjax.corpus.ldac, "token_limit", lambda: 100)
     path = tmp_path / "big.ldac"
     path.write_text(body)
     with pytest.raises(ValueError, match=_where(path, line) + ".*" + re.escape(msg)):

@@ -1,0 +1,75 @@
+"""A folder of text files, one document per file (labels from sub-folder names): :func:`read_folder`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gibbsjax.corpus.core import Corpus
+from gibbsjax.corpus.files import PathLike
+
+__all__ = ["read_folder"]
+
+
+def read_folder(
+    path: PathLike,
+    pattern: str = "*.txt",
+    *,
+    labels_from: str | None = None,
+    encoding: str = "utf-8",
+    **from_texts_kwargs,
+) -> Corpus:
+    """Read a folder of text files, one document per file, with :meth:`Corpus.from_texts`.
+
+    Files are those matching ``pattern`` (``pathlib`` glob, e.g. ``"*.txt"``,
+    ``"**/*.txt"`` for all depths) directly in ``path``, sorted by name.
+    Document names are the file paths relative to ``path`` (``"/"``
+    separated; for files directly in ``path``, the file names).
+
+    With ``labels_from="subfolder"``, files matching ``pattern`` at any depth
+    are read and labelled by the top-level sub-folder they are in (label
+    names: the sub-folder names, sorted); files directly in ``path`` get the
+    unknown label ``-1`` (useful for semi-supervised models).
+
+    ``from_texts_kwargs`` go to :meth:`Corpus.from_texts` (``stop_words``,
+    ``min_count``, ``max_doc_freq``, ``empty``, ...).  A missing folder
+    raises ``FileNotFoundError``; no matching files, or a file that is not
+    valid ``encoding`` text, ``ValueError`` (naming the file and line).
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for name, text in [("pets/a.txt", "cats and dogs"), ("cars/b.txt", "fast cars"), ("c.txt", "cats")]:
+    ...     (d / name).parent.mkdir(exist_ok=True)
+    ...     _ = (d / name).write_text(text)
+    >>> c = read_folder(d, labels_from="subfolder", stop_words="english")
+    >>> c.doc_names, c.labels.tolist(), c.label_names
+    (('c.txt', 'cars/b.txt', 'pets/a.txt'), [-1, 0, 1], ('cars', 'pets'))
+    """
+    root = Path(path)
+    if not root.is_dir():
+        raise FileNotFoundError(f"read_folder: no such folder: {root}")
+    if labels_from not in (None, "subfolder"):
+        raise ValueError(f"labels_from must be None or 'subfolder', got {labels_from!r}")
+    if labels_from is not None and ("labels" in from_texts_kwargs or "label_names" in from_texts_kwargs):
+        raise ValueError("pass either labels_from or labels / label_names, not both")
+    if "doc_names" in from_texts_kwargs:
+        raise ValueError("read_folder names documents by their files; doc_names cannot be given")
+    found = root.rglob(pattern) if labels_from == "subfolder" else root.glob(pattern)
+    files = sorted((p for p in found if p.is_file()), key=lambda p: p.relative_to(root).as_posix())
+    if not files:
+        raise ValueError(f"read_folder: no files match {pattern!r} in {root}")
+    texts, names, labels = [], [], []
+    for p in files:
+        data = p.read_bytes()
+        try:
+            texts.append(data.decode(encoding))
+        except UnicodeDecodeError as e:
+            line = data[: e.start].count(b"\n") + 1
+            raise ValueError(f"{p}, line {line}: not valid {encoding} text ({e.reason})") from None
+        rel = p.relative_to(root)
+        names.append(rel.as_posix())
+        labels.append(rel.parts[0] if len(rel.parts) > 1 else None)
+    if labels_from == "subfolder":
+        if all(x is None for x in labels):
+            raise ValueError(f"read_folder: labels_from='subfolder' but no file matching {pattern!r} is in a sub-folder of {root}")
+        from_texts_kwargs["labels"] = labels
+    return Corpus.from_texts(texts, doc_names=names, **from_texts_kwargs)
