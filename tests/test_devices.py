@@ -25,13 +25,13 @@ _SCRIPT = textwrap.dedent("""
     from gibbsjax.config import load_config
     from gibbsjax.run import sample, resume
     assert len(jax.devices()) == 4, jax.devices()
-    import gibbsjax.run as r
+    import gibbsjax.run.driver as r
     seen = []
-    real = r._run_phase
+    real = r.run_phase
     def spy(run, *a, **k):
         real(run, *a, **k)
         seen.append(len(jax.tree_util.tree_leaves(run.state)[0].sharding.device_set))
-    r._run_phase = spy
+    r.run_phase = spy
     from gibbsjax.config import parse_config
     small_lda = parse_config({{"model": {{"name": "lda.partially_collapsed", "K": 3}},
                               "data": {{"corpus": "abc"}}, "sampler": {{}}}})

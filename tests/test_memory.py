@@ -76,14 +76,14 @@ def test_kept_draws_count_on_the_host(monkeypatch):
 
 
 def test_estimate_of_a_run_that_fits_uses_xla_and_compiles_once(monkeypatch):
-    from gibbsjax import run as R
+    from gibbsjax.run import chunks as R
 
     kernel = normal.semiconjugate()
     data = normal.data(np.linspace(97.0, 99.0, 50))
     length = 8
-    chunk = R._chunk_fn(kernel.step, kernel.record, kernel.log_joint, 1, length, kernel.accumulate)
+    chunk = R.chunk_fn(kernel.step, kernel.record, kernel.log_joint, 1, length, kernel.accumulate)
     est = memory.check_run(
-        R._start_fn(kernel.init), (chunk,), lambda s, d: R._zero_accumulators(None, s, d),
+        R.start_fn(kernel.init), (chunk,), lambda s, d: R.zero_accumulators(None, s, d),
         jax.random.key(0), 16, data, length=length, kept=100,
     )
     assert est.compiled and est.on_cpu

@@ -86,12 +86,12 @@ def test_resume_is_bit_identical_lda_with_means():
 
 def test_resume_finishes_an_interrupted_warmup_and_thins(monkeypatch, body):
     """A run stopped in the warm-up (save_warmup keeps its records) and resumed equals one whole run."""
-    import gibbsjax.run as run_module
+    import gibbsjax.run.driver as run_module
 
     kw = dict(seed=2, num_chains=2, num_warmup=40, num_draws=30, thin=3, save_warmup=True, chunk_size=8,
               progress=False)
     full = sample(body.kernel, body.data, **kw)
-    real, calls = run_module._to_host, {"n": 0}
+    real, calls = run_module.to_host, {"n": 0}
 
     def flaky(out, n):
         calls["n"] += 1
@@ -99,10 +99,10 @@ def test_resume_finishes_an_interrupted_warmup_and_thins(monkeypatch, body):
             raise KeyboardInterrupt
         return real(out, n)
 
-    monkeypatch.setattr(run_module, "_to_host", flaky)
+    monkeypatch.setattr(run_module, "to_host", flaky)
     with pytest.warns(RuntimeWarning, match="interrupted"):
         cut = sample(body.kernel, body.data, **kw)
-    monkeypatch.setattr(run_module, "_to_host", real)
+    monkeypatch.setattr(run_module, "to_host", real)
     assert int(cut.attrs["interrupted"]) == 1 and cut.posterior.sizes["draw"] == 0
     assert 0 < int(cut.sampler_state.attrs["next_sweep"]) < 40
     done = resume(cut, body.kernel, body.data, 30, progress=False)
@@ -388,11 +388,11 @@ def test_full_disk_is_found_before_sampling(tmp_path, monkeypatch, capsys):
     import shutil
     from collections import namedtuple
 
-    import gibbsjax.run as run_module
+    import gibbsjax.run.driver as run_module
 
     usage = namedtuple("usage", "total used free")
     monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10**9, 10**9 - 1000, 1000))
-    monkeypatch.setattr(run_module, "_drive", lambda *a, **k: pytest.fail("sampling started"))
+    monkeypatch.setattr(run_module, "drive", lambda *a, **k: pytest.fail("sampling started"))
     status = main(["run", str(CONFIGS / "body-temperature.toml"), "--out", str(tmp_path / "x.nc"), "--no-progress"])
     assert status == 2
     err = capsys.readouterr().err.strip().splitlines()

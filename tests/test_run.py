@@ -132,9 +132,9 @@ def test_not_a_kernel():
 
 def test_interrupt_keeps_finished_draws(monkeypatch):
     """A KeyboardInterrupt during the run keeps every chunk finished before it."""
-    import gibbsjax.run as run_module
+    import gibbsjax.run.driver as run_module
 
-    real = run_module._to_host
+    real = run_module.to_host
     calls = {"n": 0}
 
     def flaky(out, n):
@@ -143,7 +143,7 @@ def test_interrupt_keeps_finished_draws(monkeypatch):
             raise KeyboardInterrupt
         return real(out, n)
 
-    monkeypatch.setattr(run_module, "_to_host", flaky)
+    monkeypatch.setattr(run_module, "to_host", flaky)
     with pytest.warns(RuntimeWarning, match="interrupted"):
         idata = sample(KERNEL, seed=0, num_chains=2, num_warmup=5, num_draws=50, chunk_size=5, progress=False)
     assert idata.attrs["interrupted"] == 1
@@ -153,26 +153,26 @@ def test_interrupt_keeps_finished_draws(monkeypatch):
 
 
 def test_interrupt_before_any_draw_reraises(monkeypatch):
-    import gibbsjax.run as run_module
+    import gibbsjax.run.driver as run_module
 
     def boom(out, n):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(run_module, "_to_host", boom)
+    monkeypatch.setattr(run_module, "to_host", boom)
     with pytest.raises(KeyboardInterrupt):
         sample(KERNEL, seed=0, num_chains=2, num_warmup=0, num_draws=5, progress=False)
 
 
 def test_no_recompilation_for_same_shapes():
     """Same kernel and shapes: the compiled chunk function is reused (cache hit)."""
-    import gibbsjax.run as run_module
+    import gibbsjax.run.chunks as run_module
 
     sample(KERNEL, seed=0, num_chains=2, num_warmup=4, num_draws=8, progress=False)
-    before = run_module._chunk_fn.cache_info()
+    before = run_module.chunk_fn.cache_info()
     sample(KERNEL, seed=1, num_chains=2, num_warmup=4, num_draws=8, progress=False)
-    after = run_module._chunk_fn.cache_info()
+    after = run_module.chunk_fn.cache_info()
     assert after.misses == before.misses
-    fn = run_module._chunk_fn(KERNEL.step, KERNEL.record, KERNEL.log_joint, 1, 1)
+    fn = run_module.chunk_fn(KERNEL.step, KERNEL.record, KERNEL.log_joint, 1, 1)
     size = fn._cache_size()
     sample(KERNEL, seed=2, num_chains=2, num_warmup=0, num_draws=1, chunk_size=1, progress=False)
     sample(KERNEL, seed=3, num_chains=2, num_warmup=0, num_draws=1, chunk_size=1, progress=False)
@@ -194,9 +194,9 @@ def test_real_sigint_stops_after_the_chunk_in_flight(monkeypatch):
     import os
     import signal
 
-    import gibbsjax.run as run_module
+    import gibbsjax.run.driver as run_module
 
-    real = run_module._to_host
+    real = run_module.to_host
     calls = {"n": 0}
 
     def signalling(out, n):
@@ -205,7 +205,7 @@ def test_real_sigint_stops_after_the_chunk_in_flight(monkeypatch):
             os.kill(os.getpid(), signal.SIGINT)
         return real(out, n)
 
-    monkeypatch.setattr(run_module, "_to_host", signalling)
+    monkeypatch.setattr(run_module, "to_host", signalling)
     before = signal.getsignal(signal.SIGINT)
     with pytest.warns(RuntimeWarning, match="interrupted"):
         idata = sample(KERNEL, seed=0, num_chains=2, num_warmup=0, num_draws=50, chunk_size=5, progress=False)

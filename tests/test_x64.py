@@ -28,7 +28,7 @@ SCRIPT = textwrap.dedent(
     import jax, jax.numpy as jnp, numpy as np
     assert jax.config.jax_enable_x64
     from gibbsjax import random as gr
-    from gibbsjax import run as R
+    from gibbsjax.run import chunks as R
     from gibbsjax.config import load_config, run_config
 
     out = {}
@@ -58,11 +58,11 @@ SCRIPT = textwrap.dedent(
                          "dtypes": sorted({str(v.dtype) for v in values})}
             continue
         k = cfg.kernel
-        start = R._start_fn(k.init)
+        start = R.start_fn(k.init)
         chain_ids = jax.ShapeDtypeStruct((s.num_chains,), jnp.int32)
         keys, state = jax.eval_shape(start, key, chain_ids, cfg.data)
-        acc = jax.eval_shape(functools.partial(R._zero_accumulators, k.accumulate), state, cfg.data)
-        chunk = R._chunk_fn(k.step, k.record, k.log_joint, s.thin, 2, k.accumulate)
+        acc = jax.eval_shape(functools.partial(R.zero_accumulators, k.accumulate), state, cfg.data)
+        chunk = R.chunk_fn(k.step, k.record, k.log_joint, s.thin, 2, k.accumulate)
         new_state, _, _ = jax.eval_shape(chunk, keys, state, acc, cfg.data, np.int32(0), np.int32(2),
                                          np.bool_(True), np.bool_(True))
         same = jax.tree_util.tree_all(jax.tree_util.tree_map(lambda a, b: a.dtype == b.dtype, state, new_state))

@@ -1,0 +1,147 @@
+"""The compiled pieces of a run: initial states of every chain (:func:`start_fn`),
+what one draw records (:func:`records_fn`), a chunk of sweeps (:func:`chunk_fn`),
+the running sums of the per-chain means (:func:`zero_accumulators`) and the chunk
+length (:func:`compiled`)."""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+
+from gibbsjax.kernel import Kernel
+from gibbsjax.run.settings import DEFAULT_NUM_CHUNKS, Settings
+
+__all__ = ["start_fn", "records_fn", "chunk_fn", "zero_accumulators", "zero_accumulators_shape", "compiled"]
+
+
+# ----------------------------------------------------------------------------- compiled pieces
+# Compilation dominates short runs (XLA on CPU takes ~0.3-1 s per function), so a
+# run compiles exactly two functions: one that derives the chain keys and initial
+# states, and one chunk function shared by warm-up and sampling.  Both are cached
+# on the kernel's functions (factories memoise kernels per hyperparameters).
+@functools.lru_cache(maxsize=128)
+def start_fn(init: Callable) -> Callable:
+    def start(key, chain_ids, data):
+        chain_keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(key, chain_ids)
+        split = jax.vmap(jax.random.split)(chain_keys)
+        state = jax.vmap(init, in_axes=(0, None))(split[:, 0], data)
+        return split[:, 1], state
+
+    return jax.jit(start)
+
+
+@functools.lru_cache(maxsize=128)
+def records_fn(record: Callable | None, log_joint: Callable | None) -> Callable:
+    def records(state, data):
+        out = {}
+        if record is not None:
+            out["posterior"] = jax.vmap(record, in_axes=(0, None))(state, data)
+        if log_joint is not None:
+            out["lp"] = jax.vmap(log_joint, in_axes=(0, None))(state, data)
+        return out
+
+    return jax.jit(records)
+
+
+@functools.lru_cache(maxsize=128)
+def chunk_fn(
+    step: Callable,
+    record: Callable | None,
+    log_joint: Callable | None,
+    thin: int,
+    length: int,
+    accumulate: Callable | None = None,
+) -> Callable:
+    """A jitted function running ``length`` iterations of ``thin`` sweeps for all chains.
+
+    ``run(run_keys, state, acc, data, t0, n_active, keep, accum)``: iterations
+    with index >= ``n_active`` are skipped, records are computed only when
+    ``keep`` is true, and ``accumulate(state)`` is added to the running sums
+    ``acc`` only when ``accum`` is true.  The predicates are unbatched scalars,
+    so ``lax.cond`` really skips the work, and one compiled function serves
+    warm-up, sampling and the last, shorter chunk.
+    """
+    vstep = jax.vmap(step, in_axes=(0, 0, None))
+    records = records_fn(record, log_joint)
+    vacc = jax.vmap(accumulate, in_axes=(0, None)) if accumulate is not None else None
+
+    def run(run_keys, state, acc, data, t0, n_active, keep, accum):
+        def one_sweep(t, s):
+            keys = jax.vmap(jax.random.fold_in, in_axes=(0, None))(run_keys, t)
+            return vstep(keys, s, data)
+
+        shapes = jax.eval_shape(records, state, data)
+
+        def no_records(s):
+            return jax.tree_util.tree_map(lambda sd: jnp.zeros(sd.shape, sd.dtype), shapes)
+
+        def iteration(carry, i):
+            s, acc = carry
+            first = t0 + i * thin
+            active = i < n_active
+
+            def advance(s):
+                if thin == 1:
+                    return one_sweep(first, s)
+                return jax.lax.fori_loop(first, first + thin, one_sweep, s)
+
+            s = jax.lax.cond(active, advance, lambda s: s, s)
+            out = jax.lax.cond(keep, lambda s: records(s, data), no_records, s)
+            if vacc is not None:
+                acc = jax.lax.cond(
+                    active & accum,
+                    lambda a: jax.tree_util.tree_map(
+                        lambda x, y: x + y.astype(x.dtype), a, vacc(s, data)
+                    ),
+                    lambda a: a,
+                    acc,
+                )
+            return (s, acc), out
+
+        (state, acc), outs = jax.lax.scan(iteration, (state, acc), jnp.arange(length, dtype=jnp.int32))
+        return state, acc, outs
+
+    return jax.jit(run)
+
+
+def zero_accumulators(accumulate: Callable | None, state, data) -> dict:
+    if accumulate is None:
+        return {}
+    shapes = jax.eval_shape(jax.vmap(accumulate, in_axes=(0, None)), state, data)
+
+    def zeros(sd):
+        dtype = sd.dtype if jnp.issubdtype(sd.dtype, jnp.floating) else jnp.float32
+        return jnp.zeros(sd.shape, dtype)
+
+    return jax.tree_util.tree_map(zeros, shapes)
+
+
+def _chunk_length(n_iters: int, chunk_size: int | None) -> int:
+    """Iterations per chunk: ``chunk_size``, or about ``n_iters / DEFAULT_NUM_CHUNKS``
+    rounded up to a power of two so that runs of different lengths share compiled
+    code (skipped iterations of the last chunk cost ~nothing)."""
+    if n_iters == 0:
+        return 0
+    want = chunk_size if chunk_size is not None else math.ceil(n_iters / DEFAULT_NUM_CHUNKS)
+    want = max(1, min(want, n_iters))
+    if chunk_size is not None:
+        return want
+    return 1 << (want - 1).bit_length()
+
+
+def compiled(kernel: Kernel, s: Settings, n_iters: int):
+    length = _chunk_length(max(n_iters, 1), s.chunk_size)
+    draw_fn = chunk_fn(kernel.step, kernel.record, kernel.log_joint, s.thin, length, kernel.accumulate)
+    warm_fn = chunk_fn(kernel.warmup_step or kernel.step, kernel.record, kernel.log_joint, 1, length,
+                       kernel.accumulate)
+    return length, warm_fn, draw_fn
+
+
+def zero_accumulators_shape(accumulate, abstract_state, data):
+    if accumulate is None:
+        return {}
+    return jax.eval_shape(functools.partial(zero_accumulators, accumulate), abstract_state, data)

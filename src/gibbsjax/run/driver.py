@@ -1,0 +1,464 @@
+"""The driver of a run: checks of its arguments (seed or key, data, stopping rule, init
+values), interrupts, progress, the loop over chunks, and :func:`sample`."""
+
+from __future__ import annotations
+
+import hashlib
+import signal
+import threading
+import time
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from gibbsjax._checks import check_int as _check_int
+from gibbsjax.kernel import Kernel
+from gibbsjax.run.chunks import compiled, records_fn, start_fn, zero_accumulators
+from gibbsjax.run.placement import check_layout_memory, fetch, layout, place_data, place_run, sharding_note
+from gibbsjax.run.results import Run, finish, stack_chunks, to_host
+from gibbsjax.run.settings import Settings
+from gibbsjax.stopping import check_until, parse_until
+
+__all__ = ["sample", "drive", "run_phase", "check_data_type", "check_until_rule", "data_fingerprint",
+           "warmup_description", "SEED_LIMIT", "STOP_SIGNALS"]
+
+
+# ----------------------------------------------------------------------------- checks
+#: seeds are integers in [0, SEED_LIMIT): ``jax.random.key`` keeps only the low
+#: 32 bits of a seed unless x64 mode is on (and overflows at 2**63), so seeds that
+#: differ by 2**32 would give identical draws; larger seeds are refused.
+SEED_LIMIT = 2**32
+
+
+def _resolve_key(seed, key) -> tuple[jax.Array, int | None]:
+    """The run's key from ``seed`` (an integer, 0 <= seed < 2**32) or a typed ``key``.
+
+    ``ValueError`` for a negative seed, a seed >= 2**32 (the range
+    ``jax.random.key`` holds without truncation in both 32- and 64-bit mode),
+    a non-integer, both or a malformed key.  With neither, a fresh seed is drawn.
+    """
+    if key is not None and seed is not None:
+        raise ValueError("give either seed or key, not both")
+    if key is not None:
+        if not (isinstance(key, jax.Array) and jnp.issubdtype(key.dtype, jax.dtypes.prng_key)):
+            if isinstance(key, jax.Array) and key.dtype == jnp.uint32 and key.shape == (2,):
+                return jax.random.wrap_key_data(key), None
+            raise ValueError("key must be a typed JAX key from jax.random.key(seed)")
+        if key.shape != ():
+            raise ValueError(f"key must be a single key (shape ()), got shape {key.shape}")
+        return key, None
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1)[0])
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if seed >= SEED_LIMIT:
+        raise ValueError(
+            f"seed must be an integer in [0, 2**32), got {seed}: the key holds 32 bits of a seed, "
+            "so larger seeds would repeat the draws of smaller ones"
+        )
+    return jax.random.key(int(seed)), int(seed)
+
+
+def check_data_type(kernel: Kernel, data) -> None:
+    """``ValueError`` when ``data`` is not what ``kernel`` takes (its ``data_type``)."""
+    expected = kernel.data_type
+    if expected is None:
+        # no declared type: trace ``init`` on the data (no compilation, nothing allocated)
+        try:
+            jax.eval_shape(kernel.init, jax.random.key(0), data)
+        except (AttributeError, TypeError, IndexError) as e:
+            raise ValueError(
+                f"data does not fit kernel {kernel.name}: its init fails on a {type(data).__name__} "
+                f"({type(e).__name__}: {e}); pass the data built by the model's data constructor"
+            ) from e
+        return
+    if isinstance(data, expected):
+        return
+    names = " or ".join(t.__name__ for t in (expected if isinstance(expected, tuple) else (expected,)))
+    raise ValueError(
+        f"data must be a {names} (build it with the model's data constructor, e.g. "
+        f"normal.data(y)) for kernel {kernel.name}, got {type(data).__name__}"
+    )
+
+
+def check_until_rule(until, max_draws, num_draws: int, num_chains: int):
+    """``(rule, max_draws)``: the parsed stopping rule ``until`` and its cap (default
+    ``10 * num_draws``), or ``(None, None)`` without a rule; ``ValueError`` as :class:`Settings`."""
+    if until is None:
+        if max_draws is not None:
+            raise ValueError("max_draws is the cap of a run with until=...; give until as well")
+        return None, None
+    rule = parse_until(until)
+    if any(c.stat == "rhat" for c in rule) and num_chains < 2:
+        raise ValueError(f"until={until!r} uses R-hat, which compares chains: run num_chains >= 2 (4 or more "
+                         f"is better), got {num_chains}")
+    if max_draws is None:
+        max_draws = 10 * num_draws
+    max_draws = _check_int("max_draws", max_draws, 1)
+    if max_draws < num_draws:
+        raise ValueError(f"max_draws ({max_draws}) must be at least num_draws ({num_draws})")
+    return rule, max_draws
+
+
+def data_fingerprint(data) -> str:
+    """SHA-256 of the data's arrays (shapes, dtypes and bytes): :func:`resume` checks
+    that a run continues on the very data it started on.
+
+    >>> import numpy as np
+    >>> data_fingerprint({"y": np.zeros(3)}) == data_fingerprint({"y": np.zeros(3)})
+    True
+    """
+    h = hashlib.sha256()
+    leaves, treedef = jax.tree_util.tree_flatten(data)
+    h.update(str(treedef).encode())
+    for leaf in leaves:
+        if isinstance(leaf, jax.Array) and not leaf.is_fully_addressable:
+            h.update(_global_fingerprint(leaf))
+            continue
+        arr = np.ascontiguousarray(np.asarray(leaf))
+        h.update(f"{arr.dtype.str}{arr.shape}".encode())
+        h.update(memoryview(arr).cast("B"))
+    return h.hexdigest()
+
+
+def _global_fingerprint(x: jax.Array) -> bytes:
+    """A digest of an array spread over the devices of several processes (``jax.distributed``):
+    each process hashes the pieces it holds (by their index), the digests are gathered and
+    hashed in process order; a collective (every process calls it), nothing but 32 bytes per
+    process is exchanged.  The same data split the same way give the same digest."""
+    from jax.experimental import multihost_utils
+
+    h = hashlib.sha256(f"{np.dtype(x.dtype).str}{x.shape}{x.sharding}".encode())
+    for shard in sorted((s for s in x.addressable_shards if s.replica_id == 0), key=lambda s: str(s.index)):
+        h.update(str(shard.index).encode())
+        h.update(memoryview(np.ascontiguousarray(np.asarray(shard.data))).cast("B"))
+    every = multihost_utils.process_allgather(np.frombuffer(h.digest(), np.uint8))
+    return hashlib.sha256(np.asarray(every).tobytes()).digest()
+
+
+# ----------------------------------------------------------------------------- init handling
+def _apply_init(template, init, num_chains: int, check_init: Callable | None = None):
+    """Overwrite fields of the batched random initial state by user values.
+
+    ``check_init`` (the kernel's) checks the given values against the state's
+    support (``ValueError`` naming the field)."""
+    given: dict[str, np.ndarray] = {}
+    if isinstance(init, Mapping):
+        items = dict(init)
+    elif hasattr(init, "_asdict"):
+        items = init._asdict()
+    else:
+        raise ValueError(
+            "init must be a mapping (or NamedTuple) of state fields to arrays with a leading "
+            f"axis of length num_chains={num_chains}, got {type(init).__name__}"
+        )
+    if isinstance(template, Mapping):
+        fields = dict(template)
+    elif hasattr(template, "_asdict"):
+        fields = template._asdict()
+    else:
+        raise ValueError("init values can only be given for kernels whose state is a NamedTuple or dict")
+    for name, value in items.items():
+        if name not in fields:
+            raise ValueError(f"init: the state has no field {name!r}; fields are {sorted(fields)}")
+        ref = fields[name]
+        arr = np.asarray(value, dtype=np.result_type(ref.dtype))
+        if arr.shape == ref.shape[1:] and num_chains == 1:
+            arr = arr[None]
+        if arr.shape != ref.shape:
+            raise ValueError(
+                f"init[{name!r}] must have shape {ref.shape} (num_chains={num_chains} first), "
+                f"got {arr.shape}"
+            )
+        if np.issubdtype(arr.dtype, np.floating) and not np.all(np.isfinite(arr)):
+            raise ValueError(f"init[{name!r}] contains NaN or infinite values")
+        fields[name] = jnp.asarray(arr)
+        given[name] = arr
+    if check_init is not None:
+        check_init(given)  # support of the state: raises ValueError naming the field
+    if isinstance(template, Mapping):
+        return fields
+    return type(template)(**fields)
+
+
+# ----------------------------------------------------------------------------- interrupts
+#: the signals a run turns into "stop after the chunk in flight": Ctrl-C, and
+#: SIGTERM, which ``timeout``, ``kill`` and job schedulers send
+STOP_SIGNALS = ("SIGINT", "SIGTERM")
+
+
+class _Interrupts:
+    """Turn the first Ctrl-C (or SIGTERM) into a flag checked between chunks.
+
+    A ``KeyboardInterrupt`` raised at an arbitrary point can land inside JAX
+    (a GC callback swallows it; mid-compile it can crash the interpreter at
+    exit), so while chunks run, SIGINT and SIGTERM only set ``requested``; the
+    loop stops after the chunk in flight and keeps every finished draw.  A
+    second signal raises ``KeyboardInterrupt`` at once.  Only in the main
+    thread (elsewhere signals cannot be handled); the previous handlers are
+    restored on exit.  ``signal_name`` says which signal arrived.
+    """
+
+    def __init__(self):
+        self.requested = False
+        self.signal_name: str | None = None
+        self._previous: dict = {}
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for name in STOP_SIGNALS:
+                signum = getattr(signal, name, None)
+                if signum is None:
+                    continue
+                try:
+                    self._previous[signum] = signal.signal(signum, self._handle)
+                except (ValueError, OSError):  # embedded interpreters
+                    pass
+        return self
+
+    def _handle(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        self.signal_name = signal.Signals(signum).name
+
+    def __exit__(self, *exc):
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+        return False
+
+
+# ----------------------------------------------------------------------------- progress
+def _progress_bar(total: int, enabled: bool, desc: str):
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="sweep", leave=True, dynamic_ncols=True)
+
+
+# ----------------------------------------------------------------------------- the loop over chunks
+def _advance(run: Run, num_draws: int, stop: _Interrupts, bar) -> None:
+    """Finish the warm-up, then add ``num_draws`` kept draws, chunk by chunk."""
+    kernel, s = run.kernel, run.settings
+    length, warm_fn, draw_fn = compiled(kernel, s, max(run.warmup_left, num_draws))
+    if run.warmup_left:
+        run_phase(run, warm_fn, run.warmup_left, 1, length, s.save_warmup, False, "warm-up", stop, bar)
+    if num_draws:
+        run_phase(run, draw_fn, num_draws, s.thin, length, True, True, "sampling", stop, bar)
+
+
+def run_phase(run: Run, fn, n_iters: int, thin: int, length: int, keep: bool, accum: bool,
+              phase: str, stop: _Interrupts, bar) -> None:
+    """Run ``n_iters`` iterations of ``thin`` sweeps in chunks of ``length``.
+
+    Records go to ``run.outputs[phase]`` (host copies) when ``keep``;
+    accumulators are summed when ``accum``.  Between chunks the interrupt flag
+    is checked and the bar moves.  ``run`` is only updated once a chunk has
+    finished and its records are on the host."""
+    done = 0
+    desc = f"{run.kernel.name} {phase}"
+    while done < n_iters:
+        if stop.requested:
+            raise KeyboardInterrupt
+        n = min(length, n_iters - done)
+        state, acc, records = fn(run.run_keys, run.state, run.acc, run.data, np.int32(run.next_sweep),
+                                 np.int32(n), np.bool_(keep), np.bool_(accum))
+        if keep:
+            host = to_host(records, n)
+        else:
+            jax.block_until_ready(state)
+        run.state, run.acc, run.next_sweep = state, acc, run.next_sweep + n * thin
+        if keep:
+            run.outputs[phase].append(host)
+        if accum:
+            run.kept += n
+        done += n
+        if bar is not None:
+            bar.set_description(desc)
+            bar.update(n * thin)
+
+
+def drive(run: Run, num_draws: int, until, max_draws: int | None, until_vars) -> None:
+    """Sample ``num_draws`` more draws; with a rule ``until``, then keep adding
+    ``num_draws`` at a time until it holds or ``max_draws`` draws are kept."""
+    s = run.settings
+    target = run.kept + num_draws
+    total = run.warmup_left + num_draws * s.thin
+    bar = _progress_bar(total, s.progress, run.kernel.name)
+    start = time.perf_counter()
+    try:
+        with _Interrupts() as stop:
+            try:
+                _advance(run, num_draws, stop, bar)
+                while until is not None:
+                    result = check_until(until, _invariant_draws(run, until_vars))
+                    run.until_note = {"until_met": int(result.met), "until_checked_draws": run.kept,
+                                      "until_values": result.describe()}
+                    if result.met or run.kept >= max_draws:
+                        break
+                    more = min(num_draws, max_draws - run.kept)
+                    if more <= 0:
+                        break
+                    if bar is not None:
+                        bar.total += more * s.thin
+                        bar.refresh()
+                    _advance(run, more, stop, bar)
+            finally:
+                run.signal_name = stop.signal_name
+    except KeyboardInterrupt:
+        run.interrupted = True
+        if run.signal_name is None:
+            run.signal_name = "SIGINT"
+    finally:
+        if bar is not None:
+            bar.close()
+        run.elapsed += time.perf_counter() - start
+    del target
+
+
+def _invariant_draws(run: Run, names) -> dict:
+    """``lp`` and the label-invariant recorded variables, (chain, draw, ...)."""
+    posterior, stats = stack_chunks(run.outputs["sampling"])
+    out = {}
+    if "lp" in stats:
+        out["lp"] = stats["lp"]
+    label_dims = set(run.kernel.label_dims or ())
+    dims = dict(run.kernel.dims or {})
+    for name, arr in posterior.items():
+        if names is not None and name not in names:
+            continue
+        if names is None and label_dims & set(dims.get(name, ())):
+            continue
+        out[name] = arr
+    return out
+
+
+# ----------------------------------------------------------------------------- main entry
+def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *,
+           key: jax.Array | None = None, attrs: Mapping[str, Any] | None = None,
+           until_vars: Sequence[str] | None = None, **options):
+    """Run ``num_chains`` chains of ``kernel`` on ``data`` and return ArviZ InferenceData.
+
+    Parameters
+    ----------
+    kernel:
+        A :class:`gibbsjax.Kernel`, e.g. ``gibbsjax.models.normal.semiconjugate()``.
+    data:
+        The model's validated data pytree (e.g. ``normal.data(y)``); ``None``
+        for models without data.
+    settings, **options:
+        A :class:`Settings`, and/or its fields as keywords (``seed``,
+        ``num_chains``, ``num_warmup``, ``num_draws``, ``thin``, ``init``,
+        ``progress``, ``chunk_size``, ``save_warmup``, ``until``,
+        ``max_draws``), which override it.  Without a seed (nor ``key``) a
+        fresh one is drawn and stored in ``attrs["seed"]`` so the run can be
+        repeated.  With ``until`` (e.g. ``"rhat<1.01,ess>400"``) the run goes on
+        past ``num_draws`` until the rule holds or ``max_draws`` draws are kept
+        (see :class:`Settings`); ``attrs["until_met"]`` says which.
+    key:
+        A typed key ``jax.random.key(...)`` instead of a seed.
+    attrs:
+        Extra attributes stored in the result.
+    until_vars:
+        The recorded variables the rule looks at besides ``lp`` (default: the
+        label-invariant ones).
+
+    Returns
+    -------
+    arviz.InferenceData
+        ``posterior`` (dims ``chain, draw, ...``) with what ``kernel.record``
+        returns; ``sample_stats.lp``, the log joint, when the kernel has one.
+        ``posterior_mean`` holds per-chain means over the kept draws of what
+        ``kernel.accumulate`` returns (when the kernel has it).
+        ``sampler_state`` holds what :func:`resume` needs to continue the run
+        (the last state of every chain, its key, the running sums, the sweep
+        count) as plain arrays.  ``attrs`` hold the seed, the settings and
+        ``interrupted`` (1 when the run was cut short by Ctrl-C or SIGTERM:
+        every finished draw is kept).
+
+    Example
+    -------
+    >>> import gibbsjax
+    >>> from gibbsjax.models import normal
+    >>> idata = gibbsjax.sample(normal.bivariate(rho=0.8), seed=1, num_draws=200,
+    ...                         num_warmup=100, progress=False)
+    >>> idata.posterior["x1"].shape
+    (4, 200)
+    """
+    if not isinstance(kernel, Kernel):
+        raise ValueError(f"kernel must be a gibbsjax.Kernel, got {type(kernel).__name__}")
+    if settings is not None and not isinstance(settings, Settings):
+        raise ValueError(f"settings must be a gibbsjax.run.Settings, got {type(settings).__name__}")
+    s = (settings or Settings()).replace(**options)
+    rule, max_draws = check_until_rule(s.until, s.max_draws, s.num_draws, s.num_chains)
+    key, seed_used = _resolve_key(s.seed, key)
+    user_data, user_kernel = data, kernel
+    kernel, data, plan, mode = layout(kernel, data, s)
+    check_data_type(kernel, data)  # the kernel that runs: data already split (lda_shard.from_parts) fit it
+    if plan is not None and s.init is not None:
+        raise ValueError("init values cannot be given with the data split over devices (shard='data'): the "
+                         "state is laid out by shard; start from the kernel's random state, or use shard='chains'")
+
+    if s.init is not None:  # check init values on the abstract state, before compiling
+        abstract = jax.eval_shape(start_fn(kernel.init), key, jax.ShapeDtypeStruct((s.num_chains,), jnp.int32), data)
+        _apply_init(abstract[1], s.init, s.num_chains, kernel.check_init)
+    # before anything big is allocated (with the data split over devices: per device)
+    check_layout_memory(kernel, data, s, key, plan)
+
+    data = place_data(plan, data)
+    run_keys, state = start_fn(kernel.init)(key, jnp.arange(s.num_chains, dtype=jnp.int32), data)
+    if s.init is not None:
+        state = _apply_init(state, s.init, s.num_chains, kernel.check_init)
+    run_keys, state, acc, data = place_run(mode, s.devices, run_keys, state,
+                                           zero_accumulators(kernel.accumulate, state, data), data, plan)
+    run = Run(kernel, data, s, run_keys, state, acc, plan=plan, dims=user_kernel.dims)
+    if s.save_warmup:
+        # draw 0 of warmup_posterior is the starting state
+        first = fetch(records_fn(kernel.record, kernel.log_joint)(state, data))
+        run.outputs["warm-up"].append(to_host(jax.tree_util.tree_map(lambda a: np.asarray(a)[None], first), 1))
+
+    drive(run, s.num_draws, rule, max_draws, until_vars)
+    if run.interrupted:
+        if not run.outputs["sampling"] and not run.outputs["warm-up"]:
+            raise KeyboardInterrupt
+        warnings.warn(
+            f"run interrupted ({run.signal_name}): keeping the {run.kept} draws per chain "
+            "finished so far (attrs['interrupted'] = 1); gibbsjax.resume can continue it",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    run_attrs = {
+        "gibbsjax_kernel": kernel.name,
+        "seed": "" if seed_used is None else seed_used,
+        "num_chains": s.num_chains,
+        "num_warmup": s.num_warmup,
+        "warmup": warmup_description(kernel),
+        "num_draws_requested": s.num_draws,
+        "thin": s.thin,
+        "save_warmup": int(s.save_warmup),
+        "devices": s.devices or 1,
+        "sharding": sharding_note(mode, plan, s),
+        "data_sha256": data_fingerprint(user_data),
+    }
+    if rule is not None:
+        run_attrs["until"] = ",".join(str(c) for c in rule)
+        run_attrs["max_draws"] = max_draws
+    run_attrs.update(attrs or {})
+    return finish(run, run_attrs)
+
+
+def warmup_description(kernel: Kernel) -> str:
+    """What the warm-up phase of ``kernel`` runs, as recorded in ``attrs["warmup"]``.
+
+    >>> from gibbsjax.models import normal
+    >>> warmup_description(normal.bivariate(rho=0.5))
+    'the sampling kernel (normal.bivariate)'
+    """
+    if kernel.warmup_step is None:
+        return f"the sampling kernel ({kernel.name})"
+    return kernel.warmup_name or f"a warm-up transition of {kernel.name}"

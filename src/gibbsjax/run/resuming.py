@@ -1,0 +1,159 @@
+"""Continuing a run from the ``sampler_state`` group of its result: :func:`resume`."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from gibbsjax._checks import check_int as _check_int
+from gibbsjax.diagnostics import with_current_names
+from gibbsjax.kernel import Kernel
+from gibbsjax.run.chunks import start_fn, zero_accumulators_shape
+from gibbsjax.run.driver import check_data_type, check_until_rule, data_fingerprint, drive
+from gibbsjax.run.placement import layout, place_run
+from gibbsjax.run.results import STATE_GROUP, Run, finish, leaf_names
+from gibbsjax.run.settings import Settings
+
+__all__ = ["resume"]
+
+
+# ----------------------------------------------------------------------------- resume
+def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None, *,
+           progress: bool = True, chunk_size: int | None = None, until: str | None = None,
+           max_draws: int | None = None, until_vars: Sequence[str] | None = None, devices: int | None = None):
+    """Continue a finished or interrupted run for ``num_draws`` more draws per chain.
+
+    ``idata`` is a result of :func:`sample` (or a file saved from one, read
+    with ``arviz.from_netcdf``), with its ``sampler_state`` group; ``kernel``
+    and ``data`` must be the ones it ran (the data are checked against
+    ``attrs["data_sha256"]``).  An unfinished warm-up is finished first.  The
+    draws of a run of 200 draws resumed for 300 more are bit-identical to those
+    of one run of 500 draws (sweep ``t`` of chain ``c`` always uses the same
+    key), and so are the per-chain means.  Returns the whole run: the old draws
+    (as the sampler made them: ``raw_<group>`` copies where a postprocess
+    relabelled components) followed by the new ones; model postprocessing
+    (alignment, estimates) must be applied again.
+
+    ``devices`` spreads the chains over devices as in :class:`Settings` (the
+    draws do not depend on it).  A run with its data split over devices
+    (``attrs["sharding"]``) goes on with the same number of shards, by default
+    on as many devices as before (``devices`` must divide the shards).
+    ``until``/``max_draws`` work as in :func:`sample` (``max_draws`` counts
+    every kept draw, old and new); ``num_draws`` defaults to the run's own
+    ``num_draws_requested``.  ``num_draws=0`` only finishes an interrupted
+    warm-up (or returns the run as it is).
+
+    >>> from gibbsjax.models import normal
+    >>> from gibbsjax.run import sample
+    >>> k = normal.bivariate(rho=0.5)
+    >>> first = sample(k, seed=0, num_warmup=10, num_draws=20, progress=False)
+    >>> longer = resume(first, k, num_draws=30, progress=False)
+    >>> longer.posterior.sizes["draw"]
+    50
+    """
+    if not isinstance(kernel, Kernel):
+        raise ValueError(f"kernel must be a gibbsjax.Kernel, got {type(kernel).__name__}")
+    idata = with_current_names(idata)  # a result saved before the document dimension was renamed
+    if STATE_GROUP not in idata.groups():
+        raise ValueError("this result has no sampler_state group (it was made before gibbsjax 0.2, or its "
+                         "state was dropped), so it cannot be resumed; run it again")
+    st = idata[STATE_GROUP]
+    attrs = dict(idata.attrs)
+    if str(st.attrs.get("kernel", "")) != kernel.name:
+        raise ValueError(f"this result was made by kernel {st.attrs.get('kernel')!r}, not {kernel.name!r}")
+    if not (isinstance(data, tuple) and any(getattr(x, "ndim", 0) and isinstance(x, jax.Array)
+                                            and not x.is_fully_addressable for x in data)):
+        check_data_type(kernel, data)  # (data split over processes are checked by the kernel's shard plan)
+    stored = str(attrs.get("data_sha256", ""))
+    if stored and stored != data_fingerprint(data):
+        raise ValueError("the data differ from the data this run was sampled on (data_sha256 does not match); "
+                         "resume needs the very same data")
+    num_chains = int(st.sizes["chain"])
+    if num_draws is None:
+        num_draws = int(attrs.get("num_draws_requested", 0))
+    num_draws = _check_int("num_draws", num_draws, 0)
+    num_shards = int(st.attrs.get("num_shards", 0))
+    if num_shards and devices is None:
+        devices = int(attrs.get("devices", 1))  # a sharded run goes on sharded: its state is laid out by shard
+    s = Settings(num_chains=num_chains, num_warmup=int(st.attrs["num_warmup"]), num_draws=max(num_draws, 1),
+                 thin=int(st.attrs["thin"]), progress=progress, chunk_size=chunk_size,
+                 save_warmup=bool(int(st.attrs.get("save_warmup", 0))), devices=devices,
+                 shard="data" if num_shards else ("chains" if devices else "auto"))
+    user_kernel = kernel
+    kernel, data, plan, mode = layout(kernel, data, s, num_shards or None)
+    kept_before = int(st.attrs["kept_draws"])
+    if until is not None and num_draws == 0:
+        raise ValueError("until needs num_draws >= 1: the draws added between checks")
+    rule, max_draws = check_until_rule(until, max_draws, kept_before + num_draws, num_chains)
+
+    # the state and running sums, with the kernel's own structure
+    abstract_keys, abstract_state = jax.eval_shape(
+        start_fn(kernel.init), jax.random.key(0), jax.ShapeDtypeStruct((num_chains,), jnp.int32), data)
+    state = _restore_tree(st, "state", abstract_state)
+    acc = _restore_tree(st, "acc", zero_accumulators_shape(kernel.accumulate, abstract_state, data))
+    run_keys = jax.random.wrap_key_data(jnp.asarray(st["run_key"].values, jnp.uint32),
+                                        impl=str(st.attrs["key_impl"]))
+    run_keys, state, acc, data = place_run(mode, devices, run_keys, state, acc, data, plan)
+    run = Run(kernel, data, s, run_keys, state, acc, next_sweep=int(st.attrs["next_sweep"]), kept=kept_before,
+              elapsed=float(attrs.get("sampling_time_s", 0.0) or 0.0), plan=plan, dims=user_kernel.dims)
+    for phase, group, stats_group in (("sampling", "posterior", "sample_stats"),
+                                      ("warm-up", "warmup_posterior", "warmup_sample_stats")):
+        previous = _previous_draws(idata, group, stats_group)
+        if previous is not None:
+            run.outputs[phase].append(previous)
+
+    if num_draws or run.warmup_left:
+        drive(run, num_draws, rule, max_draws, until_vars)
+    if run.interrupted:
+        warnings.warn(f"resumed run interrupted ({run.signal_name}): keeping the {run.kept} draws per chain "
+                      "finished so far (attrs['interrupted'] = 1)", RuntimeWarning, stacklevel=2)
+    keep = {k: v for k, v in attrs.items() if not k.startswith("until")}
+    keep["num_draws_requested"] = kept_before + num_draws if not int(attrs.get("interrupted", 0)) else \
+        max(int(attrs.get("num_draws_requested", 0)), kept_before + num_draws)
+    keep["resumed"] = int(attrs.get("resumed", 0)) + 1
+    keep.pop("interrupted_by", None)
+    if rule is not None:
+        keep["until"] = ",".join(str(c) for c in rule)
+        keep["max_draws"] = max_draws
+    return finish(run, keep)
+
+
+def _restore_tree(st, prefix: str, abstract):
+    leaves, treedef = jax.tree_util.tree_flatten(abstract)
+    names = leaf_names(abstract)
+    out = []
+    for name, leaf in zip(names, leaves):
+        var = f"{prefix}__{name}"
+        if var not in st:
+            raise ValueError(f"sampler_state has no {var!r}: the result was made by a different version of "
+                             "the kernel, so it cannot be resumed")
+        arr = np.asarray(st[var].values)
+        if arr.shape != tuple(leaf.shape):
+            raise ValueError(f"sampler_state {var!r} has shape {arr.shape}, the kernel's state needs "
+                             f"{tuple(leaf.shape)}: not the same model or data")
+        out.append(jnp.asarray(arr.astype(leaf.dtype, copy=False)))
+    return jax.tree_util.tree_unflatten(treedef, out)
+
+
+def _previous_draws(idata, group: str, stats_group: str) -> dict | None:
+    """A run's earlier records as one chunk (the raw copies where a postprocess changed them)."""
+    def pick(name):
+        for g in (f"raw_{name}", name):
+            if g in idata.groups():
+                return idata[g]
+        return None
+
+    post, stats = pick(group), pick(stats_group)
+    if post is None:
+        return None
+    n = int(post.sizes.get("draw", 0))
+    chunk: dict[str, Any] = {"n": n, "posterior": {k: np.asarray(v.transpose("chain", "draw", ...).values)
+                                                   for k, v in post.data_vars.items()}}
+    if stats is not None and "lp" in stats:
+        chunk["lp"] = np.asarray(stats["lp"].transpose("chain", "draw").values)
+    return chunk if n else None
