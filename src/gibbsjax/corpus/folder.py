@@ -70,6 +70,7 @@ def read_folder(
         labels.append(rel.parts[0] if len(rel.parts) > 1 else None)
     if labels_from == "subfolder":
         if all(x is None for x in labels):
-            raise ValueError(f"read_folder: labels_from='subfolder' but no file matching {pattern!r} is in a sub-folder of {root}")
+            raise ValueError(f"read_folder: labels_from='subfolder' but no file matching {pattern!r} "
+                             f"is in a sub-folder of {root}")
         from_texts_kwargs["labels"] = labels
     return Corpus.from_texts(texts, doc_names=names, **from_texts_kwargs)
