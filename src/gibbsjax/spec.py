@@ -58,6 +58,13 @@ class ModelSpec:
     * ``report(idata) -> str``: text printed after the summary table by
       ``gibbsjax run`` and ``gibbsjax summary``.
     * ``summary_vars``: variables of the summary table (default: all + ``lp``).
+    * ``description``: one line for ``gibbsjax models``.
+    * ``sbc_case() -> (kernel, data, test_functions)``: a small example of the model for
+      simulation-based calibration (:func:`gibbsjax.testing.sbc`): a kernel with
+      ``sample_prior`` and ``simulate_data``, data whose shapes the simulations keep, and the
+      test functions to rank (``None``: every recorded value; a model with labels ranks
+      label-invariant ones).  The test suite calibrates every registered model that has one
+      (``tests/test_sbc.py``), so a new model brings its own check with it.
     """
 
     name: str
@@ -67,11 +74,12 @@ class ModelSpec:
     report: Callable[[Any], str] | None = None
     summary_vars: tuple[str, ...] | None = None
     description: str = ""
+    sbc_case: Callable[[], tuple[Any, Any, Any]] | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"model name must be a non-empty string, got {self.name!r}")
-        for hook in ("factory", "make_data", "postprocess", "report"):
+        for hook in ("factory", "make_data", "postprocess", "report", "sbc_case"):
             value = getattr(self, hook)
             if value is not None and not callable(value):
                 raise ValueError(f"{hook} must be callable{'' if hook == 'factory' else ' or None'}, got {value!r}")

@@ -52,6 +52,8 @@ __all__ = [
     "SBCResult",
     "sbc",
     "recorded_test_functions",
+    "sorted_values",
+    "co_clustered_pairs",
     "plot_sbc_ranks",
 ]
 
@@ -913,6 +915,27 @@ def recorded_test_functions(kernel: Kernel, data: Any) -> dict[str, TestFunction
     if not isinstance(recorded, Mapping):
         raise TypeError("kernel.record must return a dict of arrays")
     return {name: (lambda s, d, _n=name: kernel.record(s, d)[_n]) for name in recorded}
+
+
+def sorted_values(x: jax.Array) -> jax.Array:
+    """The values of ``x`` flattened and sorted: a test function that relabelling leaves unchanged.
+
+    Mixture components and hidden states are exchangeable a posteriori, so an SBC or Geweke test
+    of a model with labels ranks label-invariant quantities such as this one.
+
+    >>> sorted_values(jnp.array([[3.0, 1.0], [2.0, 0.0]])).tolist()
+    [0.0, 1.0, 2.0, 3.0]
+    """
+    return jnp.sort(jnp.ravel(x))
+
+
+def co_clustered_pairs(z: jax.Array) -> jax.Array:
+    """The number of pairs i < j with equal labels ``z[i] == z[j]``: invariant under relabelling.
+
+    >>> int(co_clustered_pairs(jnp.array([0, 1, 0, 0])))
+    3
+    """
+    return jnp.sum(jnp.triu(z[:, None] == z[None, :], 1))
 
 
 def sbc(

@@ -614,12 +614,24 @@ def report(idata) -> str:
     return "\n".join(lines)
 
 
+def _sbc_case():
+    """SBC example: A -> B -> C with A -> C, generic concentrations, four rows with missing entries;
+    ranks the real CPT entries (rows are padded to the largest cardinality) and the completed table."""
+    net = network([("A", 2, []), ("B", 3, ["A"]), ("C", 2, ["A", "B"])],
+                  concentration={"A": [[1.5, 0.6]], "B": [[0.8, 2.0, 1.1], [2.4, 0.5, 1.3]],
+                                 "C": [[1.3, 0.4], [0.6, 1.9], [2.2, 0.9], [0.7, 1.6], [1.2, 2.6], [0.35, 0.8]]})
+    d = data(net, [[0, -1, 1], [-1, 2, -1], [1, -1, 0], [-1, -1, 1]])
+    valid = np.nonzero(net.valid())
+    fns = {"cpt": lambda s, d: jnp.exp(s.log_cpt)[valid], "x": lambda s, d: merge_observed(s.x, d)}
+    return dirichlet_cpts(), d, fns
+
+
 def _specs():
     from gibbsjax.spec import ModelSpec
 
     return (ModelSpec("bayes_net.dirichlet_cpts", dirichlet_cpts, _config_data, postprocess, report,
                       description="discrete Bayesian network, Dirichlet CPTs, missing entries imputed "
-                                  "(source document 002 §23.2-23.3)"),)
+                                  "(source document 002 §23.2-23.3)", sbc_case=_sbc_case),)
 
 
 #: this module's models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`)

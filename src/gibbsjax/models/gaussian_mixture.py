@@ -501,12 +501,24 @@ def report(idata) -> str:
     return "\n".join(lines + agreement_lines(idata))
 
 
+def _sbc_case():
+    """SBC example: two components with generic hyperparameters, six observations; label-invariant
+    test functions (sorted means and precisions, the log-likelihood, co-clustered pairs)."""
+    from gibbsjax.testing import co_clustered_pairs, sorted_values
+
+    kernel = normal_gamma(K=2, alpha=(0.8, 2.1), mu0=1.3, lam=0.45, a=3.4, b=1.9)
+    fns = {"mu_sorted": lambda s, d: sorted_values(s.mu), "tau_sorted": lambda s, d: sorted_values(s.tau),
+           "log_lik": log_likelihood, "co_clustered": lambda s, d: co_clustered_pairs(s.z)}
+    return kernel, data(np.array([0.2, 1.0, 2.5, 3.1, -0.4, 1.7])), fns
+
+
 def _specs():
     from gibbsjax.spec import ModelSpec
 
     return (ModelSpec("gaussian_mixture.normal_gamma", normal_gamma, _config_data, postprocess, report,
                       ("log_lik", "mu_sorted", "sigma_sorted", "weights_sorted", "mu"),
-                      "Gaussian mixture, Normal-Gamma priors, univariate or diagonal (source document 002, section 23.4)"),)
+                      "Gaussian mixture, Normal-Gamma priors, univariate or diagonal (source document 002, section 23.4)",
+                      sbc_case=_sbc_case),)
 
 
 #: this module's models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`)

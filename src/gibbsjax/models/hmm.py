@@ -846,6 +846,27 @@ def report(idata) -> str:
     return "\n".join(lines)
 
 
+def _recorded(kernel: Kernel, names: tuple[str, ...]) -> dict:
+    """SBC test functions: the named (label-invariant) values of ``kernel.record``."""
+    return {name: (lambda s, d, _n=name: kernel.record(s, d)[_n]) for name in names}
+
+
+def _sbc_categorical():
+    """SBC example: two states, three symbols, two short sequences; generic hyperparameters."""
+    kernel = categorical(K=2, alpha_init=(0.6, 1.4), alpha_trans=((2.5, 0.4), (0.8, 1.7)),
+                         beta=((0.5, 1.2, 2.1), (1.6, 0.3, 0.9)))
+    d = categorical_data([[0, 1, 2, 0, 2], [1, 2, 2]], num_symbols=3)
+    return kernel, d, _recorded(kernel, ("log_lik", "transition_sorted", "emission_sorted"))
+
+
+def _sbc_gaussian():
+    """SBC example: two states, two short sequences; generic hyperparameters."""
+    kernel = gaussian(K=2, alpha_init=(1.3, 0.7), alpha_trans=((1.8, 0.6), (0.9, 2.4)),
+                      mu0=0.8, lam=0.45, a=3.2, b=1.9)
+    d = gaussian_data([[0.1, -0.3, 1.2, 0.5], [2.0, 0.0]])
+    return kernel, d, _recorded(kernel, ("log_lik", "transition_sorted", "mu_sorted", "sigma_sorted"))
+
+
 def _specs():
     from gibbsjax.spec import ModelSpec
 
@@ -855,10 +876,12 @@ def _specs():
     return (
         ModelSpec("hmm.categorical", categorical, _categorical_config_data, postprocess, report,
                   ("log_lik", "transition_sorted", "emission_sorted"),
-                  "hidden Markov model, categorical emissions, paths by FFBS (Carter & Kohn 1996)"),
+                  "hidden Markov model, categorical emissions, paths by FFBS (Carter & Kohn 1996)",
+                  sbc_case=_sbc_categorical),
         ModelSpec("hmm.gaussian", gaussian, _gaussian_config_data, postprocess, report,
                   ("log_lik", "mu_sorted", "sigma_sorted", "transition_sorted"),
-                  "hidden Markov model, Gaussian emissions with Normal-Gamma priors, paths by FFBS"),
+                  "hidden Markov model, Gaussian emissions with Normal-Gamma priors, paths by FFBS",
+                  sbc_case=_sbc_gaussian),
     )
 
 

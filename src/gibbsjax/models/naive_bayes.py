@@ -361,12 +361,34 @@ def _uncollapsed(gamma_pi, gamma_theta: float) -> Kernel:
         names = d.info.label_names if len(d.info.label_names) == k else tuple(range(k))
         return {"class": list(names), "word": list(d.vocab), "document": list(d.info.doc_names)}
 
+    def sample_prior(key, d: Documents):
+        """π ~ Dir(γ_π), θ_x ~ Dir(γ_θ), L_j ~ Cat(π) for every document j."""
+        k = num_classes(d)
+        k1, k2 = jax.random.split(key)
+        log_pi, log_theta = cj.sample_log_dirichlets(
+            k1, cj.concentration_vector("gamma_pi", gamma_pi, k), jnp.full((k, d.vocab_size), gamma_theta))
+        return ol.UnigramState(log_pi, log_theta, gr.categorical(k2, log_pi, shape=(d.num_docs,)))
+
+    def simulate_data(key, state: ol.UnigramState, d: Documents):
+        """New observed labels L_j ~ Cat(π) (π is in the state, so they are independent of the
+        unobserved ones), then every word W_ji ~ Cat(θ_{L_j}) at the same positions.  Which
+        documents are observed stays fixed (part of the design, not of the model)."""
+        k1, k2 = jax.random.split(key)
+        observed = d.labels >= 0
+        obs_labels = jnp.where(observed, gr.categorical(k1, state.log_pi, shape=(d.num_docs,)), -1)
+        labels = ol.merge_labels(state.z, obs_labels)
+        tokens = ol.simulate_tokens(k2, state.log_beta, labels, d)
+        return Documents(tokens, d.doc_ids, d.doc_lengths, obs_labels, d.latent, d.true_labels, d.vocab_size,
+                         d.num_classes, d.info)
+
     return rw.kernel(
         functions, check=num_classes, num_rows=lambda d: d.num_docs, padded=ol.pad_documents,
         state_specs=ol.UnigramState(rw.P(), rw.P(), rw.P(rw.AXIS)), row_accumulators=("doc_probs",),
         what="documents",
         dims={"pi": ("class",), "theta": ("class", "word"), "doc_probs": ("document", "class")},
         coords=coords,
+        sample_prior=sample_prior,
+        simulate_data=simulate_data,
         name="naive_bayes.uncollapsed",
         data_type=Documents,
     )
@@ -387,15 +409,30 @@ def _postprocess(idata, kernel, d, extras):
     return ol.one_label_postprocess(idata, d, align=False)  # observed labels identify the classes
 
 
+def _sbc_case(factory, labels_name, theta_name):
+    """SBC example: three classes, three words, six documents of which three are labelled; ranks
+    the merged labels and θ (observed labels identify the classes: no relabelling)."""
+    from gibbsjax.corpus import Corpus
+
+    docs = [[0, 0, 1], [2, 2], [0, 1, 2, 0], [1], [1, 2], [0]]
+    corpus = Corpus.from_token_lists([[str(w) for w in doc] for doc in docs], vocab=["0", "1", "2"],
+                                     labels=[0, -1, -1, 2, -1, 1], label_names=["x", "y", "z"])
+    fns = {"labels": lambda s, d: ol.merge_labels(getattr(s, labels_name), d.labels),
+           "theta": lambda s, d: jnp.exp(getattr(s, theta_name))}
+    return factory((2.0, 3.0, 1.5), 0.7), data(corpus), fns
+
+
 def _specs():
     from gibbsjax.spec import ModelSpec
 
     return (ModelSpec("naive_bayes.dirichlet_multinomial", dirichlet_multinomial, _config_data, _postprocess,
                       ol.one_label_report, ("pi",),
-                      "Dirichlet-multinomial naive Bayes, pi collapsed, some labels observed (source document 000)"),
+                      "Dirichlet-multinomial naive Bayes, pi collapsed, some labels observed (source document 000)",
+                      sbc_case=functools.partial(_sbc_case, dirichlet_multinomial, "labels", "log_theta")),
             ModelSpec("naive_bayes.uncollapsed", uncollapsed, _config_data, _postprocess, ol.one_label_report, ("pi",),
                       "Dirichlet-multinomial naive Bayes with pi drawn: labels drawn all at once, documents can "
-                      "be split over devices (source document 000)"))
+                      "be split over devices (source document 000)",
+                      sbc_case=functools.partial(_sbc_case, uncollapsed, "z", "log_beta")))
 
 
 #: this module's models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`)

@@ -194,11 +194,30 @@ def report(idata) -> str:
     return "\n".join(lines)
 
 
+def _sbc_case(factory):
+    """SBC example: K = 2, three words, three short documents; ranks the collapsed log joint and the
+    sorted topic sizes (both invariant under relabelling topics)."""
+    import jax.numpy as jnp
+
+    from gibbsjax.corpus import Corpus
+    from gibbsjax.models.lda.conditionals import log_joint_collapsed
+    from gibbsjax.testing import sorted_values
+
+    K, alpha, eta = 2, 0.6, 0.35
+    d = data(Corpus.from_token_lists([["a", "b"], ["b", "c", "c"], ["a", "c"]], vocab=["a", "b", "c"]))
+    fns = {"log_joint": lambda s, d: log_joint_collapsed(s, d, K=K, alpha=alpha, eta=eta),
+           "topic_counts_sorted": lambda s, d: sorted_values(
+               jnp.stack([jnp.sum((s.z == t) * d.mask) for t in range(K)]))}
+    return factory(K, alpha=alpha, eta=eta), d, fns
+
+
 def _specs():
+    import functools
+
     return tuple(
         ModelSpec(f"lda.{name}", factory, _config_data, postprocess, report,
                   description=f"latent Dirichlet allocation, {name.replace('_', ' ')} Gibbs sampler "
-                              "(source document 003 §4)")
+                              "(source document 003 §4)", sbc_case=functools.partial(_sbc_case, factory))
         for name, factory in SAMPLERS.items()
     )
 
