@@ -67,4 +67,3 @@ __all__ = [
     "write_uci",
 ]
 
-_apply_empty = apply_empty  # the former private name, kept for this merge; use apply_empty
