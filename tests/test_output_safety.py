@@ -369,3 +369,15 @@ def test_lda_save_needs_overwrite_for_a_foreign_file(lda_model, tmp_path):
         os.mkfifo(tmp_path / "pipe")
         with pytest.raises(ValueError, match="fifo"):
             lda_model.save(tmp_path / "pipe", overwrite=True)
+
+
+def test_temporary_files_of_killed_saves_are_removed_and_live_ones_kept(tmp_path):
+    p = tmp_path / "f.nc"
+    dead = tmp_path / ".f.nc.999999999-0a1b.partial"  # no such process
+    legacy = tmp_path / ".f.nc.partial"
+    live = tmp_path / f".f.nc.{os.getppid()}-0a1b.partial"  # a running process may still be writing it
+    other = tmp_path / ".f.nc.gz.999999999-0a1b.partial"  # another output's
+    for q in (dead, legacy, live, other):
+        q.write_bytes(b"half")
+    write_atomic(p, lambda tmp: tmp.write_text("new"))
+    assert sorted(q.name for q in tmp_path.iterdir()) == sorted(["f.nc", live.name, other.name])

@@ -320,11 +320,45 @@ def check_output(path: str | os.PathLike, *, inputs: Iterable[tuple[str, str | o
 
 
 # ----------------------------------------------------------------------------- atomic writes
+def _remove_stale(target: Path) -> None:
+    """Remove the temporary files of saves of ``target`` that were killed (SIGKILL,
+    power cut): ``.<name>.<pid>-<random>.partial`` whose process has ended, and
+    ``.<name>.partial`` (the former name)."""
+    prefix = f".{target.name}."
+    try:
+        names = [n for n in os.listdir(target.parent) if n.startswith(prefix) and n.endswith(".partial")]
+    except OSError:
+        return
+    for name in names:
+        middle = name[len(prefix):-len(".partial")]
+        if middle:
+            pid = middle.split("-", 1)[0]
+            if not pid.isdigit() or _alive(int(pid)):
+                continue
+        try:
+            os.unlink(target.parent / name)
+        except OSError:
+            pass
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError, OverflowError):
+        return True  # exists (another user's), or cannot tell: leave its file
+    return True
+
+
 def write_atomic(path: str | os.PathLike, write: Callable[[Path], Any]) -> None:
     """Call ``write(tmp)`` to write a temporary file beside ``path`` (a symbolic link
     is followed), flush it to disk and rename it over ``path``; the temporary file is
-    removed whatever happens.  Signals are held meanwhile (:class:`HeldSignals`); one
-    held, or a second stopping the write, comes out as :class:`SaveInterrupted`.
+    removed whatever happens, and so are those of earlier saves that were killed.
+    Signals are held meanwhile (:class:`HeldSignals`); one held, or a second
+    stopping the write, comes out as :class:`SaveInterrupted`.
     Refuses (:class:`OutputError`) to replace anything but a regular file.  An
     existing file's permissions are kept.
 
@@ -335,7 +369,8 @@ def write_atomic(path: str | os.PathLike, write: Callable[[Path], Any]) -> None:
     'hello'
     """
     target = Path(os.path.realpath(path))
-    tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.partial")
+    _remove_stale(target)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.partial")
     written = False
     held = HeldSignals()
     try:
