@@ -31,7 +31,7 @@ only the file's header is read to tell.
 >>> check_output(precious)
 Traceback (most recent call last):
 ...
-gibbsjax.outputs.OutputError: the output .../notes.txt exists and is not a gibbsjax result; it is left as it is: choose another output, or pass --force to replace it
+gibbsjax.outputs.OutputError: the output .../notes.txt exists and is not a gibbsjax result; ... --force to replace it
 >>> check_output(os.path.join(d, "result.nc")).name
 'result.nc'
 """
@@ -276,7 +276,7 @@ def check_output(path: str | os.PathLike, *, inputs: Iterable[tuple[str, str | o
     >>> check_output(data, inputs=[("the [data] file", data)], force=True)
     Traceback (most recent call last):
     ...
-    gibbsjax.outputs.OutputError: the output .../docs.ldac is the [data] file itself (.../docs.ldac): gibbsjax never replaces a file it reads; choose another output
+    gibbsjax.outputs.OutputError: the output .../docs.ldac is the [data] file itself (...): gibbsjax never replaces ...
     """
     recognise = {"result": is_gibbsjax_result, "plot": is_gibbsjax_plot}[kind]
     p = Path(path)
