@@ -177,6 +177,22 @@ def _same_file(a, b) -> bool:
     return same_file(a, b)
 
 
+def _result_inputs(idata) -> list:
+    """The files the config of a result reads (:func:`gibbsjax.outputs.config_inputs`),
+    from the TOML it holds, without building its data."""
+    import tomllib
+
+    from gibbsjax.outputs import config_inputs
+
+    attrs = idata.attrs
+    config_file = str(attrs["config_file"]) if attrs.get("config_file") else None
+    try:
+        data = tomllib.loads(str(attrs.get("config_toml", ""))).get("data")
+    except tomllib.TOMLDecodeError:
+        data = None  # config_of says what is wrong
+    return config_inputs(config_file, data if isinstance(data, dict) else None)
+
+
 def _check_output(out: Path, inputs=(), *, force: bool = False, kind: str = "result") -> None:
     """Before sampling: ``out`` may be written (:func:`gibbsjax.outputs.check_output`:
     not a file the run reads, a regular file, not someone else's file unless --force,
@@ -390,25 +406,20 @@ def _cmd_resume(args) -> int:
     _start_distributed(args)
     path = Path(args.result)
     out = Path(args.out) if args.out else path
-    if args.out is not None:
-        # the result being resumed is read (never replaced unless it is the output, the default)
-        _check_output(out, [] if _same_file(out, path) else [("the result being resumed", path)],
-                      force=args.force)
     if args.max_draws is not None and args.until is None:
         raise CLIError("--max-draws is the cap of --until; give --until as well")
     if args.until is not None and args.draws == 0:
         raise CLIError("--until needs --draws N >= 1: the draws added between checks")
     _enable_cache()
     path, idata = _open_result(args.result)
-    from gibbsjax.config import config_of, resume_result
-
-    config = config_of(idata)
-    from gibbsjax.outputs import config_inputs
-
-    inputs = config_inputs(config.path, config.data_section)
+    # before the data are read: what the run reads is never the output (the result itself is, by default)
+    inputs = _result_inputs(idata)
     if not _same_file(out, path):
         inputs.append(("the result being resumed", path))
     _check_output(out, inputs, force=args.force)
+    from gibbsjax.config import config_of, resume_result
+
+    config = config_of(idata)
     idata.load()  # read it all now: the file may be replaced by the result
     before = int(idata.posterior.sizes["draw"])
     import arviz  # noqa: F401
