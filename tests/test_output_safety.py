@@ -208,6 +208,8 @@ def test_an_empty_file_may_be_replaced_without_force(tmp_path):
     assert check_output(tmp_path / "full.nc", force=True).name == "full.nc"
     with pytest.raises(OutputError, match="output folder does not exist"):
         check_output(tmp_path / "nowhere" / "r.nc")
+    with pytest.raises(OutputError, match="a folder; give a file name"):
+        check_output(f"{tmp_path}/newdir/")  # not a file called "newdir"
 
 
 # ----------------------------------------------------------------------------- resume and plot

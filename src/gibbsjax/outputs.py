@@ -267,7 +267,8 @@ def check_output(path: str | os.PathLike, *, inputs: Iterable[tuple[str, str | o
     * exists, is not empty and is not a gibbsjax ``kind`` (``"result"``:
       :func:`is_gibbsjax_result`; ``"plot"``: :func:`is_gibbsjax_plot`), unless ``force``
       (``force_hint`` names the option in the message);
-    * is in a folder that does not exist or cannot be written (a file is created and removed to tell).
+    * ends with a slash (a folder), or is in a folder that does not exist or cannot be written
+      (a file is created and removed to tell).
 
     >>> import os, tempfile
     >>> d = tempfile.mkdtemp()
@@ -282,6 +283,8 @@ def check_output(path: str | os.PathLike, *, inputs: Iterable[tuple[str, str | o
     p = Path(path)
     if not str(path):
         raise OutputError("the output path is empty")
+    if os.fspath(path).endswith(("/", os.sep)):
+        raise OutputError(f"the output {os.fspath(path)} ends with {os.sep!r}, a folder; give a file name")
     target = Path(os.path.realpath(p))
     for item in inputs:
         label, inp = item if isinstance(item, tuple) else ("an input file", item)
