@@ -155,7 +155,11 @@ def is_gibbsjax_result(path: str | os.PathLike) -> bool:
                 return False
         import h5py
 
-        with h5py.File(path, "r") as f:
+        try:  # no HDF5 file lock: a file another process has open, or one on NFS, still reads
+            f = h5py.File(path, "r", locking=False)
+        except TypeError:  # h5py < 3.5
+            f = h5py.File(path, "r")
+        with f:
             return RESULT_MARK in f.attrs
     except Exception:  # h5py raises several kinds for a damaged file
         return False
