@@ -2,12 +2,12 @@
 
 ::
 
-    gibbsjax run CONFIG.toml [--out RESULT.nc] [--seed N] [--no-progress] [--chunk-size N]
+    gibbsjax run CONFIG.toml [--out RESULT.nc] [--force] [--seed N] [--no-progress] [--chunk-size N]
                              [--chains N] [--warmup N] [--draws N]
                              [--until "rhat<1.01,ess>400" [--max-draws N]]
-    gibbsjax resume RESULT.nc --draws N [--out NEW.nc] [--until RULE [--max-draws N]]
+    gibbsjax resume RESULT.nc --draws N [--out NEW.nc] [--force] [--until RULE [--max-draws N]]
     gibbsjax summary RESULT.nc
-    gibbsjax plot RESULT.nc [--kind trace|rank|lp|agreement|words] [-o FIG.png] [--var NAME ...]
+    gibbsjax plot RESULT.nc [--kind trace|rank|lp|agreement|words] [-o FIG.png] [--force] [--var NAME ...]
                             [--max-chains N] [--per-panel N] [--top N]
     gibbsjax --version
 
@@ -27,9 +27,11 @@ in the file's ``sampler_state`` group) for ``--draws`` more draws: the draws
 are bit-identical to those of one run of the total length.
 
 A bad config or a missing file prints one line ``gibbsjax: error: ...`` and
-exits with status 2; so does an output folder that cannot be written and a run
-whose memory estimate exceeds what the machine has (:mod:`gibbsjax.memory`),
-before any sampling.  ``--chains``, ``--warmup`` and ``--draws`` override the
+exits with status 2; so does an output that may not be written
+(:mod:`gibbsjax.outputs`: a file the command reads, anything but a regular file,
+an existing file gibbsjax did not write unless ``--force``, a folder that cannot
+be written) and a run whose memory estimate exceeds what the machine has
+(:mod:`gibbsjax.memory`), before any sampling.  ``--chains``, ``--warmup`` and ``--draws`` override the
 config's ``num_chains``, ``num_warmup`` and ``num_draws``.
 
 Also available as ``python -m gibbsjax``.  JAX and ArviZ are imported only by
@@ -160,76 +162,44 @@ class _StopSignals:
         return False
 
 
-class _Deferred:
-    """Hold SIGINT/SIGTERM while a file is written; act on them after (one
-    KeyboardInterrupt), or at once on a second signal."""
-
-    def __enter__(self):
-        import signal
-        import threading
-
-        self.caught: str | None = None
-        self._previous = {}
-        if threading.current_thread() is threading.main_thread():
-            for name in ("SIGINT", "SIGTERM"):
-                signum = getattr(signal, name, None)
-                if signum is not None:
-                    self._previous[signum] = signal.signal(signum, self._handle)
-        return self
-
-    def _handle(self, signum, frame):
-        import signal
-
-        if self.caught is not None:
-            raise KeyboardInterrupt
-        self.caught = signal.Signals(signum).name
-
-    def __exit__(self, exc_type, *exc):
-        import signal
-
-        for signum, previous in self._previous.items():
-            signal.signal(signum, previous)
-        if exc_type is None and self.caught is not None:
-            _StopSignals.name = self.caught
-            raise KeyboardInterrupt
-        return False
-
-
-def _partial_path(out: Path) -> Path:
-    return out.with_name(f".{out.name}.partial")
-
-
 def _save(idata, out: Path) -> None:
-    """Write NetCDF via a temporary file renamed over ``out`` (atomic): an
-    interrupted or failed save leaves the previous file and no half file.
-    Signals are held until the file is complete."""
-    tmp = _partial_path(out)
+    """Write NetCDF atomically (:func:`gibbsjax.outputs.write_netcdf`): an interrupted
+    or failed save leaves the previous file; a signal during it is held until the file
+    is complete and then raised as :class:`gibbsjax.outputs.SaveInterrupted`."""
+    from gibbsjax.outputs import write_netcdf
+
+    write_netcdf(idata, out)
+
+
+def _same_file(a, b) -> bool:
+    from gibbsjax.outputs import same_file
+
+    return same_file(a, b)
+
+
+def _result_inputs(idata) -> list:
+    """The files the config of a result reads (:func:`gibbsjax.outputs.config_inputs`),
+    from the TOML it holds, without building its data."""
+    import tomllib
+
+    from gibbsjax.outputs import config_inputs
+
+    attrs = idata.attrs
+    config_file = str(attrs["config_file"]) if attrs.get("config_file") else None
     try:
-        with _Deferred():
-            if tmp.exists():  # left by a save that was killed (SIGKILL) earlier
-                tmp.unlink()
-            idata.to_netcdf(str(tmp))
-            os.replace(tmp, out)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+        data = tomllib.loads(str(attrs.get("config_toml", ""))).get("data")
+    except tomllib.TOMLDecodeError:
+        data = None  # config_of says what is wrong
+    return config_inputs(config_file, data if isinstance(data, dict) else None)
 
 
-def _check_writable(out: Path) -> None:
-    """Before sampling: the output folder exists and takes a file (one line, exit 2)."""
-    import tempfile
+def _check_output(out: Path, inputs=(), *, force: bool = False, kind: str = "result") -> None:
+    """Before sampling: ``out`` may be written (:func:`gibbsjax.outputs.check_output`:
+    not a file the run reads, a regular file, not someone else's file unless --force,
+    in a folder that takes a file); one line, exit 2."""
+    from gibbsjax.outputs import check_output
 
-    if not out.parent.exists():
-        raise CLIError(f"output folder does not exist: {out.parent}")
-    if out.is_dir():
-        raise CLIError(f"output path is a directory: {out}")
-    try:
-        with tempfile.NamedTemporaryFile(dir=out.parent, prefix=f".{out.name}.", suffix=".check") as f:
-            f.write(b"gibbsjax")
-            f.flush()
-    except OSError as e:
-        raise CLIError(f"cannot write to {out.parent} ({e.strerror or _one_line(e)}): "
-                       "choose another --out before sampling") from None
+    check_output(out, inputs=inputs, force=force, kind=kind)
 
 
 def _check_disk(out: Path, kernel, data, settings) -> None:
@@ -247,20 +217,25 @@ def _check_disk(out: Path, kernel, data, settings) -> None:
                        "another --out, or keep fewer draws (--draws, thin)")
 
 
-def _quick_output(config_path: str, override: str | None) -> Path | None:
-    """The output path of a config from its TOML alone (no data built), or None."""
+def _quick_output(config_path: str, override: str | None):
+    """The output path of a config and the files it reads, from its TOML alone (no
+    data built): ``(out, inputs)``, or None when the TOML cannot be read."""
     import tomllib
 
-    if override is not None:
-        return Path(override)
+    from gibbsjax.outputs import config_inputs
+
     try:
         doc = tomllib.loads(Path(config_path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return None  # load_config says what is wrong
+    data = doc.get("data")
+    inputs = config_inputs(config_path, data if isinstance(data, dict) else None)
+    if override is not None:
+        return Path(override), inputs
     output = doc.get("output")
     if isinstance(output, dict) and isinstance(output.get("path"), str) and output["path"]:
-        return Path(output["path"])
-    return Path(f"{Path(config_path).stem}.nc")
+        return Path(output["path"]), inputs
+    return Path(f"{Path(config_path).stem}.nc"), inputs
 
 
 def _enable_cache() -> None:
@@ -292,25 +267,46 @@ def _sample_and_save(config, out: Path, sample, *, requested: int, before: int =
     interrupted = bool(int(raw.attrs.get("interrupted", 0)))
     n_chains = int(raw.posterior.sizes["chain"])
     n_draws = int(raw.posterior.sizes["draw"])
+    kept = f"{n_draws} draws per chain ({n_chains} chains)"
+    left = max(requested - (n_draws - before), 1)
+    finish = f"continue with: gibbsjax resume {out} --draws {left}" if interrupted else \
+        f"finish with: gibbsjax resume {out} --draws 0"
+    from gibbsjax.outputs import SaveInterrupted
+
     try:
         _save(raw, out)
+    except SaveInterrupted as e:  # what was written is what the message says
+        sig = e.signal or _StopSignals.name or "SIGINT"
+        if e.written:
+            _err(f"interrupted ({sig}) while saving: the raw draws ({kept}) are saved in {out}, not "
+                 f"post-processed; {finish}")
+        else:
+            _err(f"interrupted ({sig}) while saving; {out} was not written (any earlier file there is unchanged)")
+        return _interrupt_status(sig)
     except KeyboardInterrupt:
         _err(f"interrupted while saving; {out} was not written (any earlier file there is unchanged)")
         return _interrupt_status(_StopSignals.name)
     except OSError as e:
         raise CLIError(f"cannot write {out}: {e.strerror or _one_line(e)}") from None
-    kept = f"{n_draws} draws per chain ({n_chains} chains)"
     if interrupted:
         by = raw.attrs.get("interrupted_by", "SIGINT")
         _err(
             f"run interrupted ({by}): kept {n_draws - before} of {requested} draws per chain "
             f"({n_chains} chains), saved to {out} (attrs interrupted = 1); "
-            f"continue with: gibbsjax resume {out} --draws {max(requested - (n_draws - before), 1)}"
+            f"continue with: gibbsjax resume {out} --draws {left}"
         )
     if n_draws:
         try:
             idata = postprocess_result(config, raw)
             _save(idata, out)
+        except SaveInterrupted as e:
+            sig = e.signal or _StopSignals.name or "SIGINT"
+            if e.written:
+                _err(f"interrupted ({sig}) while saving: the post-processed result ({kept}) is saved in {out}")
+            else:
+                _err(f"interrupted ({sig}) while saving the post-processed result: the raw draws ({kept}) are "
+                     f"saved in {out}, not post-processed; finish with: gibbsjax resume {out} --draws 0")
+            return _interrupt_status(sig)
         except KeyboardInterrupt:
             _err(f"interrupted during post-processing: the raw draws ({kept}) are saved in {out}, "
                  f"not post-processed; finish with: gibbsjax resume {out} --draws 0")
@@ -377,15 +373,15 @@ def _cmd_run(args) -> int:
     _start_distributed(args)
     early = _quick_output(args.config, args.out)
     if early is not None:
-        _check_writable(early)  # seconds, not after an hour of sampling
+        _check_output(*early, force=args.force)  # seconds, not after an hour of sampling
     _enable_cache()
     from gibbsjax.config import load_config, sample_config
 
     config = load_config(args.config)
     out = config.output_path(args.out)
-    if out.resolve() == Path(args.config).resolve():
-        raise CLIError(f"the output path {out} is the config file itself; choose another --out")
-    _check_writable(out)
+    from gibbsjax.outputs import config_inputs
+
+    _check_output(out, config_inputs(args.config, config.data_section), force=args.force)
     if args.max_draws is not None and args.until is None:
         raise CLIError("--max-draws is the cap of --until; give --until as well")
     overrides = dict(seed=args.seed, chunk_size=args.chunk_size, num_chains=args.chains, num_warmup=args.warmup,
@@ -410,13 +406,17 @@ def _cmd_resume(args) -> int:
     _start_distributed(args)
     path = Path(args.result)
     out = Path(args.out) if args.out else path
-    _check_writable(out)
     if args.max_draws is not None and args.until is None:
         raise CLIError("--max-draws is the cap of --until; give --until as well")
     if args.until is not None and args.draws == 0:
         raise CLIError("--until needs --draws N >= 1: the draws added between checks")
     _enable_cache()
     path, idata = _open_result(args.result)
+    # before the data are read: what the run reads is never the output (the result itself is, by default)
+    inputs = _result_inputs(idata)
+    if not _same_file(out, path):
+        inputs.append(("the result being resumed", path))
+    _check_output(out, inputs, force=args.force)
     from gibbsjax.config import config_of, resume_result
 
     config = config_of(idata)
@@ -500,13 +500,20 @@ def _cmd_plot(args) -> int:
         if name not in available:
             raise CLIError(f"unknown variable {name!r} in {path}; variables: {', '.join(available)}")
     out = Path(args.output) if args.output else path.with_name(f"{path.stem}_{args.kind}.png")
-    if not out.parent.exists():
-        raise CLIError(f"output folder does not exist: {out.parent}")
+    _check_output(out, [("the result being plotted", path)], force=args.force, kind="plot")
 
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    from gibbsjax.outputs import SaveInterrupted, plot_metadata, write_atomic
+
+    fmt = out.suffix[1:].lower() or str(matplotlib.rcParams["savefig.format"])
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if fmt not in formats:
+        raise CLIError(f"cannot write {out}: image format {fmt!r} is not supported; formats: {', '.join(formats)}")
 
     chains = {} if args.max_chains is None else {"max_chains": args.max_chains}
     draw = {
@@ -523,7 +530,11 @@ def _cmd_plot(args) -> int:
         except ValueError as e:  # what the result lacks (no lp, no agreement group, ...)
             raise CLIError(f"cannot draw the {args.kind} plot of {path}: {_one_line(e)}") from None
     try:
-        fig.savefig(out, dpi=args.dpi, bbox_inches="tight")
+        write_atomic(out, lambda tmp: fig.savefig(tmp, format=fmt, dpi=args.dpi, bbox_inches="tight",
+                                                  metadata=plot_metadata(fmt)))
+    except SaveInterrupted as e:
+        _err(str(e))
+        return _interrupt_status(e.signal or _StopSignals.name)
     except (OSError, ValueError) as e:
         raise CLIError(f"cannot write {out}: {_one_line(e)}") from None
     finally:
@@ -596,6 +607,12 @@ def _add_run_options(p) -> None:
     p.add_argument("--process-id", type=_nonneg_int, metavar="I", help="with --distributed: this process's index")
 
 
+def _add_force(p, what: str) -> None:
+    p.add_argument("--force", action="store_true",
+                   help=f"replace an existing {what} that gibbsjax did not write (never a file the command reads, "
+                   "nor anything but a regular file)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gibbsjax",
@@ -619,6 +636,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--warmup", type=_nonneg_int, metavar="N", help="override the config's num_warmup")
     p.add_argument("--draws", type=_pos_int, metavar="N", help="override the config's num_draws")
     _add_run_options(p)
+    _add_force(p, "RESULT.nc")
     p.add_argument("--shard", choices=("auto", "chains", "data"),
                    help="how --devices are used: spread the chains, split the data (LDA's documents: every "
                    "chain on every device, count tables summed each sweep), or auto (chains when they are "
@@ -637,6 +655,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--draws", type=_nonneg_int, metavar="N", required=True, help="draws per chain to add")
     p.add_argument("--out", metavar="NEW.nc", help="output file (default: RESULT.nc itself, replaced atomically)")
     _add_run_options(p)
+    _add_force(p, "NEW.nc")
     p.set_defaults(func=_cmd_resume)
 
     p = sub.add_parser(
@@ -668,6 +687,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="trace: at most N components per panel (default: 8)")
     p.add_argument("--top", type=_pos_int, default=10, metavar="N", help="words: words per topic (default: 10)")
     p.add_argument("--dpi", type=_pos_int, default=100, help="image resolution (default: 100)")
+    _add_force(p, "FIG.png")
     p.set_defaults(func=_cmd_plot)
     return parser
 

@@ -123,13 +123,22 @@ class Estimator:
 
 
 def write_estimator(path: str | os.PathLike, idata, params: dict[str, Any], corpus: Corpus | None, vocab,
-                    *, name: str) -> None:
+                    *, name: str, overwrite: bool = False) -> None:
     """Write a fitted estimator to a NetCDF file: ``idata`` as it is (with its attributes),
     plus the group ``estimator`` with ``params`` (JSON; a RandomState ``random_state`` is
     replaced by the seed it gave, ``idata.attrs["seed"]``), the words ``vocab`` and the
-    training ``corpus`` (tokens, document offsets, document names, labels)."""
+    training ``corpus`` (tokens, document offsets, document names, labels).
+
+    The file is written atomically (:func:`gibbsjax.outputs.write_netcdf`: an interrupted
+    or failed save leaves the previous file).  An existing file that is not a gibbsjax
+    result is replaced only with ``overwrite=True``; anything but a regular file never
+    (``ValueError``, :func:`gibbsjax.outputs.check_output`)."""
     import arviz as az
     import xarray as xr
+
+    from gibbsjax.outputs import check_output, write_netcdf
+
+    check_output(path, force=overwrite, force_hint="overwrite=True")
 
     params = dict(params)
     if params.get("random_state") is not None and not isinstance(params["random_state"], (int, np.integer)):
@@ -156,7 +165,7 @@ def write_estimator(path: str | os.PathLike, idata, params: dict[str, Any], corp
         warnings.simplefilter("ignore", UserWarning)  # groups outside ArviZ's schema
         out = az.InferenceData(**groups)
     out.attrs = dict(idata.attrs)  # the run's attributes (seed, config, ...)
-    out.to_netcdf(str(path))
+    write_netcdf(out, path)
 
 
 def read_estimator(path: str | os.PathLike, check=None):

@@ -440,13 +440,15 @@ class LDA(Estimator):
         return self.idata_
 
     # ------------------------------------------------------------------ save and load (NetCDF, no pickle)
-    def save(self, path: str | os.PathLike) -> None:
+    def save(self, path: str | os.PathLike, *, overwrite: bool = False) -> None:
         """Write the fitted model to a NetCDF file: ``idata_`` as it is (so
         ``gibbsjax summary`` and ``gibbsjax plot`` read it), plus a group
         ``estimator`` with the constructor's arguments (JSON, in its attributes)
         and the training corpus (tokens, document offsets, words, document
         names).  Plain arrays and text, no pickle: :meth:`load` rebuilds the
-        model without running code from the file.
+        model without running code from the file.  Written atomically (an
+        interrupted save leaves the previous file); an existing file that is not a
+        gibbsjax result is replaced only with ``overwrite=True`` (``ValueError``).
 
         >>> import os, tempfile, warnings; warnings.simplefilter("ignore")
         >>> from gibbsjax.datasets import abc_corpus
@@ -457,7 +459,8 @@ class LDA(Estimator):
         np.True_
         """
         self._check_fitted()
-        write_estimator(path, self.idata_, self.get_params(), self.corpus_, self.vocab_, name="LDA")
+        write_estimator(path, self.idata_, self.get_params(), self.corpus_, self.vocab_, name="LDA",
+                        overwrite=overwrite)
 
     @classmethod
     def load(cls, path: str | os.PathLike, *, corpus=None) -> LDA:
