@@ -732,21 +732,33 @@ def log_dirichlet_counts(key, counts, concentration, dtype=None):
     >>> lp.shape, bool(jnp.allclose(jax.nn.logsumexp(lp, axis=-1), 0.0, atol=1e-5))
     ((2, 4), True)
     """
+    return _log_dirichlet_counts(key, _category_counts(counts), concentration,
+                                 dtype=_default_dtype(dtype, concentration))
+
+
+def _category_counts(counts):
     counts = jnp.asarray(counts)
     if counts.ndim < 1:
         raise ValueError("counts must have at least one dimension (the categories)")
-    return _log_dirichlet_counts(key, counts, concentration, dtype=_default_dtype(dtype, concentration))
+    return counts
 
 
-@partial(jax.jit, static_argnames=("dtype",))
-def _log_dirichlet_counts(key, counts, concentration, dtype):
+def _dirichlet_rows(counts, concentration, dtype, log_gammas):
+    """log p = log G − logsumexp(log G) along the last axis, log G_k = ``log_gammas(a, cdtype)`` of
+    the shapes a = counts + concentration: the body of the Dirichlet-from-counts draws."""
     cdtype, out = _compute_dtype(dtype)
     a = counts.astype(cdtype) + jnp.asarray(concentration, cdtype)
     if a.shape != counts.shape:
         raise ValueError(f"concentration of shape {jnp.shape(concentration)} does not broadcast to counts "
                          f"of shape {counts.shape}")
-    lg = _log_gamma_mixed(key, a.reshape(-1), cdtype).reshape(a.shape)
+    lg = log_gammas(a, cdtype)
     return (lg - jax.nn.logsumexp(lg, axis=-1, keepdims=True)).astype(out)
+
+
+@partial(jax.jit, static_argnames=("dtype",))
+def _log_dirichlet_counts(key, counts, concentration, dtype):
+    return _dirichlet_rows(counts, concentration, dtype,
+                           lambda a, cdtype: _log_gamma_mixed(key, a.reshape(-1), cdtype).reshape(a.shape))
 
 
 def log_dirichlet_dense(key, counts, concentration, dtype=None):
@@ -768,21 +780,13 @@ def log_dirichlet_dense(key, counts, concentration, dtype=None):
     >>> lp.shape, bool(jnp.allclose(jax.nn.logsumexp(lp, axis=-1), 0.0, atol=1e-5))
     ((2, 4), True)
     """
-    counts = jnp.asarray(counts)
-    if counts.ndim < 1:
-        raise ValueError("counts must have at least one dimension (the categories)")
-    return _log_dirichlet_dense(key, counts, concentration, dtype=_default_dtype(dtype, concentration))
+    return _log_dirichlet_dense(key, _category_counts(counts), concentration,
+                                dtype=_default_dtype(dtype, concentration))
 
 
 @partial(jax.jit, static_argnames=("dtype",))
 def _log_dirichlet_dense(key, counts, concentration, dtype):
-    cdtype, out = _compute_dtype(dtype)
-    a = counts.astype(cdtype) + jnp.asarray(concentration, cdtype)
-    if a.shape != counts.shape:
-        raise ValueError(f"concentration of shape {jnp.shape(concentration)} does not broadcast to counts "
-                         f"of shape {counts.shape}")
-    lg = jax.random.loggamma(key, a, dtype=cdtype)
-    return (lg - jax.nn.logsumexp(lg, axis=-1, keepdims=True)).astype(out)
+    return _dirichlet_rows(counts, concentration, dtype, lambda a, cdtype: jax.random.loggamma(key, a, dtype=cdtype))
 
 
 # ---------------------------------------------------------------------------
