@@ -9,8 +9,12 @@ packed by `lda.data` with its default lanes.  For each K:
   compile seconds apart, then the mean of ``--reps`` timed calls; M tokens/s;
 * how many tokens the two paths draw differently for the same key and state (expected: a
   few per 100,000 at K = 100, from the order of the float32 cumulative sums);
-* whole sweeps (φ draw with its counts, then the z-update), XLA and fused with the best
-  lanes setting, ``--sweeps`` sweeps in one jitted loop: M tokens/s, and the φ step alone;
+* the φ step alone (n_kw by one scatter-add, then the draw), with each exact Dirichlet draw:
+  ``"sparse"`` (the sparse-count sampler, the CPU's choice) and ``"dense"``
+  (``jax.random.loggamma``, the GPU's choice; ``lda.resolve_dirichlet_draw``);
+* whole sweeps, ``--sweeps`` sweeps in one jitted loop: the XLA scan with the sparse draw (the
+  GPU default before the draw was chosen per backend), the fused kernel (best lanes) with each
+  draw, and the factory's default kernel (every option "auto": what users get); M tokens/s;
 * the device's peak memory.
 
 Run on the GPU machine (see ../shared/gpu/README.md), from the project root:
@@ -89,18 +93,27 @@ def bench_k(d, k, args, interpret):
             if best is None or per < best[0]:
                 best = (per, lanes, warps)
 
-    phi_step = jax.jit(functools.partial(lda.sample_log_phi, K=k, eta=ETA))
-    compile_s, per = _timed(phi_step, key, state, d, reps=args.reps)
-    rows.append({"K": k, "what": "phi draw (counts + gamma)", "lanes": "-", "warps": "-", "compile_s": compile_s,
-                 "ms": 1e3 * per, "Mtok_s": tokens / per / 1e6, "differ": 0})
+    for draw in ("sparse", "dense"):
+        phi_step = jax.jit(functools.partial(lda.sample_log_phi, K=k, eta=ETA, draw=draw))
+        compile_s, per = _timed(phi_step, key, state, d, reps=args.reps)
+        rows.append({"K": k, "what": f"phi draw, {draw} (n_kw + draw)", "lanes": "-", "warps": "-",
+                     "compile_s": compile_s, "ms": 1e3 * per, "Mtok_s": tokens / per / 1e6, "differ": 0})
 
-    phi = ("log_phi", functools.partial(lda.sample_log_phi, K=k, eta=ETA))
-    candidates = [("sweep XLA", "-", "-", kernel.step)]
+    def phi(draw):
+        return ("log_phi", functools.partial(lda.sample_log_phi, K=k, eta=ETA, draw=draw))
+
+    xla = sweep(phi("sparse"), ("z", functools.partial(lda.sample_z_partially_collapsed, K=k, alpha=ALPHA)))
+    candidates = [("sweep XLA, sparse phi", "-", "-", xla)]
     if best is not None:
         _, lanes, warps = best
         z = functools.partial(lda_pallas.fused_z_update, K=k, alpha=ALPHA, interpret=interpret,
                               lanes_per_program=lanes, num_warps=warps)
-        candidates.append(("sweep fused", lanes, warps, sweep(phi, ("z", lambda key, s, d: z(key, s, d)[0]))))
+        for draw in ("sparse", "dense"):
+            candidates.append((f"sweep fused, {draw} phi", lanes, warps,
+                               sweep(phi(draw), ("z", lambda key, s, d: z(key, s, d)[0]))))
+    default = lda.partially_collapsed(k, alpha=ALPHA, eta=ETA, warmup="exact")
+    candidates.append((f"sweep default ({lda.resolve_z_update()}, {lda.resolve_dirichlet_draw()} phi)", "-", "-",
+                       default.step))
     for what, lanes, warps, step in candidates:
         run = _sweeps(step, args.sweeps)
         compile_s, per = _timed(run, key, state, d, reps=1)

@@ -1,4 +1,5 @@
-"""gibbsjax.random.log_dirichlet_counts: the sparse-count Dirichlet of LDA's φ and θ draws.
+"""gibbsjax.random.log_dirichlet_counts: the sparse-count Dirichlet of LDA's φ and θ draws
+(and its GPU twin log_dirichlet_dense, which must have the same distribution).
 
 Its gammas come from two samplers: shapes below 1 from an exponential-envelope
 rejection sampler with a boost (``_log_gamma_below_one``), the others from
@@ -68,11 +69,16 @@ def test_invalid_shapes_give_nan():
     assert np.all(np.isnan(lg[:4])) and np.all(np.isfinite(lg[4:]))
 
 
-def test_dirichlet_counts_moments():
+#: the two exact Dirichlet-from-counts draws (LDA picks one per backend)
+DRAWS = [gr.log_dirichlet_counts, gr.log_dirichlet_dense]
+
+
+@pytest.mark.parametrize("draw", DRAWS, ids=lambda f: f.__name__)
+def test_dirichlet_counts_moments(draw):
     """Rows Dir(n + c) with sparse counts: each component is Beta(a_k, a_0 − a_k)."""
     counts = np.array([[0, 0, 3, 0, 1], [7, 0, 0, 0, 0]])
     c = 0.05
-    lp = gr.log_dirichlet_counts(jax.random.key(340), np.repeat(counts[None], N // 10, axis=0), c)
+    lp = draw(jax.random.key(340), np.repeat(counts[None], N // 10, axis=0), c)
     assert lp.shape == (N // 10, 2, 5) and lp.dtype == jnp.float32
     p = np.exp(np.asarray(lp, np.float64))
     np.testing.assert_allclose(p.sum(-1), 1.0, atol=1e-5)
@@ -91,13 +97,29 @@ def test_dirichlet_counts_moments():
     check_mean(lk, m, v, "E log p of a zero count")
 
 
-def test_per_category_concentration_and_bad_input():
-    lp = gr.log_dirichlet_counts(jax.random.key(350), jnp.zeros((3, 4), jnp.int32), jnp.array([0.1, 0.2, 0.5, 2.0]))
+@pytest.mark.parametrize("draw", DRAWS, ids=lambda f: f.__name__)
+def test_per_category_concentration_and_bad_input(draw):
+    lp = draw(jax.random.key(350), jnp.zeros((3, 4), jnp.int32), jnp.array([0.1, 0.2, 0.5, 2.0]))
     assert lp.shape == (3, 4) and bool(jnp.all(jnp.isfinite(lp)))
     with pytest.raises(ValueError, match="at least one dimension"):
-        gr.log_dirichlet_counts(jax.random.key(0), 3, 0.1)
+        draw(jax.random.key(0), 3, 0.1)
     with pytest.raises(ValueError, match="does not broadcast"):
-        gr.log_dirichlet_counts(jax.random.key(0), jnp.zeros((3, 4)), jnp.ones((2, 3, 4)))
+        draw(jax.random.key(0), jnp.zeros((3, 4)), jnp.ones((2, 3, 4)))
+
+
+def test_dense_draw_of_a_tiny_concentration_has_the_log_gamma_law():
+    """η = 0.01 on zero counts (most of LDA's φ): log p_k = log G(c) − log Σ G; with one large
+    count in the row the total is dominated by it, so check log p_k's mean ψ(c) − ψ(a_0) and
+    its variance ψ'(c) − ψ'(a_0) (exact for a Dirichlet component's log)."""
+    c, n = 0.01, 50
+    counts = np.zeros((N, 4), np.int64)
+    counts[:, 0] = n
+    lp = np.asarray(gr.log_dirichlet_dense(jax.random.key(351), counts, c), np.float64)
+    assert np.all(np.isfinite(lp))
+    a0 = n + 4 * c
+    m = sp.digamma(c) - sp.digamma(a0)
+    v = sp.polygamma(1, c) - sp.polygamma(1, a0)
+    check_mean(lp[:, 2], m, v, "E log p of a zero count (dense)")
 
 
 def test_the_checks_reject_a_sampler_without_its_rejection_step():

@@ -34,7 +34,11 @@ reference XLA scan), ``"pallas"`` (a fused GPU kernel,
 collapsed sweeps during warm-up only (``Kernel.warmup_step``; they reach the
 typical set in fewer sweeps and are discarded), ``"exact"`` warms up with the
 sampling sweep; sampling sweeps are always exact, and ``attrs["warmup"]``
-records which warm-up ran.
+records which warm-up ran.  Every sampler takes ``dirichlet_draw``: how the
+Dirichlet rows (φ; θ too in the uncollapsed sampler) are drawn, ``"sparse"``
+(the fast one on a CPU) or ``"dense"`` (``jax.random.loggamma``, the fast one on a
+GPU), the same exact distribution; ``"auto"`` chooses by backend
+(:func:`resolve_dirichlet_draw`).
 
 Learned priors (``learn_alpha``, ``asymmetric_alpha``, ``learn_eta``, ``alpha_prior``,
 ``eta_prior`` of every factory): α (symmetric, or one α_k per topic) and η get gamma
@@ -69,12 +73,13 @@ partially_collapsed`` and ``lda.data(corpus)`` work as before the split.
 from __future__ import annotations
 
 from gibbsjax.models.lda.layout import (PACK_BLOCK_TOKENS, LDAData, LDAState, data, hashed_uniforms, initial_topics,
-                                        token_uniforms, tokens_in_corpus_order, topic_counts)
-from gibbsjax.models.lda.conditionals import (LANES_UNROLL, LOG_PHI_FLOOR, PREFIX_ONE_LEVEL_MAX_K, SCAN_UNROLL,
+                                        token_uniforms, tokens_in_corpus_order, topic_counts, word_topic_counts)
+from gibbsjax.models.lda.conditionals import (DIRICHLET_ROWS, LANES_UNROLL, LOG_PHI_FLOOR, PREFIX_ONE_LEVEL_MAX_K, SCAN_UNROLL,
                                               UNCOLLAPSED_BLOCK_STEPS, log_joint_collapsed, log_phi_given_counts,
                                               sample_log_phi, sample_z_collapsed, sample_z_collapsed_parallel,
                                               sample_z_lanes, sample_z_partially_collapsed, sample_z_uncollapsed)
-from gibbsjax.models.lda.z_updates import WARMUPS, Z_UPDATES, resolve_z_update
+from gibbsjax.models.lda.z_updates import (DIRICHLET_DRAWS, WARMUPS, Z_UPDATES, resolve_dirichlet_draw,
+                                           resolve_z_update)
 from gibbsjax.models.lda.priors import (HISTOGRAM_CAP, LEARN_ALPHA, MINKA_ITERATIONS, MINKA_MIN_ALPHA,
                                         SLICE_MAX_SHRINKS, SLICE_MAX_STEPS_OUT, SLICE_WIDTH, LDALearnedState,
                                         LearnedPriors, learned_priors, log_joint_learned, minka_log_alpha,
@@ -103,6 +108,10 @@ __all__ = [
     "sample_z_collapsed_parallel",
     "resolve_z_update",
     "Z_UPDATES",
+    "resolve_dirichlet_draw",
+    "DIRICHLET_DRAWS",
+    "DIRICHLET_ROWS",
+    "word_topic_counts",
     "WARMUPS",
     "sample_log_phi",
     "LDALearnedState",

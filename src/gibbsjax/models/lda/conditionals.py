@@ -25,13 +25,14 @@ from jax.scipy.special import gammaln
 
 from gibbsjax import random as gr
 from gibbsjax.models.lda.layout import (LDAData, LDAState, num_docs_of, token_uniforms, topic_counts,
-                                        vocab_size_of)
+                                        vocab_size_of, word_topic_counts)
 
 __all__ = [
     "inverse_cdf",
     "log_joint_collapsed",
     "sample_log_phi",
     "log_phi_given_counts",
+    "DIRICHLET_ROWS",
     "sample_z_collapsed",
     "SCAN_UNROLL",
     "LOG_PHI_FLOOR",
@@ -71,20 +72,29 @@ def log_joint_collapsed(state: LDAState, d: LDAData, *, K: int, alpha: float, et
     return doc_part + topic_part
 
 
-def sample_log_phi(key, state: LDAState, d: LDAData, *, K: int, eta: float):
+#: the exact draws of Dirichlet rows log p ~ log Dir(n + c) from counts, by name (the LDA kernels'
+#: ``dirichlet_draw``, chosen per backend by :func:`gibbsjax.models.lda.resolve_dirichlet_draw`):
+#: ``"sparse"`` (:func:`gibbsjax.random.log_dirichlet_counts`: a cheap exact sampler for the many
+#: zero counts, the fastest on a CPU) and ``"dense"`` (:func:`gibbsjax.random.log_dirichlet_dense`:
+#: ``jax.random.loggamma`` on every entry, the fastest on a GPU)
+DIRICHLET_ROWS = {"sparse": gr.log_dirichlet_counts, "dense": gr.log_dirichlet_dense}
+
+
+def sample_log_phi(key, state: LDAState, d: LDAData, *, K: int, eta: float, draw: str = "sparse"):
     """log φ_k ~ log Dir(n_k· + η), all topics at once (log space: no underflow).
 
-    Drawn by :func:`gibbsjax.random.log_dirichlet_counts`: most n_kw are 0, and
-    the Gamma(η) variates of those entries (η < 1) take a cheap exact sampler;
-    only the nonzero counts take Marsaglia-Tsang."""
-    _, nkw, _ = topic_counts(state.z, d, K)
-    return log_phi_given_counts(key, nkw, eta)
+    n_kw from one scatter-add (:func:`~gibbsjax.models.lda.layout.word_topic_counts`), then
+    the rows drawn by ``DIRICHLET_ROWS[draw]``: ``"sparse"``
+    (:func:`gibbsjax.random.log_dirichlet_counts`: most n_kw are 0, and the Gamma(η)
+    variates of those entries (η < 1) take a cheap exact sampler; only the nonzero counts
+    take Marsaglia-Tsang) or ``"dense"`` (``jax.random.loggamma``).  Both are exact."""
+    return log_phi_given_counts(key, word_topic_counts(state.z, d, K), eta, draw)
 
 
-def log_phi_given_counts(key, nkw, eta: float):
+def log_phi_given_counts(key, nkw, eta: float, draw: str = "sparse"):
     """log φ ~ log Dir(n_kw + η) from the (K, V) int counts: the draw of :func:`sample_log_phi`
     (also used by the sharded sampler, from counts summed over devices)."""
-    return gr.log_dirichlet_counts(key, nkw, jnp.asarray(eta, jnp.float32))
+    return DIRICHLET_ROWS[draw](key, nkw, jnp.asarray(eta, jnp.float32))
 
 
 def sample_z_collapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: float, eta: float):
@@ -330,10 +340,10 @@ _TINY_TOTAL = 1e-20
 _WEIGHT_FLOOR = 1e-37
 
 
-def sample_z_uncollapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
+def sample_z_uncollapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: float, draw: str = "sparse"):
     """θ_d ~ Dir(n_d· + α), then all tokens at once: p(z_i = k | θ, φ, w) ∝ θ_{d,k} φ_{k,w_i}.
 
-    θ is drawn by :func:`gibbsjax.random.log_dirichlet_counts` (sparse counts).  The
+    θ is drawn by ``DIRICHLET_ROWS[draw]`` (as φ is, :func:`sample_log_phi`).  The
     tokens are drawn in blocks of :data:`UNCOLLAPSED_BLOCK_STEPS` grid steps
     (``lax.map``), so no (tokens × K) array is formed: each token's weights are the
     product of its document's row of θ̃ and its word's row of φ̃ᵀ, each scaled to a
@@ -352,7 +362,7 @@ def sample_z_uncollapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: flo
     """
     k_theta, k_z = jax.random.split(key)
     ndk, _, _ = topic_counts(state.z, d, K)
-    log_theta = gr.log_dirichlet_counts(k_theta, ndk, jnp.asarray(alpha, state.log_phi.dtype))  # (D + 1, K)
+    log_theta = DIRICHLET_ROWS[draw](k_theta, ndk, jnp.asarray(alpha, state.log_phi.dtype))  # (D + 1, K)
     theta = jnp.exp(log_theta - jnp.max(log_theta, axis=1, keepdims=True))
     log_phi_t = state.log_phi.T
     phi_t = jnp.exp(log_phi_t - jnp.max(log_phi_t, axis=1, keepdims=True))

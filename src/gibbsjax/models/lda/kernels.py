@@ -29,7 +29,8 @@ from gibbsjax.models.lda.layout import (LDAData, LDAState, initial_topics, num_d
                                         vocab_size_of)
 from gibbsjax.models.lda.priors import (LDALearnedState, LearnedPriors, learned_priors, log_joint_learned,
                                         minka_log_alpha, sample_log_alpha, sample_log_eta)
-from gibbsjax.models.lda.z_updates import FAST_WARMUP_NAME, SAMPLE_Z, WARMUPS, resolve_z_update
+from gibbsjax.models.lda.z_updates import (FAST_WARMUP_NAME, SAMPLE_Z, WARMUPS, resolve_dirichlet_draw,
+                                           resolve_z_update)
 
 __all__ = [
     "partially_collapsed",
@@ -73,7 +74,7 @@ def _with_concentrations(sample, *, alpha: bool, eta: bool, **static):
 
 
 def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str, warmup: str,
-                    priors: LearnedPriors) -> Kernel:
+                    priors: LearnedPriors, dirichlet_draw: str) -> Kernel:
     """The kernel of :func:`build_kernel` with α and/or η in the state (:class:`LDALearnedState`).
 
     One sweep, for ``partially_collapsed`` and ``uncollapsed``:
@@ -87,7 +88,7 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
     unused; z's conditionals are the fixed-prior ones at the current α, η.
     """
     sample_alpha = priors.alpha == "sample"
-    phi = ("log_phi", _with_concentrations(sample_log_phi, alpha=False, eta=True, K=K))
+    phi = ("log_phi", _with_concentrations(sample_log_phi, alpha=False, eta=True, K=K, draw=dirichlet_draw))
     extra_alpha = [("log_alpha", functools.partial(sample_log_alpha, K=K, prior=priors.alpha_prior))] \
         if sample_alpha else []
     extra_eta = [("log_eta", functools.partial(sample_log_eta, K=K, prior=priors.eta_prior))] if priors.eta else []
@@ -95,8 +96,9 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
         z = ("z", _with_concentrations(sample_z_collapsed, alpha=True, eta=True, K=K))
         step = sweep(z, *extra_alpha, *extra_eta, phi)
     else:
-        sample_z = {"partially_collapsed": SAMPLE_Z[z_update], "uncollapsed": sample_z_uncollapsed}[sampler]
-        z = ("z", _with_concentrations(sample_z, alpha=True, eta=False, K=K))
+        z = ("z", _with_concentrations(SAMPLE_Z[z_update], alpha=True, eta=False, K=K)
+             if sampler == "partially_collapsed" else
+             _with_concentrations(sample_z_uncollapsed, alpha=True, eta=False, K=K, draw=dirichlet_draw))
         step = sweep(*extra_eta, phi, z, *extra_alpha)
     # Warm-up: the fast z-sweeps (approximate) or the sampling sweep, the learned
     # concentrations updated as in sampling, and Minka's fixed point for α if asked.
@@ -117,7 +119,7 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
         z = initial_topics(k1, d, K)
         log_alpha = jnp.full(alpha_shape, math.log(alpha), jnp.float32)
         log_eta = jnp.asarray(math.log(eta), jnp.float32)
-        log_phi = sample_log_phi(k2, LDAState(z, None), d, K=K, eta=eta)
+        log_phi = sample_log_phi(k2, LDAState(z, None), d, K=K, eta=eta, draw=dirichlet_draw)
         return LDALearnedState(z, log_phi, log_alpha.astype(log_phi.dtype), log_eta.astype(log_phi.dtype))
 
     def record(state: LDALearnedState, d: LDAData):
@@ -201,27 +203,28 @@ def _cannot_shard(name: str, *args, **kwargs):
 
 @functools.lru_cache(maxsize=64)
 def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str = "dense",
-                 warmup: str = "exact", priors: LearnedPriors | None = None) -> Kernel:
+                 warmup: str = "exact", priors: LearnedPriors | None = None, dirichlet_draw: str = "sparse") -> Kernel:
     """The LDA kernel of ``sampler`` (``"partially_collapsed"``, ``"uncollapsed"`` or ``"collapsed"``)
-    from checked arguments (``z_update`` resolved, ``priors`` from :func:`learned_priors` or None),
-    cached per arguments: what the factories build, before any per-draw records.
+    from checked arguments (``z_update`` and ``dirichlet_draw`` resolved, ``priors`` from
+    :func:`learned_priors` or None), cached per arguments: what the factories build, before any
+    per-draw records.
 
-    >>> build_kernel(3, 0.1, 0.01, "partially_collapsed", "lanes", "exact", None) is partially_collapsed(
-    ...     3, z_update="lanes", warmup="exact")
+    >>> build_kernel(3, 0.1, 0.01, "partially_collapsed", "lanes", "exact", None, "sparse") is partially_collapsed(
+    ...     3, z_update="lanes", warmup="exact", dirichlet_draw="sparse")
     True
     """
     if priors is not None:
-        return _learned_kernel(K, alpha, eta, sampler, z_update, warmup, priors)
-    phi = ("log_phi", functools.partial(sample_log_phi, K=K, eta=eta))
+        return _learned_kernel(K, alpha, eta, sampler, z_update, warmup, priors, dirichlet_draw)
+    phi = ("log_phi", functools.partial(sample_log_phi, K=K, eta=eta, draw=dirichlet_draw))
     if sampler == "collapsed":
         # z | w with θ and φ integrated out; then φ | z, w (a valid extra block:
         # φ is not in z's conditional), which keeps log φ in the state for
         # simulation and makes the state a joint draw of (z, φ).
         step = sweep(("z", functools.partial(sample_z_collapsed, K=K, alpha=alpha, eta=eta)), phi)
     else:
-        sample_z = {"partially_collapsed": SAMPLE_Z[z_update],
-                    "uncollapsed": sample_z_uncollapsed}[sampler]
-        step = sweep(phi, ("z", functools.partial(sample_z, K=K, alpha=alpha)))
+        sample_z = (functools.partial(SAMPLE_Z[z_update], K=K, alpha=alpha) if sampler == "partially_collapsed"
+                    else functools.partial(sample_z_uncollapsed, K=K, alpha=alpha, draw=dirichlet_draw))
+        step = sweep(phi, ("z", sample_z))
     # Warm-up only: z by approximate collapsed sweeps; log φ is left as it is,
     # since every sampling sweep draws φ | z before anything uses it.
     warmup_step = None
@@ -231,7 +234,7 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
     def init(key, d: LDAData):
         k1, k2 = jax.random.split(key)
         z = initial_topics(k1, d, K)
-        return LDAState(z, sample_log_phi(k2, LDAState(z, None), d, K=K, eta=eta))
+        return LDAState(z, sample_log_phi(k2, LDAState(z, None), d, K=K, eta=eta, draw=dirichlet_draw))
 
     def record(state: LDAState, d: LDAData):
         _, _, nk = topic_counts(state.z, d, K)
@@ -256,7 +259,8 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
         return d._replace(words=words, word_counts=cj.counts(words, (vocab_size_of(d),), d.mask))
 
     if sampler == "partially_collapsed":
-        shard = functools.partial(lda_shard.plan, K=K, alpha=alpha, eta=eta, z_update=z_update, warmup=warmup)
+        shard = functools.partial(lda_shard.plan, K=K, alpha=alpha, eta=eta, z_update=z_update, warmup=warmup,
+                                  dirichlet_draw=dirichlet_draw)
     else:
         shard = functools.partial(_cannot_shard, f"lda.{sampler}")
     return Kernel(
@@ -331,9 +335,10 @@ def recorded_indices(spec, counts, name: str = "record_phi") -> np.ndarray | Non
 
 
 @functools.lru_cache(maxsize=64)
-def _kernel_recording(K, alpha, eta, sampler, z_update, warmup, priors, record_phi, record_theta) -> Kernel:
+def _kernel_recording(K, alpha, eta, sampler, z_update, warmup, priors, record_phi, record_theta,
+                      dirichlet_draw) -> Kernel:
     """:func:`build_kernel`, recording φ of some words and the θ conditionals of some documents per draw."""
-    kernel = build_kernel(K, alpha, eta, sampler, z_update, warmup, priors)
+    kernel = build_kernel(K, alpha, eta, sampler, z_update, warmup, priors, dirichlet_draw)
     if record_phi is None and record_theta is None:
         return kernel
     base_record = kernel.record
@@ -383,7 +388,7 @@ def recorded_ids(spec, counts, name: str):
 def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_update: str = "auto",
                         warmup: str = "fast", learn_alpha: str = "fixed", asymmetric_alpha: bool = False,
                         learn_eta: bool = False, alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0),
-                        record_phi=None, record_theta=None) -> Kernel:
+                        record_phi=None, record_theta=None, dirichlet_draw: str = "auto") -> Kernel:
     """The default LDA sampler: φ drawn, θ integrated out, documents in parallel.
 
     Exact (Magnusson et al. 2018): given φ, the documents' topic assignments are
@@ -403,7 +408,11 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
     during warm-up, which reach the typical set in fewer sweeps and cost less
     than exact ones; ``"exact"`` warms up with the sampling sweep itself.
     Sampling sweeps are always exact; ``attrs["warmup"]`` of a result says
-    which warm-up ran.
+    which warm-up ran.  ``dirichlet_draw`` chooses how φ ~ Dir(n_k· + η) is drawn
+    (the same exact distribution either way): ``"sparse"``
+    (:func:`gibbsjax.random.log_dirichlet_counts`, the fast one on a CPU), ``"dense"``
+    (``jax.random.loggamma``, the fast one on a GPU) or ``"auto"`` (by backend:
+    :func:`resolve_dirichlet_draw`).
 
     Learned priors (every sampler takes these; the state is then an
     :class:`LDALearnedState`, and ``alpha``, ``eta`` are the starting values):
@@ -463,41 +472,45 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
         z_update = "dense"
     warmup = check_choice("warmup", warmup, WARMUPS)
     return _kernel_recording(*_check(K, alpha, eta), "partially_collapsed", z_update, warmup, priors,
-                             *_check_recorded(record_phi, record_theta))
+                             *_check_recorded(record_phi, record_theta), resolve_dirichlet_draw(dirichlet_draw))
 
 
 def uncollapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "fast",
                 learn_alpha: str = "fixed", asymmetric_alpha: bool = False, learn_eta: bool = False,
-                alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0), record_phi=None, record_theta=None) -> Kernel:
+                alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0), record_phi=None, record_theta=None,
+                dirichlet_draw: str = "auto") -> Kernel:
     """θ and φ drawn, then every token at once (exact: z are independent given θ, φ).
 
     ``warmup``, the learned priors (``learn_alpha``, ``asymmetric_alpha``,
-    ``learn_eta``, ``alpha_prior``, ``eta_prior``) and the per-draw records
-    (``record_phi``, ``record_theta``) as for :func:`partially_collapsed`.
+    ``learn_eta``, ``alpha_prior``, ``eta_prior``), the per-draw records
+    (``record_phi``, ``record_theta``) and ``dirichlet_draw`` (here for θ and φ)
+    as for :func:`partially_collapsed`.
 
     >>> kernel = uncollapsed(10, alpha=0.5)
     """
     warmup = check_choice("warmup", warmup, WARMUPS)
     priors = learned_priors(learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior)
     return _kernel_recording(*_check(K, alpha, eta), "uncollapsed", "dense", warmup, priors,
-                             *_check_recorded(record_phi, record_theta))
+                             *_check_recorded(record_phi, record_theta), resolve_dirichlet_draw(dirichlet_draw))
 
 
 def collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "fast",
               learn_alpha: str = "fixed", asymmetric_alpha: bool = False, learn_eta: bool = False,
-              alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0), record_phi=None, record_theta=None) -> Kernel:
+              alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0), record_phi=None, record_theta=None,
+              dirichlet_draw: str = "auto") -> Kernel:
     """The source document's collapsed sampler, one token at a time (the reference; slow on big corpora).
 
     ``warmup``, the learned priors (``learn_alpha``, ``asymmetric_alpha``,
-    ``learn_eta``, ``alpha_prior``, ``eta_prior``) and the per-draw records
-    (``record_phi``, ``record_theta``) as for :func:`partially_collapsed`.
+    ``learn_eta``, ``alpha_prior``, ``eta_prior``), the per-draw records
+    (``record_phi``, ``record_theta``) and ``dirichlet_draw`` (its φ block) as for
+    :func:`partially_collapsed`.
 
     >>> kernel = collapsed(10, learn_alpha="sample", learn_eta=True)
     """
     warmup = check_choice("warmup", warmup, WARMUPS)
     priors = learned_priors(learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior)
     return _kernel_recording(*_check(K, alpha, eta), "collapsed", "dense", warmup, priors,
-                             *_check_recorded(record_phi, record_theta))
+                             *_check_recorded(record_phi, record_theta), resolve_dirichlet_draw(dirichlet_draw))
 
 
 SAMPLERS = {

@@ -43,6 +43,7 @@ __all__ = [
     "token_uniforms",
     "initial_topics",
     "topic_counts",
+    "word_topic_counts",
 ]
 
 
@@ -306,5 +307,11 @@ def initial_topics(key, d: LDAData, K: int):
 def topic_counts(z, d: LDAData, K: int):
     """n_dk (D + 1, K; row D is padding), n_kw (K, V), n_k (K), int32, from the topics ``z`` (S, R)."""
     ndk = cj.counts((d.docs, z), (num_docs_of(d) + 1, K), d.mask)
-    nkw = cj.counts((z, d.words), (K, vocab_size_of(d)), d.mask)
+    nkw = word_topic_counts(z, d, K)
     return ndk, nkw, nkw.sum(axis=1)
+
+
+def word_topic_counts(z, d: LDAData, K: int):
+    """n_kw (K, V) int32 alone, by one scatter-add: what the φ draw needs (a sweep builds each
+    count table once; the z-updates build or carry n_dk themselves)."""
+    return cj.counts((z, d.words), (K, vocab_size_of(d)), d.mask)

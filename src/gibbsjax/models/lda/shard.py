@@ -366,11 +366,12 @@ def _counts(z, d: LDAData, K: int):
 
 
 @functools.lru_cache(maxsize=32)
-def sharded_kernel(K: int, alpha: float, eta: float, z_update: str, warmup: str, mesh: Mesh) -> Kernel:
+def sharded_kernel(K: int, alpha: float, eta: float, z_update: str, warmup: str, mesh: Mesh,
+                   dirichlet_draw: str = "sparse") -> Kernel:
     """The partially collapsed LDA kernel on data from :func:`shard_data`, its shards split
     over ``mesh`` (one axis, :data:`AXIS`; several shards per device allowed).
 
-    The same sweep as ``lda.partially_collapsed(K, alpha, eta, z_update=..., warmup=...)``
+    The same sweep as ``lda.partially_collapsed(K, alpha, eta, z_update=..., warmup=..., dirichlet_draw=...)``
     (φ | z, then z | φ), the same keys and uniforms, written for sharded data (see the
     module docs); its state is an :class:`LDAShardState`.  Cached per arguments.
 
@@ -399,7 +400,7 @@ def sharded_kernel(K: int, alpha: float, eta: float, z_update: str, warmup: str,
             k1, k2 = jax.random.split(key)
             z = per_shard(lambda d: layout.initial_topics(k1, d, K), sd)
             nkw = _counts(z, sd, K)
-            return z, log_phi_given_counts(k2, nkw, eta), nkw
+            return z, log_phi_given_counts(k2, nkw, eta, dirichlet_draw), nkw
 
         z, log_phi, nkw = on_shards(local, (rep, data_spec), (data_spec, rep, rep))(key, sd)
         return LDAShardState(z, log_phi, nkw)
@@ -407,7 +408,7 @@ def sharded_kernel(K: int, alpha: float, eta: float, z_update: str, warmup: str,
     def z_sweep(key, state: LDAShardState, sd: LDAData):
         def local(key, z, nkw, sd):
             k_phi, k_z = jax.random.split(key)  # as sweep(("log_phi", ...), ("z", ...))
-            log_phi = log_phi_given_counts(k_phi, nkw, eta)
+            log_phi = log_phi_given_counts(k_phi, nkw, eta, dirichlet_draw)
             z = per_shard(lambda z, d: sample_z(k_z, LDAState(z, log_phi), d, K=K, alpha=alpha), z, sd)
             return z, log_phi, _counts(z, sd, K)
 
@@ -490,7 +491,8 @@ def sharded_kernel(K: int, alpha: float, eta: float, z_update: str, warmup: str,
 
 
 def plan(data: LDAData | Corpus, devices: Sequence | None = None, num_shards: int | None = None, *,
-         K: int, alpha: float, eta: float, z_update: str, warmup: str, num_lanes: int | None = None) -> Sharded:
+         K: int, alpha: float, eta: float, z_update: str, warmup: str, num_lanes: int | None = None,
+         dirichlet_draw: str = "sparse") -> Sharded:
     """``Kernel.shard`` of ``lda.partially_collapsed``: the documents of ``data`` split into
     ``num_shards`` shards (default: one per device) over ``devices`` (default: all of
     ``jax.devices()``), with the sharded kernel and the partition specs.
@@ -511,7 +513,7 @@ def plan(data: LDAData | Corpus, devices: Sequence | None = None, num_shards: in
     else:
         sd = shard_data(data, num_shards, num_lanes=num_lanes)
     mesh = Mesh(np.array(devices), (AXIS,))
-    kernel = sharded_kernel(K, alpha, eta, z_update, warmup, mesh)
+    kernel = sharded_kernel(K, alpha, eta, z_update, warmup, mesh, dirichlet_draw)
     spec = P(AXIS)
     return Sharded(
         kernel=kernel,

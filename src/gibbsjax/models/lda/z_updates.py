@@ -1,4 +1,4 @@
-"""Which z-update and which warm-up an LDA kernel runs: the registry of z-updates.
+"""Which z-update, Dirichlet draw and warm-up an LDA kernel runs: the registry of z-updates.
 
 The partially collapsed sampler's z-update samples one exact conditional,
 p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α), in one of several forms
@@ -7,10 +7,16 @@ p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α), in one of several fo
 (:func:`~gibbsjax.models.lda.conditionals.sample_z_lanes`, the fastest on a CPU) and
 ``"pallas"`` (the fused GPU kernel of :mod:`gibbsjax.models.lda.pallas`); ``"auto"``
 picks one by backend (:func:`resolve_z_update`).  :data:`SAMPLE_Z` maps each resolved
-name to its update, for the one-device kernels and the sharded one alike.
+name to its update, for the one-device kernels and the sharded one alike.  The Dirichlet rows
+(φ; θ in the uncollapsed sampler) are drawn ``"sparse"`` or ``"dense"``
+(:data:`~gibbsjax.models.lda.conditionals.DIRICHLET_ROWS`), ``"auto"`` picking one by backend
+(:func:`resolve_dirichlet_draw`).  Both choices are made from measured speeds
+(``PERFORMANCE.md``) and change how, never what, the kernels sample.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import jax
 
@@ -19,10 +25,18 @@ from gibbsjax.models.lda import pallas as fused
 from gibbsjax.models.lda.conditionals import sample_z_lanes, sample_z_partially_collapsed
 from gibbsjax.models.lda.layout import LDAData, LDAState
 
-__all__ = ["Z_UPDATES", "WARMUPS", "FAST_WARMUP_NAME", "pallas_module", "resolve_z_update", "SAMPLE_Z"]
+__all__ = ["Z_UPDATES", "WARMUPS", "FAST_WARMUP_NAME", "pallas_module", "resolve_z_update", "SAMPLE_Z",
+           "DIRICHLET_DRAWS", "resolve_dirichlet_draw", "FALLBACK_WARNING"]
 
 #: z-updates of :func:`~gibbsjax.models.lda.partially_collapsed`, all sampling the same exact conditional
 Z_UPDATES = ("auto", "dense", "lanes", "pallas")
+#: how the LDA kernels draw their Dirichlet rows (φ; θ in the uncollapsed sampler), all exact
+DIRICHLET_DRAWS = ("auto", "sparse", "dense")
+#: what the one-time warning says when a GPU run cannot use the fused z-update
+FALLBACK_WARNING = (
+    "gibbsjax LDA: the fused Pallas z-update cannot run here ({why}); z_update='auto' falls back to "
+    "the XLA scan 'dense', exact but about 37x slower in the z-update (3.5x per sweep) on an H100")
+_warned_fallback: set = set()
 #: warm-up transitions of the LDA kernels
 WARMUPS = ("fast", "exact")
 #: what ``attrs["warmup"]`` says of the fast warm-up
@@ -63,11 +77,43 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None) -> str:
         if backend == "cpu":
             return "lanes"
         pallas = pallas_module() if backend == "gpu" else None
-        return "pallas" if pallas is not None and pallas.available() else "dense"
+        if pallas is not None and pallas.available():
+            return "pallas"
+        if backend == "gpu":  # never silent: a GPU run without its fused kernel is much slower
+            _warn_fallback("jax.experimental.pallas with its Triton backend cannot be imported" if pallas is None
+                           else "Pallas is importable but the default backend is not a GPU it can compile for")
+        return "dense"
     if z_update == "pallas" and pallas_module() is None:
         raise ValueError("z_update='pallas' needs Pallas (jax.experimental.pallas with its Triton backend, for "
                          "gibbsjax.models.lda.pallas), which cannot be imported here")
     return z_update
+
+
+def _warn_fallback(why: str) -> None:
+    """Warn once per reason that a GPU run falls back from the fused z-update."""
+    if why not in _warned_fallback:
+        _warned_fallback.add(why)
+        warnings.warn(FALLBACK_WARNING.format(why=why), RuntimeWarning, stacklevel=4)
+
+
+def resolve_dirichlet_draw(dirichlet_draw: str = "auto", backend: str | None = None) -> str:
+    """The Dirichlet draw (:data:`~gibbsjax.models.lda.conditionals.DIRICHLET_ROWS`) an LDA kernel
+    runs for ``dirichlet_draw`` on ``backend`` (default: JAX's default backend).
+
+    ``"auto"`` picks the fastest measured draw: ``"sparse"`` on a CPU (the project's sparse-count
+    sampler: ``jax.random.gamma`` draws only about 1.6 M variates/s there) and ``"dense"``
+    (``jax.random.loggamma`` on every entry) elsewhere (on an H100 27–53× faster than the
+    sparse-count sampler: 1.4 ms against 74 ms for K = 100, V = 10,000).  Both are exact draws
+    of the same distribution; they give different variates, so a GPU run and a CPU run of the
+    same seed differ.
+
+    >>> resolve_dirichlet_draw("auto", backend="cpu"), resolve_dirichlet_draw("auto", backend="gpu")
+    ('sparse', 'dense')
+    """
+    check_choice("dirichlet_draw", dirichlet_draw, DIRICHLET_DRAWS)
+    if dirichlet_draw != "auto":
+        return dirichlet_draw
+    return "sparse" if (backend or jax.default_backend()) == "cpu" else "dense"
 
 
 def _sample_z_pallas(key, state: LDAState, d: LDAData, *, K: int, alpha: float):

@@ -1,0 +1,148 @@
+"""The LDA path a GPU runs, guarded on a CPU: which variants "auto" picks on each backend, what
+the compiled sweep contains when lowered for CUDA, the one-time warning of a GPU run without
+its fused kernel, and the exactness of the GPU's Dirichlet draw (with a wrong variant that the
+same check catches).
+
+JAX lowers a program for a platform it does not have (``jax.export`` with
+``platforms=["cuda"]``), so the sweep a GPU would compile is inspected here as StableHLO:
+the fused Pallas z-update appears as its Triton custom call, count tables as scatter-adds and
+the Dirichlet draws as their named functions.  ``jax.default_backend`` is reported as "gpu"
+while the kernels are built and lowered, as it is on a GPU machine.  These tests exist because
+the GPU path once became 53x slower in its φ draw without any check seeing it.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import jax
+import numpy as np
+import pytest
+from jax import export
+
+from gibbsjax import random as gr
+from gibbsjax.corpus import Corpus
+from gibbsjax.models import lda
+from gibbsjax.models.lda import conditionals, pallas, z_updates
+from gibbsjax.testing import chi_square_test
+from test_lda import ALPHA, ETA, K, TINY_DOCS, _state_counts, _tiny, exact_posterior, final_states
+
+TRITON = "__gpu$xla.gpu.triton"
+
+
+@pytest.fixture
+def on_gpu(monkeypatch):
+    """JAX's default backend reported as "gpu", as the factories and the fused kernel see it on a GPU."""
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+
+
+def lowered_for_cuda(kernel) -> str:
+    """The StableHLO of one sweep of ``kernel`` on a small corpus, lowered for CUDA."""
+    d = lda.data(Corpus.from_token_lists([["a", "b", "a", "c"], ["c", "b"], ["a", "a", "b"]]))
+    state = kernel.init(jax.random.key(0), d)
+    exported = export.export(jax.jit(kernel.step), platforms=["cuda"],
+                             disabled_checks=[export.DisabledSafetyCheck.custom_call(TRITON)])
+    return exported(jax.random.key(1), state, d).mlir_module()
+
+
+def contents(text: str) -> dict:
+    """What a lowered sweep holds: its Triton kernels (by name), scatter ops and named functions."""
+    return {"triton": re.findall(rf'custom_call @{re.escape(TRITON)}\(.*?name = "(\w+)"', text),
+            "scatters": len(re.findall(r'= "stablehlo\.scatter"\(', text)),
+            "functions": set(re.findall(r"func\.func (?:private|public) @(\w+)", text))}
+
+
+def test_auto_choices_on_each_backend():
+    assert lda.resolve_dirichlet_draw("auto", backend="cpu") == "sparse"
+    assert lda.resolve_dirichlet_draw("auto", backend="gpu") == "dense"
+    assert lda.resolve_dirichlet_draw("auto", backend="tpu") == "dense"
+    assert lda.resolve_dirichlet_draw("sparse", backend="gpu") == "sparse"
+    assert lda.resolve_z_update("auto", backend="cpu") == "lanes"
+    with pytest.raises(ValueError, match="dirichlet_draw"):
+        lda.resolve_dirichlet_draw("gamma")
+    with pytest.raises(ValueError, match="dirichlet_draw"):
+        lda.partially_collapsed(3, dirichlet_draw="fast")
+
+
+def test_auto_on_a_gpu_picks_the_fused_kernel_and_the_dense_draw(on_gpu):
+    assert pallas.importable(), "this jaxlib has no Pallas: the GPU guards below would not see the fused kernel"
+    assert lda.resolve_z_update("auto") == "pallas"
+    assert lda.resolve_dirichlet_draw("auto") == "dense"
+
+
+def test_the_default_gpu_sweep_is_the_fused_kernel_one_scatter_and_the_dense_draw(on_gpu):
+    """Every option at its default: the fused z-update (which writes n_dk itself), n_kw by one
+    scatter-add, φ by jax.random.loggamma; no sparse-count draw."""
+    found = contents(lowered_for_cuda(lda.partially_collapsed(4, warmup="exact")))
+    assert found["triton"] == ["lda_partially_collapsed_z"], found["triton"]
+    assert found["scatters"] == 1, found["scatters"]
+    assert "_log_dirichlet_dense" in found["functions"]
+    assert "_log_dirichlet_counts" not in found["functions"]
+
+
+def test_the_guard_sees_a_regressed_gpu_sweep(on_gpu):
+    """The CPU choices lowered for a GPU (what the default was before): the checks above fail on it."""
+    found = contents(lowered_for_cuda(lda.partially_collapsed(4, warmup="exact", z_update="dense",
+                                                              dirichlet_draw="sparse")))
+    assert found["triton"] == []
+    assert found["scatters"] > 1
+    assert "_log_dirichlet_counts" in found["functions"]
+
+
+def test_the_uncollapsed_gpu_sweep_draws_theta_and_phi_dense(on_gpu):
+    found = contents(lowered_for_cuda(lda.uncollapsed(4, warmup="exact")))
+    assert "_log_dirichlet_dense" in found["functions"]
+    assert "_log_dirichlet_counts" not in found["functions"]
+    assert found["scatters"] == 2, found["scatters"]  # n_kw for φ, n_dk for θ: each once
+
+
+def test_a_gpu_run_without_the_fused_kernel_warns_once(on_gpu, monkeypatch):
+    monkeypatch.setattr(z_updates, "pallas_module", lambda: None)
+    monkeypatch.setattr(z_updates, "_warned_fallback", set())
+    with pytest.warns(RuntimeWarning, match="falls back to the XLA scan 'dense'"):
+        assert lda.resolve_z_update("auto") == "dense"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert lda.resolve_z_update("auto") == "dense"  # once per reason, not per kernel
+
+
+def test_a_cpu_run_does_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert lda.resolve_z_update("auto", backend="cpu") == "lanes"
+
+
+@pytest.mark.parametrize("sampler", ["partially_collapsed", "uncollapsed"])
+def test_the_dense_draw_samples_the_exact_posterior(sampler):
+    """The GPU's Dirichlet draw, run here: visit frequencies of all K^N topic assignments of a tiny
+    corpus against exact enumeration (as tests/test_lda.py does for the default draws)."""
+    _, data = _tiny()
+    _, probs = exact_posterior(TINY_DOCS, ["a", "b", "c"], K, ALPHA, ETA)
+    kernel = lda.SAMPLERS[sampler](K, alpha=ALPHA, eta=ETA, dirichlet_draw="dense")
+    z = final_states(kernel, data, num_chains=20_000, num_sweeps=25, seed=7)
+    result = chi_square_test(_state_counts(z, K), probs)
+    assert result.p_value > 1e-4, (sampler, result)
+
+
+def test_a_wrong_dense_draw_fails_the_enumeration_test(monkeypatch):
+    """φ ~ Dir(n + 2η) instead of Dir(n + η) through the dense path: caught."""
+    def wrong(key, counts, concentration):
+        return gr.log_dirichlet_dense(key, counts, 2 * concentration)
+
+    monkeypatch.setitem(conditionals.DIRICHLET_ROWS, "dense", wrong)
+    _, data = _tiny()
+    _, probs = exact_posterior(TINY_DOCS, ["a", "b", "c"], K, ALPHA, ETA)
+    kernel = lda.partially_collapsed(K, alpha=ALPHA, eta=ETA, dirichlet_draw="dense", z_update="dense",
+                                     warmup="exact")
+    z = final_states(kernel, data, num_chains=20_000, num_sweeps=25, seed=7)
+    assert chi_square_test(_state_counts(z, K), probs).p_value < 1e-4
+
+
+def test_cpu_defaults_keep_their_draws():
+    """On a CPU "auto" is the sparse-count draw: the default kernel is the explicit one (same
+    cached kernel, so the same draws as before the choice existed)."""
+    assert lda.partially_collapsed(3) is lda.partially_collapsed(3, dirichlet_draw="sparse")
+    assert lda.uncollapsed(3) is lda.uncollapsed(3, dirichlet_draw="sparse")
+    assert np.array_equal(*(np.asarray(lda.partially_collapsed(3, dirichlet_draw=dd).init(
+        jax.random.key(0), _tiny()[1]).log_phi) for dd in ("auto", "sparse")))
