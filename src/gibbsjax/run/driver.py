@@ -24,7 +24,7 @@ from gibbsjax.run.settings import Settings
 from gibbsjax.stopping import check_until, parse_until
 
 __all__ = ["sample", "drive", "run_phase", "check_data_type", "check_until_rule", "data_fingerprint",
-           "warmup_description", "SEED_LIMIT", "STOP_SIGNALS"]
+           "warmup_description", "interrupt_note", "SEED_LIMIT", "STOP_SIGNALS"]
 
 
 # ----------------------------------------------------------------------------- checks
@@ -424,14 +424,9 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
 
     drive(run, s.num_draws, rule, max_draws, until_vars)
     if run.interrupted:
-        if not run.outputs["sampling"] and not run.outputs["warm-up"]:
-            raise KeyboardInterrupt
-        warnings.warn(
-            f"run interrupted ({run.signal_name}): keeping the {run.kept} draws per chain "
-            "finished so far (attrs['interrupted'] = 1); gibbsjax.resume can continue it",
-            RuntimeWarning,
-            stacklevel=2,
-        )
+        if run.next_sweep == 0 and not run.outputs["sampling"] and not run.outputs["warm-up"]:
+            raise KeyboardInterrupt  # not one chunk finished: nothing to keep
+        warnings.warn(interrupt_note(run), RuntimeWarning, stacklevel=2)
     run_attrs = {
         "gibbsjax_kernel": kernel.name,
         "seed": "" if seed_used is None else seed_used,
@@ -450,6 +445,21 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         run_attrs["max_draws"] = max_draws
     run_attrs.update(attrs or {})
     return finish(run, run_attrs)
+
+
+def interrupt_note(run: Run, resumed: bool = False) -> str:
+    """The warning of an interrupted run: what it keeps, and that it can be resumed.
+
+    During warm-up (``run.warmup_left > 0``) it keeps no draw, only the state the
+    finished warm-up sweeps reached (``sampler_state``); :func:`resume` finishes the
+    warm-up and samples, exactly as one uninterrupted run would."""
+    what = "resumed run" if resumed else "run"
+    if run.warmup_left:
+        return (f"{what} interrupted ({run.signal_name}) during warm-up after {run.next_sweep} of "
+                f"{run.settings.num_warmup} warm-up sweeps: no posterior draws yet; keeping the warm-up state "
+                "(sampler_state, attrs['interrupted'] = 1); gibbsjax.resume finishes the warm-up and samples")
+    return (f"{what} interrupted ({run.signal_name}): keeping the {run.kept} draws per chain "
+            "finished so far (attrs['interrupted'] = 1); gibbsjax.resume can continue it")
 
 
 def warmup_description(kernel: Kernel) -> str:

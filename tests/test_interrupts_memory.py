@@ -1,0 +1,137 @@
+"""Interrupts during warm-up keep a resumable result; the memory estimate covers
+post-processing and huge sizes (issue 21).
+
+* A run stopped during its warm-up saves its state (``sampler_state``, no draws
+  yet) and says so; ``resume`` finishes the warm-up and samples, and the result
+  is bit-identical to one uninterrupted run (Python API and command line).
+* LDA's alignment no longer builds (K, K, V) arrays (Hellinger distances from
+  a matrix product of sqrt(φ)), and the memory estimate includes the peak of
+  post-processing, refusing before sampling what could not finish.
+* A huge number of topics is refused with an estimate (``ValueError``), never an
+  ``OverflowError``.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import textwrap
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+
+from gibbsjax.config import load_config
+from gibbsjax.memory import MemoryEstimateError
+from gibbsjax.run import resume, sample
+
+from test_resume import CONFIGS, _assert_same_groups, _open, _signal_when, _start
+
+
+# ----------------------------------------------------------------------------- warm-up interrupts (Python API)
+def _stop_during_warmup(monkeypatch, after_chunks: int):
+    """Make the run's interrupt flag go up after ``after_chunks`` chunks, as a signal between chunks would."""
+    import gibbsjax.run.driver as driver
+
+    real, calls = driver.run_phase, {"n": 0}
+
+    def run_phase(run, fn, *args):
+        stop = args[-2]
+
+        def counted(*a):
+            calls["n"] += 1
+            if calls["n"] == after_chunks:
+                stop.requested, stop.signal_name = True, "SIGINT"
+            return fn(*a)
+
+        return real(run, counted, *args)
+
+    monkeypatch.setattr(driver, "run_phase", run_phase)
+    return lambda: monkeypatch.setattr(driver, "run_phase", real)
+
+
+@pytest.fixture(scope="module")
+def body():
+    return load_config(CONFIGS / "body-temperature.toml")
+
+
+def test_python_interrupt_in_warmup_returns_resumable_state(monkeypatch, body, tmp_path):
+    kw = dict(seed=4, num_chains=2, num_warmup=40, num_draws=30, thin=2, chunk_size=8, progress=False)
+    full = sample(body.kernel, body.data, **kw)
+    undo = _stop_during_warmup(monkeypatch, 2)
+    with pytest.warns(RuntimeWarning, match=r"during warm-up after 16 of 40 warm-up sweeps: no posterior draws"):
+        cut = sample(body.kernel, body.data, **kw)
+    undo()
+    assert int(cut.attrs["interrupted"]) == 1 and cut.attrs["interrupted_by"] == "SIGINT"
+    assert cut.posterior.sizes["draw"] == 0 and set(cut.posterior.data_vars) == set(full.posterior.data_vars)
+    assert cut.sample_stats["lp"].shape == (2, 0)
+    assert int(cut.sampler_state.attrs["next_sweep"]) == 16
+    cut.to_netcdf(str(tmp_path / "cut.nc"))  # it loads back from a file
+    done = resume(_open(tmp_path / "cut.nc"), body.kernel, body.data, 30, progress=False)
+    _assert_same_groups(full, done)
+    assert int(done.attrs["interrupted"]) == 0
+
+
+def test_lda_fit_interrupted_in_warmup_raises_keyboard_interrupt(monkeypatch):
+    """The estimator has nothing to fit without draws: KeyboardInterrupt, as Python code expects."""
+    from gibbsjax import LDA
+    from gibbsjax.datasets import abc_corpus
+
+    _stop_during_warmup(monkeypatch, 1)
+    model = LDA(2, num_chains=2, num_warmup=40, num_draws=10, seed=0, progress=False, chunk_size=8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with pytest.raises(KeyboardInterrupt):
+            model.fit(abc_corpus())
+
+
+# ----------------------------------------------------------------------------- warm-up interrupts (command line)
+# the real command in a subprocess, each chunk made slow and announced, so that the signal lands in the warm-up
+_SLOW_CHUNKS = """
+import sys, time
+import gibbsjax.run.driver as driver
+real = driver.run_phase
+def run_phase(run, fn, n_iters, thin, length, keep, accum, phase, stop, bar):
+    def slow(*a):
+        out = fn(*a)
+        print("chunk of " + phase + " done", file=sys.stderr, flush=True)
+        time.sleep(0.3)
+        return out
+    return real(run, slow, n_iters, thin, length, keep, accum, phase, stop, bar)
+driver.run_phase = run_phase
+from gibbsjax.cli import main
+sys.exit(main({args!r}))
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_signal_during_warmup_saves_state_and_resume_equals_one_run(tmp_path, sig, status):
+    from gibbsjax.cli import main
+
+    config = CONFIGS / "body-temperature.toml"
+    common = ["--no-progress", "--warmup", "200", "--draws", "30", "--chunk-size", "10", "--seed", "5"]
+    out = tmp_path / "warm.nc"
+    proc, log = _start(None, tmp_path, script=_SLOW_CHUNKS.format(args=["run", str(config), "--out", str(out),
+                                                                        *common]))
+    rc, stderr = _signal_when(proc, log, "chunk of warm-up done", sig)
+    assert rc == status, stderr
+    assert "Traceback" not in stderr
+    cut = _open(out)
+    cut.load()
+    done = int(cut.sampler_state.attrs["next_sweep"])
+    assert 0 < done < 200 and done % 10 == 0, done
+    name = signal.Signals(sig).name
+    assert (f"run interrupted ({name}) during warm-up after {done} of 200 warm-up sweeps: no posterior draws "
+            f"yet; saved the warm-up state (sampler_state, 4 chains) to {out} (attrs interrupted = 1)") in stderr
+    assert f"gibbsjax resume {out} --draws 30" in stderr
+    assert cut.posterior.sizes["draw"] == 0 and int(cut.attrs["interrupted"]) == 1
+    assert cut.attrs["interrupted_by"] == name
+    # resumed as the message says, it equals one uninterrupted run
+    assert main(["resume", str(out), "--draws", "30", "--no-progress"]) == 0
+    whole = tmp_path / "whole.nc"
+    assert main(["run", str(config), "--out", str(whole), *common]) == 0
+    a, b = _open(whole), _open(out)
+    assert b.posterior.sizes["draw"] == 30 and int(b.attrs["interrupted"]) == 0
+    _assert_same_groups(a, b, [g for g in a.groups() if g != "sampler_state"])
