@@ -135,3 +135,109 @@ def test_signal_during_warmup_saves_state_and_resume_equals_one_run(tmp_path, si
     a, b = _open(whole), _open(out)
     assert b.posterior.sizes["draw"] == 30 and int(b.attrs["interrupted"]) == 0
     _assert_same_groups(a, b, [g for g in a.groups() if g != "sampler_state"])
+
+
+# ----------------------------------------------------------------------------- memory of post-processing
+def _lda_job(num_topics: int, vocab_size: int, num_chains: int = 2, num_draws: int = 5):
+    from gibbsjax import LDA, lda_fit
+    from gibbsjax.inputs import as_corpus
+
+    rng = np.random.default_rng(0)
+    words = [f"w{j}" for j in range(vocab_size)]
+    docs = [words] + [[words[j] for j in rng.integers(0, vocab_size, 20)] for _ in range(30)]
+    model = LDA(num_topics, num_chains=num_chains, num_warmup=2, num_draws=num_draws, seed=0, progress=False)
+    return lda_fit.job(model.get_params(), as_corpus(docs))
+
+
+def _estimate(job, monkeypatch):
+    import gibbsjax.memory as memory
+    from gibbsjax.run import check_memory
+
+    monkeypatch.setattr(memory, "host_available_bytes", lambda: 2**60)  # whatever this machine has free now
+    return check_memory(job.kernel, job.data, job.settings)
+
+
+def _result_bytes(idata) -> int:
+    return sum(v.nbytes for g in idata.groups() for v in idata[g].data_vars.values())
+
+
+def test_estimate_includes_lda_postprocessing(monkeypatch):
+    """K = 300 topics of V = 3,000 words: post-processing, not sampling, is the peak the estimate reports."""
+    est = _estimate(_lda_job(300, 3000), monkeypatch)
+    k, v, chains = 300, 3000, 2
+    # at least the per-chain means and the aligning distance matrices, in float64
+    assert est.postprocess_bytes >= 8 * chains * k * v + 8 * k * k
+    assert est.needed >= est.postprocess_bytes > est.device_bytes + est.host_bytes
+    # no (K, K, V) array any more: 2.1 GiB for these sizes
+    assert est.postprocess_bytes < 8 * k * k * v / 4
+
+
+def test_postprocessing_peak_is_within_the_estimate(monkeypatch):
+    """The real peak of LDA post-processing (tracemalloc, on top of the raw result) lies between a
+    quarter of the estimate and the estimate; the old (K, K, V) differences of the alignment
+    (K = 120, V = 1,500: 170 MiB) would exceed it."""
+    from gibbsjax import pipeline
+
+    job = _lda_job(120, 1500)
+    est = _estimate(job, monkeypatch)
+    raw = pipeline.sample(job)
+    tracemalloc.start()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pipeline.postprocess(job, raw)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    real = peak + _result_bytes(raw)
+    assert real <= est.postprocess_bytes <= 4 * real, (real, est.postprocess_bytes)
+
+
+def test_hellinger_distance_matrix_matches_the_differences():
+    from gibbsjax.labels import component_permutations, distance_matrix
+
+    rng = np.random.default_rng(3)
+    a = rng.dirichlet(np.full(500, 0.05), size=40)
+    shuffle = rng.permutation(40)
+    b = a[shuffle] * 0.9 + rng.dirichlet(np.full(500, 0.05), size=40) * 0.1
+    ra, rb = np.sqrt(a), np.sqrt(b)
+    by_differences = np.sqrt(0.5 * ((ra[:, None, :] - rb[None, :, :]) ** 2).sum(-1))
+    np.testing.assert_allclose(distance_matrix(a, b, "hellinger"), by_differences, rtol=1e-12, atol=1e-7)
+    # euclidean and l1 are computed by blocks of rows: the very same numbers as all at once
+    x, y = rng.normal(size=(70, 9)), rng.normal(size=(50, 9))
+    np.testing.assert_array_equal(distance_matrix(x, y, "euclidean"), np.sqrt(((x[:, None] - y[None]) ** 2).sum(-1)))
+    np.testing.assert_array_equal(distance_matrix(x, y, "l1"), np.abs(x[:, None] - y[None]).sum(-1))
+    perms = component_permutations(np.stack([a, b]), distance="hellinger")
+    assert np.array_equal(perms[1], np.argsort(shuffle))  # b's component j is a's shuffle[j]
+
+
+@pytest.mark.parametrize("num_topics", [100_000_000, 2**31 - 1, 2**32])
+def test_huge_number_of_topics_is_refused_with_an_estimate(num_topics):
+    from gibbsjax import LDA
+    from gibbsjax.datasets import abc_corpus
+
+    model = LDA(num_topics, num_chains=2, num_warmup=5, num_draws=5, seed=0, progress=False)
+    with pytest.raises(MemoryEstimateError, match=rf"needs at least [0-9.]+ [PE]iB of host RAM \(topic = "
+                                                   rf"{num_topics:,}, word = 3, document = 12: .*smaller topic"):
+        model.fit(abc_corpus())
+
+
+def test_cli_refuses_huge_k_in_one_line(tmp_path, capsys):
+    from gibbsjax.cli import main
+
+    config = tmp_path / "huge.toml"
+    config.write_text(textwrap.dedent("""
+        [model]
+        name = "lda.partially_collapsed"
+        K = 100000000
+        [data]
+        corpus = "abc"
+        [sampler]
+        num_chains = 2
+        num_warmup = 5
+        num_draws = 5
+    """), encoding="utf-8")
+    assert main(["run", str(config), "--out", str(tmp_path / "huge.nc"), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("gibbsjax: error: this run needs at least") and "topic = 100,000,000" in err
+    assert len(err.splitlines()) == 1 and not (tmp_path / "huge.nc").exists()

@@ -17,6 +17,7 @@ import numpy as np
 
 from gibbsjax._checks import check_int as _check_int
 from gibbsjax.kernel import Kernel
+from gibbsjax.memory import check_sizes
 from gibbsjax.run.chunks import compiled, records_fn, start_fn, zero_accumulators
 from gibbsjax.run.placement import check_layout_memory, fetch, layout, place_data, place_run, sharding_note
 from gibbsjax.run.results import Run, finish, stack_chunks, to_host
@@ -138,6 +139,19 @@ def _global_fingerprint(x: jax.Array) -> bytes:
         h.update(memoryview(np.ascontiguousarray(np.asarray(shard.data))).cast("B"))
     every = multihost_utils.process_allgather(np.frombuffer(h.digest(), np.uint8))
     return hashlib.sha256(np.asarray(every).tobytes()).digest()
+
+
+def check_sizes_first(kernel: Kernel, data, s: Settings, plan=None) -> None:
+    """:func:`gibbsjax.memory.check_sizes` of a kernel that declares ``sizes``, before
+    anything is traced (data the kernel cannot read are left to :func:`check_data_type`)."""
+    if kernel.sizes is None or not kernel.dims:
+        return
+    try:
+        sizes = kernel.sizes(data)
+    except (AttributeError, TypeError, IndexError):
+        return
+    split = len(list(plan.mesh.devices.flat)) if plan is not None else 0
+    check_sizes(sizes, kernel.dims, kernel.label_dims, s.num_chains, kernel_name=kernel.name, split=split)
 
 
 # ----------------------------------------------------------------------------- init handling
@@ -399,6 +413,7 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     key, seed_used = _resolve_key(s.seed, key)
     user_data, user_kernel = data, kernel
     kernel, data, plan, mode = layout(kernel, data, s)
+    check_sizes_first(kernel, data, s, plan)  # sizes too large even to trace: refused with an estimate
     check_data_type(kernel, data)  # the kernel that runs: data already split (lda_shard.from_parts) fit it
     if plan is not None and s.init is not None:
         raise ValueError("init values cannot be given with the data split over devices (shard='data'): the "
