@@ -241,3 +241,13 @@ def test_cli_refuses_huge_k_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err.startswith("gibbsjax: error: this run needs at least") and "topic = 100,000,000" in err
     assert len(err.splitlines()) == 1 and not (tmp_path / "huge.nc").exists()
+
+
+def test_relabel_draws_by_blocks_gives_the_same_permutations(monkeypatch):
+    """Per-draw relabelling computes its (draws, K, K) costs by blocks of draws: the same result."""
+    import gibbsjax.labels as labels
+
+    draws = np.random.default_rng(5).normal(size=(3, 60, 5, 4))
+    whole = labels.relabel_draws(draws)
+    monkeypatch.setattr(labels, "DISTANCE_BLOCK_BYTES", 8 * 5 * 5 * 7)  # blocks of 7 draws
+    np.testing.assert_array_equal(labels.relabel_draws(draws), whole)

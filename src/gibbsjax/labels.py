@@ -180,12 +180,15 @@ def relabel_draws(draws: Any, *, max_iter: int = 20) -> np.ndarray:
     sq = np.einsum("nkf,nkf->nk", flat, flat)
     reference = flat[(n_draw - 1)]  # last draw of chain 0
     perms = np.tile(np.arange(k), (flat.shape[0], 1))
+    # cost[n, i, j] = |reference_i - draw_n,j|^2, by blocks of draws: (block, K, K), not (draws, K, K)
+    block = max(1, DISTANCE_BLOCK_BYTES // (8 * k * k))
     for it in range(max_iter):
-        # cost[n, i, j] = |reference_i - draw_n,j|^2
-        cost = (reference * reference).sum(-1)[None, :, None] + sq[:, None, :] - 2 * np.einsum(
-            "if,njf->nij", reference, flat
-        )
-        new = np.stack([_assign(cost[n]) for n in range(flat.shape[0])])
+        ref_sq = (reference * reference).sum(-1)[None, :, None]
+        new = np.empty_like(perms)
+        for start in range(0, flat.shape[0], block):
+            part = slice(start, start + block)
+            cost = ref_sq + sq[part, None, :] - 2 * np.einsum("if,njf->nij", reference, flat[part])
+            new[part] = [_assign(c) for c in cost]
         reference = np.take_along_axis(flat, new[:, :, None], axis=1).mean(axis=0)
         if it > 0 and np.array_equal(new, perms):
             break
