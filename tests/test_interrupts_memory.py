@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from gibbsjax.config import load_config
-from gibbsjax.memory import MemoryEstimateError
+from gibbsjax.memory import SAFETY_FRACTION, MemoryEstimateError
 from gibbsjax.run import resume, sample
 
 from test_resume import CONFIGS, _assert_same_groups, _open, _signal_when, _start
@@ -170,6 +170,20 @@ def test_estimate_includes_lda_postprocessing(monkeypatch):
     assert est.needed >= est.postprocess_bytes > est.device_bytes + est.host_bytes
     # no (K, K, V) array any more: 2.1 GiB for these sizes
     assert est.postprocess_bytes < 8 * k * k * v / 4
+
+
+def test_run_refused_before_sampling_when_postprocessing_cannot_fit(monkeypatch):
+    import gibbsjax.memory as memory
+    from gibbsjax.run import check_memory
+
+    job = _lda_job(300, 3000)
+    est = _estimate(job, monkeypatch)
+    have = (est.device_bytes + est.host_bytes + est.postprocess_bytes) // 2  # sampling fits, post-processing not
+    assert SAFETY_FRACTION * have > est.device_bytes + est.host_bytes
+    monkeypatch.setattr(memory, "host_available_bytes", lambda: have)
+    with pytest.raises(MemoryEstimateError, match=r"^this run needs about [0-9.]+ MiB of host RAM \(post-processing "
+                                                   r"after sampling [0-9.]+ MiB: .*; sampling [0-9.]+ MiB\)"):
+        check_memory(job.kernel, job.data, job.settings)
 
 
 def test_postprocessing_peak_is_within_the_estimate(monkeypatch):

@@ -355,7 +355,8 @@ def check_sizes(sizes: Mapping[str, int], dims: Mapping, label_dims: Iterable[st
         raise MemoryEstimateError(
             f"this run needs at least {format_bytes(need)} of {what} ({shown}: "
             f"{format_bytes(state_floor)} for one float32 copy of the per-chain arrays, "
-            f"{format_bytes(post_floor)} to post-process them), but {format_bytes(have)} is available: "
+            f"{format_bytes(post_floor)} to post-process them), but {format_bytes(have)} is available "
+            f"(a run may use {SAFETY_FRACTION:.0%} of it): "
             + (f"use a smaller {' or '.join(d for d in label_dims if d in sizes)} (post-processing grows as its "
                "square)" if post_floor > state_floor else
                _advice(kernel_name, num_chains, SAFETY_FRACTION * have / max(need, 1))))
@@ -492,6 +493,6 @@ def check_run(
         advice = _advice(kernel_name, num_chains, SAFETY_FRACTION * have / need, len(devices or []) if split else 0)
         raise MemoryEstimateError(
             f"this run needs about {format_bytes(need)} of {what} ({how}), but {format_bytes(have)} "
-            f"is available: {advice}"
+            f"is available (a run may use {SAFETY_FRACTION:.0%} of it): {advice}"
         )
     return estimate
