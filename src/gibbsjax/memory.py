@@ -29,8 +29,8 @@ allocates the chains' initial states.  The estimate has two parts:
   number of topics is refused with an estimate before ``init`` is traced (where
   its arrays could not even be described).
 
-All sizes are Python integers (no fixed-width overflow).  On a CPU, device memory *is* host memory, so the two are added and compared
-with the memory the operating system says is available (``MemAvailable`` in
+All sizes are Python integers (no fixed-width overflow).  On a CPU, device
+memory *is* host memory, so the two are added and compared with the memory the operating system says is available (``MemAvailable`` in
 ``/proc/meminfo``, bounded by a cgroup limit when there is one).  On a GPU the
 device part is compared with the device's free memory
 (``memory_stats()["bytes_limit"] - ["bytes_in_use"]``) and the host part with
