@@ -338,16 +338,20 @@ def test_sigint_keeps_finished_draws(tmp_path):
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
-def test_sigint_before_any_draw(tmp_path):
+def test_sigint_before_any_draw_keeps_the_warmup_state(tmp_path):
+    """Stopped in the warm-up: no draw yet, but the warm-up's state is saved for resume (issue 21)."""
     rc, stdout, stderr, out = _interrupted_run(
         tmp_path, num_warmup=100_000_000, num_draws=10, thin=1, marker="warm-up", extra_wait=0.2
     )
     assert rc == 130, stderr
     assert "Traceback" not in stderr
-    assert "interrupted before any draw finished" in stderr
+    idata = _open(out)
+    done = int(idata.sampler_state.attrs["next_sweep"])
+    assert idata.posterior.sizes["draw"] == 0 and 0 < done < 100_000_000
     last = stderr.replace("\r", "\n").strip().splitlines()[-1]
-    assert last == "gibbsjax: interrupted before any draw finished; nothing saved"
-    assert not out.exists()
+    assert last.startswith(f"gibbsjax: run interrupted (SIGINT) during warm-up after {done} of 100000000 warm-up "
+                           "sweeps: no posterior draws yet; saved the warm-up state (sampler_state, 4 chains)")
+    assert f"gibbsjax resume {out} --draws 10" in last
 
 
 # ----------------------------------------------------------------------------- reliability (issue 11)

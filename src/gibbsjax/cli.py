@@ -288,7 +288,14 @@ def _sample_and_save(config, out: Path, sample, *, requested: int, before: int =
         return _interrupt_status(_StopSignals.name)
     except OSError as e:
         raise CLIError(f"cannot write {out}: {e.strerror or _one_line(e)}") from None
-    if interrupted:
+    warm = _warmup_left(raw) if interrupted else None
+    if warm is not None:
+        done, total = warm
+        by = raw.attrs.get("interrupted_by", "SIGINT")
+        _err(f"run interrupted ({by}) during warm-up after {done} of {total} warm-up sweeps: no posterior draws "
+             f"yet; saved the warm-up state (sampler_state, {n_chains} chains) to {out} (attrs interrupted = 1); "
+             f"finish the warm-up and sample with: gibbsjax resume {out} --draws {max(requested, 1)}")
+    elif interrupted:
         by = raw.attrs.get("interrupted_by", "SIGINT")
         _err(
             f"run interrupted ({by}): kept {n_draws - before} of {requested} draws per chain "
@@ -320,6 +327,15 @@ def _sample_and_save(config, out: Path, sample, *, requested: int, before: int =
     _print_until(idata)
     print(f"saved {out}")
     return _interrupt_status(str(raw.attrs.get("interrupted_by", "SIGINT"))) if interrupted else 0
+
+
+def _warmup_left(raw) -> tuple[int, int] | None:
+    """``(sweeps done, num_warmup)`` of a result stopped during its warm-up, else None."""
+    st = raw["sampler_state"] if "sampler_state" in raw.groups() else None
+    if st is None:
+        return None
+    done, total = int(st.attrs.get("next_sweep", 0)), int(st.attrs.get("num_warmup", 0))
+    return (done, total) if done < total else None
 
 
 def _interrupt_status(name: str | None) -> int:

@@ -56,6 +56,12 @@ runner (:func:`gibbsjax.sample`) vmaps it over chains and scans it over sweeps.
   rows (documents, observations, sequences) are independent given global parameters
   drawn from counts (the mixtures, naive Bayes, the HMMs).
 
+* ``sizes(data) -> dict[str, int]`` (optional): the sizes of the dims of
+  ``dims`` for ``data`` (LDA: ``topic``, ``word``, ``document``), computed
+  without tracing anything; the memory estimate (:mod:`gibbsjax.memory`) checks
+  a floor from them first, so sizes too large even to trace (a billion topics)
+  are refused with an estimate.
+
 States are pytrees (usually NamedTuples).  Data is a pytree built by a model's
 validating constructor; hyperparameters are closed over by the model factory.
 
@@ -110,6 +116,7 @@ class Kernel(NamedTuple):
     warmup_name: str = ""
     label_dims: tuple[str, ...] = ()
     shard: Callable[..., "Sharded"] | None = None
+    sizes: Callable[[Data], Mapping[str, int]] | None = None
 
 
 class Sharded(NamedTuple):

@@ -74,14 +74,32 @@ def distance_matrix(a: np.ndarray, b: np.ndarray, kind: str) -> np.ndarray:
     >>> distance_matrix(np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]]), "hellinger").round(3).tolist()
     [[1.0]]
     """
-    if kind == "euclidean":
-        return np.sqrt(np.maximum(((a[:, None, :] - b[None, :, :]) ** 2).sum(-1), 0.0))
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
     if kind == "hellinger":
+        # H^2 = (|ra|^2 + |rb|^2) / 2 - ra . rb with ra = sqrt(a): one matrix product, (K, K') memory,
+        # never the (K, K', F) differences (2 GiB for 300 topics of 3,000 words)
         ra, rb = np.sqrt(np.clip(a, 0, None)), np.sqrt(np.clip(b, 0, None))
-        return np.sqrt(np.maximum(0.5 * ((ra[:, None, :] - rb[None, :, :]) ** 2).sum(-1), 0.0))
+        half = 0.5 * ((ra * ra).sum(-1)[:, None] + (rb * rb).sum(-1)[None, :])
+        return np.sqrt(np.maximum(half - ra @ rb.T, 0.0))
+    if kind == "euclidean":
+        return _blockwise(a, b, lambda x, y: np.sqrt(np.maximum(((x - y) ** 2).sum(-1), 0.0)))
     if kind == "l1":
-        return np.abs(a[:, None, :] - b[None, :, :]).sum(-1)
+        return _blockwise(a, b, lambda x, y: np.abs(x - y).sum(-1))
     raise ValueError(f"distance must be 'hellinger', 'euclidean' or 'l1', got {kind!r}")
+
+
+#: :func:`distance_matrix` by differences (euclidean, l1) holds at most this many bytes of them at once
+DISTANCE_BLOCK_BYTES = 2**25
+
+
+def _blockwise(a: np.ndarray, b: np.ndarray, fn) -> np.ndarray:
+    """``fn(a[i:j, None, :], b[None])`` stacked over blocks of rows of ``a``: the same values as one
+    call (each entry is its own sum over features), with (block, K', F) differences, not (K, K', F)."""
+    rows = max(1, DISTANCE_BLOCK_BYTES // max(8 * b.shape[0] * max(a.shape[-1], 1), 1))
+    out = np.empty((a.shape[0], b.shape[0]))
+    for i in range(0, a.shape[0], rows):
+        out[i:i + rows] = fn(a[i:i + rows, None, :], b[None, :, :])
+    return out
 
 
 def _assign(cost: np.ndarray) -> np.ndarray:
@@ -162,12 +180,15 @@ def relabel_draws(draws: Any, *, max_iter: int = 20) -> np.ndarray:
     sq = np.einsum("nkf,nkf->nk", flat, flat)
     reference = flat[(n_draw - 1)]  # last draw of chain 0
     perms = np.tile(np.arange(k), (flat.shape[0], 1))
+    # cost[n, i, j] = |reference_i - draw_n,j|^2, by blocks of draws: (block, K, K), not (draws, K, K)
+    block = max(1, DISTANCE_BLOCK_BYTES // (8 * k * k))
     for it in range(max_iter):
-        # cost[n, i, j] = |reference_i - draw_n,j|^2
-        cost = (reference * reference).sum(-1)[None, :, None] + sq[:, None, :] - 2 * np.einsum(
-            "if,njf->nij", reference, flat
-        )
-        new = np.stack([_assign(cost[n]) for n in range(flat.shape[0])])
+        ref_sq = (reference * reference).sum(-1)[None, :, None]
+        new = np.empty_like(perms)
+        for start in range(0, flat.shape[0], block):
+            part = slice(start, start + block)
+            cost = ref_sq + sq[part, None, :] - 2 * np.einsum("if,njf->nij", reference, flat[part])
+            new[part] = [_assign(c) for c in cost]
         reference = np.take_along_axis(flat, new[:, :, None], axis=1).mean(axis=0)
         if it > 0 and np.array_equal(new, perms):
             break

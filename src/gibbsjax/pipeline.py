@@ -112,5 +112,11 @@ def postprocess(job: Job, raw):
 
 
 def fit(job: Job):
-    """:func:`sample`, then :func:`postprocess`."""
-    return postprocess(job, sample(job))
+    """:func:`sample`, then :func:`postprocess`.  A run interrupted before its first
+    draw (during warm-up) has nothing to fit: ``KeyboardInterrupt``, as Python code
+    interrupted by Ctrl-C expects (:func:`gibbsjax.sample` returns the warm-up state
+    instead, for :func:`gibbsjax.resume`)."""
+    raw = sample(job)
+    if int(raw.attrs.get("interrupted", 0)) and int(raw.posterior.sizes.get("draw", 0)) == 0:
+        raise KeyboardInterrupt("interrupted during warm-up, before the first draw: nothing fitted")
+    return postprocess(job, raw)

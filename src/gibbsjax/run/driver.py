@@ -17,6 +17,7 @@ import numpy as np
 
 from gibbsjax._checks import check_int as _check_int
 from gibbsjax.kernel import Kernel
+from gibbsjax.memory import check_sizes
 from gibbsjax.run.chunks import compiled, records_fn, start_fn, zero_accumulators
 from gibbsjax.run.placement import check_layout_memory, fetch, layout, place_data, place_run, sharding_note
 from gibbsjax.run.results import Run, finish, stack_chunks, to_host
@@ -24,7 +25,7 @@ from gibbsjax.run.settings import Settings
 from gibbsjax.stopping import check_until, parse_until
 
 __all__ = ["sample", "drive", "run_phase", "check_data_type", "check_until_rule", "data_fingerprint",
-           "warmup_description", "SEED_LIMIT", "STOP_SIGNALS"]
+           "warmup_description", "interrupt_note", "SEED_LIMIT", "STOP_SIGNALS"]
 
 
 # ----------------------------------------------------------------------------- checks
@@ -138,6 +139,19 @@ def _global_fingerprint(x: jax.Array) -> bytes:
         h.update(memoryview(np.ascontiguousarray(np.asarray(shard.data))).cast("B"))
     every = multihost_utils.process_allgather(np.frombuffer(h.digest(), np.uint8))
     return hashlib.sha256(np.asarray(every).tobytes()).digest()
+
+
+def check_sizes_first(kernel: Kernel, data, s: Settings, plan=None) -> None:
+    """:func:`gibbsjax.memory.check_sizes` of a kernel that declares ``sizes``, before
+    anything is traced (data the kernel cannot read are left to :func:`check_data_type`)."""
+    if kernel.sizes is None or not kernel.dims:
+        return
+    try:
+        sizes = kernel.sizes(data)
+    except (AttributeError, TypeError, IndexError):
+        return
+    split = len(list(plan.mesh.devices.flat)) if plan is not None else 0
+    check_sizes(sizes, kernel.dims, kernel.label_dims, s.num_chains, kernel_name=kernel.name, split=split)
 
 
 # ----------------------------------------------------------------------------- init handling
@@ -399,6 +413,7 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     key, seed_used = _resolve_key(s.seed, key)
     user_data, user_kernel = data, kernel
     kernel, data, plan, mode = layout(kernel, data, s)
+    check_sizes_first(kernel, data, s, plan)  # sizes too large even to trace: refused with an estimate
     check_data_type(kernel, data)  # the kernel that runs: data already split (lda_shard.from_parts) fit it
     if plan is not None and s.init is not None:
         raise ValueError("init values cannot be given with the data split over devices (shard='data'): the "
@@ -424,14 +439,9 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
 
     drive(run, s.num_draws, rule, max_draws, until_vars)
     if run.interrupted:
-        if not run.outputs["sampling"] and not run.outputs["warm-up"]:
-            raise KeyboardInterrupt
-        warnings.warn(
-            f"run interrupted ({run.signal_name}): keeping the {run.kept} draws per chain "
-            "finished so far (attrs['interrupted'] = 1); gibbsjax.resume can continue it",
-            RuntimeWarning,
-            stacklevel=2,
-        )
+        if run.next_sweep == 0 and not run.outputs["sampling"] and not run.outputs["warm-up"]:
+            raise KeyboardInterrupt  # not one chunk finished: nothing to keep
+        warnings.warn(interrupt_note(run), RuntimeWarning, stacklevel=2)
     run_attrs = {
         "gibbsjax_kernel": kernel.name,
         "seed": "" if seed_used is None else seed_used,
@@ -450,6 +460,21 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         run_attrs["max_draws"] = max_draws
     run_attrs.update(attrs or {})
     return finish(run, run_attrs)
+
+
+def interrupt_note(run: Run, resumed: bool = False) -> str:
+    """The warning of an interrupted run: what it keeps, and that it can be resumed.
+
+    During warm-up (``run.warmup_left > 0``) it keeps no draw, only the state the
+    finished warm-up sweeps reached (``sampler_state``); :func:`resume` finishes the
+    warm-up and samples, exactly as one uninterrupted run would."""
+    what = "resumed run" if resumed else "run"
+    if run.warmup_left:
+        return (f"{what} interrupted ({run.signal_name}) during warm-up after {run.next_sweep} of "
+                f"{run.settings.num_warmup} warm-up sweeps: no posterior draws yet; keeping the warm-up state "
+                "(sampler_state, attrs['interrupted'] = 1); gibbsjax.resume finishes the warm-up and samples")
+    return (f"{what} interrupted ({run.signal_name}): keeping the {run.kept} draws per chain "
+            "finished so far (attrs['interrupted'] = 1); gibbsjax.resume can continue it")
 
 
 def warmup_description(kernel: Kernel) -> str:

@@ -14,6 +14,7 @@ import numpy as np
 
 from gibbsjax.diagnostics import to_inference_data
 from gibbsjax.kernel import Kernel
+from gibbsjax.run.chunks import records_fn
 from gibbsjax.run.placement import fetch
 from gibbsjax.run.settings import Settings
 
@@ -83,8 +84,9 @@ def finish(run: Run, run_attrs: dict):
     posterior, stats = stack_chunks(run.outputs["sampling"])
     warm_posterior, warm_stats = stack_chunks(run.outputs["warm-up"])
     if not posterior:
-        # interrupted during warm-up with save_warmup: no posterior draws yet
-        posterior = {k: v[:, :0] for k, v in warm_posterior.items()}
+        # interrupted during warm-up: no posterior draws yet, an empty posterior (and lp) of the right shapes
+        posterior, empty_stats = _no_draws(run)
+        stats = stats or empty_stats
     run_attrs = dict(run_attrs)
     run_attrs.update({
         "interrupted": int(run.interrupted),
@@ -110,6 +112,19 @@ def finish(run: Run, run_attrs: dict):
     )
     idata.add_groups({STATE_GROUP: _state_dataset(run)})
     return idata
+
+
+def _no_draws(run: Run) -> tuple[dict, dict]:
+    """``(posterior, stats)`` with zero draws per chain, shaped as the kernel records them
+    (on abstract shapes: nothing is computed)."""
+    shapes = jax.eval_shape(records_fn(run.kernel.record, run.kernel.log_joint), run.state, run.data)
+
+    def empty(sd):
+        return np.zeros((sd.shape[0], 0, *sd.shape[1:]), sd.dtype)
+
+    posterior = {k: empty(v) for k, v in shapes.get("posterior", {}).items()}
+    stats = {"lp": empty(shapes["lp"])} if "lp" in shapes else {}
+    return posterior, stats
 
 
 #: the group of a result that holds what :func:`resume` needs

@@ -14,7 +14,7 @@ from gibbsjax._checks import check_int as _check_int
 from gibbsjax.diagnostics import with_current_names
 from gibbsjax.kernel import Kernel
 from gibbsjax.run.chunks import start_fn, zero_accumulators_shape
-from gibbsjax.run.driver import check_data_type, check_until_rule, data_fingerprint, drive
+from gibbsjax.run.driver import check_data_type, check_until_rule, data_fingerprint, drive, interrupt_note
 from gibbsjax.run.placement import layout, place_run
 from gibbsjax.run.results import STATE_GROUP, Run, finish, leaf_names
 from gibbsjax.run.settings import Settings
@@ -110,8 +110,7 @@ def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None
     if num_draws or run.warmup_left:
         drive(run, num_draws, rule, max_draws, until_vars)
     if run.interrupted:
-        warnings.warn(f"resumed run interrupted ({run.signal_name}): keeping the {run.kept} draws per chain "
-                      "finished so far (attrs['interrupted'] = 1)", RuntimeWarning, stacklevel=2)
+        warnings.warn(interrupt_note(run, resumed=True), RuntimeWarning, stacklevel=2)
     keep = {k: v for k, v in attrs.items() if not k.startswith("until")}
     keep["num_draws_requested"] = kept_before + num_draws if not int(attrs.get("interrupted", 0)) else \
         max(int(attrs.get("num_draws_requested", 0)), kept_before + num_draws)

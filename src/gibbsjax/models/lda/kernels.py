@@ -188,8 +188,14 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
         warmup_step=warmup_step,
         warmup_name="; ".join(names),
         label_dims=("topic",),
+        sizes=functools.partial(_sizes, K),
         shard=functools.partial(_cannot_shard, f"lda.{sampler} with learned priors"),
     )
+
+
+def _sizes(K: int, d: LDAData) -> dict[str, int]:
+    """``Kernel.sizes`` of the LDA kernels: K, V and D as Python ints (nothing traced)."""
+    return {"topic": int(K), "word": int(vocab_size_of(d)), "document": int(num_docs_of(d))}
 
 
 def _cannot_shard(name: str, *args, **kwargs):
@@ -277,6 +283,7 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
         warmup_step=warmup_step,
         warmup_name=FAST_WARMUP_NAME if warmup_step is not None else "",
         label_dims=("topic",),
+        sizes=functools.partial(_sizes, K),
     )
 
 
