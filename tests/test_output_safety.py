@@ -383,3 +383,18 @@ def test_temporary_files_of_killed_saves_are_removed_and_live_ones_kept(tmp_path
         q.write_bytes(b"half")
     write_atomic(p, lambda tmp: tmp.write_text("new"))
     assert sorted(q.name for q in tmp_path.iterdir()) == sorted(["f.nc", live.name, other.name])
+
+
+def test_a_result_open_in_this_process_is_still_recognised(tmp_path):
+    """arviz keeps a result open (with HDF5's default lock) after from_netcdf; resume then checks
+    its output, the same file: it must still be recognised as ours."""
+    import arviz as az
+    import numpy as np
+
+    from gibbsjax.diagnostics import to_inference_data
+    from gibbsjax.outputs import is_gibbsjax_result, write_netcdf
+
+    p = tmp_path / "r.nc"
+    write_netcdf(to_inference_data({"mu": np.zeros((2, 3))}, attrs={"gibbsjax_kernel": "demo"}), p)
+    held = az.from_netcdf(p)  # noqa: F841 -- keeps the file open, as a resumed run does
+    assert is_gibbsjax_result(p)

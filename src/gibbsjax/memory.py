@@ -309,9 +309,9 @@ def compiled_bytes(compiled) -> int | None:
     return max(total, get("peak_memory_in_bytes"))
 
 
-def _advice(kernel_name: str, num_chains: int, fraction: float, split: int = 0) -> str:
+def _advice(kernel_name: str, num_chains: int, fraction: float, split: int = 0, smaller: tuple = ()) -> str:
     fit = max(int(num_chains * fraction), 0)
-    tips = []
+    tips = [f"a smaller {' or '.join(smaller)} (post-processing grows as its square)"] if smaller else []
     if split:
         tips.append(f"more devices to split the data over (devices = {split} now; each holds about 1/devices "
                     "of the data and of every chain's state)")
@@ -357,9 +357,8 @@ def check_sizes(sizes: Mapping[str, int], dims: Mapping, label_dims: Iterable[st
             f"{format_bytes(state_floor)} for one float32 copy of the per-chain arrays, "
             f"{format_bytes(post_floor)} to post-process them), but {format_bytes(have)} is available "
             f"(a run may use {SAFETY_FRACTION:.0%} of it): "
-            + (f"use a smaller {' or '.join(d for d in label_dims if d in sizes)} (post-processing grows as its "
-               "square)" if post_floor > state_floor else
-               _advice(kernel_name, num_chains, SAFETY_FRACTION * have / max(need, 1))))
+            + _advice(kernel_name, num_chains, SAFETY_FRACTION * have / max(need, 1), split,
+                      smaller=tuple(d for d in label_dims if d in sizes) if post_floor > state_floor else ()))
 
 
 def check_run(

@@ -157,7 +157,7 @@ def is_gibbsjax_result(path: str | os.PathLike) -> bool:
 
         try:  # no HDF5 file lock: a file another process has open, or one on NFS, still reads
             f = h5py.File(path, "r", locking=False)
-        except TypeError:  # h5py < 3.5
+        except (TypeError, OSError):  # h5py < 3.5, or the file is open in this process with a lock
             f = h5py.File(path, "r")
         with f:
             return RESULT_MARK in f.attrs
