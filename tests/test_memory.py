@@ -28,7 +28,27 @@ def test_tree_bytes_of_shapes_and_keys():
     assert memory.tree_bytes(tree) == 120 + 5 * 8
 
 
+def _limit(monkeypatch, *, host: int, device: int | None = None) -> None:
+    """Memory available as the estimate sees it, on any backend: host RAM and (on an accelerator)
+    the device's free memory (default: the same as the host's)."""
+    monkeypatch.setattr(memory, "host_available_bytes", lambda: host)
+    monkeypatch.setattr(memory, "_device_available", lambda device_=None: host if device is None else device)
+
+
+ON_CPU = jax.devices()[0].platform == "cpu"
+
+
+@pytest.mark.skipif(ON_CPU, reason="an accelerator's own memory (the host's is checked on a CPU below)")
+def test_available_memory_reads_the_accelerator():
+    nbytes, where = memory.available_memory()
+    stats = jax.devices()[0].memory_stats()
+    assert where != "host RAM" and 0 < nbytes <= stats["bytes_limit"]
+
+
 def test_available_memory_reads_the_host(monkeypatch):
+    if not ON_CPU:
+        assert memory.host_available_bytes() is None or memory.host_available_bytes() > 0
+        return  # an accelerator's figure is checked above; the host part below needs /proc/meminfo
     nbytes, where = memory.available_memory()
     assert where == "host RAM" and (nbytes is None or nbytes > 0)
     text = open("/proc/meminfo").read()
@@ -50,7 +70,7 @@ def _flag_kernel(flag: list):
 
 def test_a_run_that_cannot_fit_is_refused_before_any_state_is_allocated(monkeypatch):
     flag: list = []
-    monkeypatch.setattr(memory, "host_available_bytes", lambda: 10 * 2**20)  # 10 MiB
+    _limit(monkeypatch, host=10 * 2**20)  # 10 MiB, on the host and (on a GPU) on the device
     # 5,000 chains x 4 kB of state, in and out: 40 MB > 10 MiB, known without compiling
     with pytest.raises(MemoryEstimateError) as info:
         gibbsjax.sample(_flag_kernel(flag), num_chains=5000, num_warmup=0, num_draws=10, progress=False, seed=0)
@@ -69,7 +89,7 @@ def test_a_run_that_cannot_fit_is_refused_before_any_state_is_allocated(monkeypa
 
 def test_kept_draws_count_on_the_host(monkeypatch):
     # the state is tiny; the kept draws (2 x 4 chains x 100,000 draws x 8 bytes = 6.4 MB) are not
-    monkeypatch.setattr(memory, "host_available_bytes", lambda: 5 * 2**20)
+    _limit(monkeypatch, host=5 * 2**20, device=2**40)  # only the host is short
     with pytest.raises(MemoryEstimateError, match="for the kept draws"):
         gibbsjax.sample(normal.bivariate(0.5), num_chains=4, num_warmup=0, num_draws=100_000,
                         progress=False, seed=0)
@@ -86,7 +106,7 @@ def test_estimate_of_a_run_that_fits_uses_xla_and_compiles_once(monkeypatch):
         R.start_fn(kernel.init), (chunk,), lambda s, d: R.zero_accumulators(None, s, d),
         jax.random.key(0), 16, data, length=length, kept=100,
     )
-    assert est.compiled and est.on_cpu
+    assert est.compiled and est.on_cpu == ON_CPU
     # the states (2 x 16 chains x 2 floats) and the data are in, and the kept draws on the host
     assert est.device_bytes >= 2 * 16 * 2 * 4 + 50 * 4
     assert est.host_bytes == 2 * 100 * 16 * (4 + 4 + 4)  # mu, sigma2, lp per chain and draw
