@@ -114,17 +114,10 @@ def _print_summary(idata) -> None:
 
 
 def _open_result(path_arg: str):
-    path = Path(path_arg)
-    if not path.exists():
-        raise CLIError(f"result file not found: {path}")
-    if path.is_dir():
-        raise CLIError(f"result path is a directory, not a file: {path}")
-    import arviz as az
+    from gibbsjax.reading import open_result
 
-    try:
-        idata = az.from_netcdf(path)
-    except Exception as e:  # h5py/xarray raise many kinds for a file that is not NetCDF
-        raise CLIError(f"cannot read {path} as an ArviZ NetCDF result: {_one_line(e)}") from None
+    path = Path(path_arg)
+    idata = open_result(path)  # a regular, readable NetCDF file within the limit, else ReadError (exit 2)
     if "posterior" not in idata.groups():
         raise CLIError(f"{path} has no posterior group; is it a gibbsjax result?")
     from gibbsjax.diagnostics import with_current_names
@@ -251,11 +244,13 @@ def _quick_output(config_path: str, override: str | None) -> Path | None:
     """The output path of a config from its TOML alone (no data built), or None."""
     import tomllib
 
+    from gibbsjax.reading import ReadError, read_text
+
     if override is not None:
         return Path(override)
     try:
-        doc = tomllib.loads(Path(config_path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        doc = tomllib.loads(read_text(config_path, kind="config"))
+    except (ReadError, tomllib.TOMLDecodeError):
         return None  # load_config says what is wrong
     output = doc.get("output")
     if isinstance(output, dict) and isinstance(output.get("path"), str) and output["path"]:
