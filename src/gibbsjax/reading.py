@@ -32,7 +32,7 @@ Limits (bytes; a file may be exactly as large):
 >>> check_file(p.parent, kind="data")
 Traceback (most recent call last):
 ...
-gibbsjax.reading.ReadError: ... is a folder, not a file
+gibbsjax.reading.ReadError: ... is a folder, not a file (expected a data file)
 >>> parse_bytes("2GiB")
 2147483648
 """
@@ -138,7 +138,8 @@ def limit_for(kind: str) -> int:
 
 def _too_large(path, size: int, kind: str, limit: int, what: str | None = None) -> ReadError:
     how = f"; set {_ENV[kind]} (e.g. {_ENV[kind]}=64GiB) to read it" if kind in _ENV else ""
-    return ReadError(f"{path}: {what or 'the file'} is {format_bytes(size)} ({size} bytes), more than the "
+    exact = "" if size < 2**10 else f" ({size} bytes)"
+    return ReadError(f"{path}: {what or 'the file'} is {format_bytes(size)}{exact}, more than the "
                      f"{format_bytes(limit)} limit for a {_WHAT[kind]}{how}")
 
 
