@@ -400,7 +400,7 @@ def test_resume_from_another_folder(tmp_path, monkeypatch, capsys):
     old.attrs["config_file"] = "normal.toml"  # as results recorded it before
     old.to_netcdf(str(project / "old.nc"))
     _cli_error(["resume", project / "old.nc", "--draws", "5", "--no-progress"], capsys,
-               "y.csv", "not found")
+               "y.csv", "not found", "resume it from that folder")
     monkeypatch.chdir(project)
     assert main(["resume", "old.nc", "--draws", "5", "--no-progress"]) == 0
     assert az.from_netcdf(str(project / "old.nc")).posterior.sizes["draw"] == 20

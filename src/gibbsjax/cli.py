@@ -27,7 +27,9 @@ in the file's ``sampler_state`` group) for ``--draws`` more draws: the draws
 are bit-identical to those of one run of the total length.
 
 A bad config or a missing file prints one line ``gibbsjax: error: ...`` and
-exits with status 2; so does an output folder that cannot be written and a run
+exits with status 2, and so does a file that cannot be read: not a regular file
+(a folder, a device, a FIFO), larger than its limit, not readable, not UTF-8
+text, or not a NetCDF result (see :mod:`gibbsjax.reading`); so does an output folder that cannot be written and a run
 whose memory estimate exceeds what the machine has (:mod:`gibbsjax.memory`),
 before any sampling.  ``--chains``, ``--warmup`` and ``--draws`` override the
 config's ``num_chains``, ``num_warmup`` and ``num_draws``.

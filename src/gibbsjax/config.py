@@ -494,7 +494,13 @@ def config_of(idata, *, base_dir: str | Path | None = None) -> Config:
         doc = tomllib.loads(str(text))
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"the result's stored config is not valid TOML: {e}") from None
-    return parse_config(doc, base_dir=base_dir, path=path, text=str(text))
+    try:
+        return parse_config(doc, base_dir=base_dir, path=path, text=str(text))
+    except ConfigError as e:
+        if path is None or path.is_absolute() or "not found" not in str(e):
+            raise
+        raise ConfigError(f"{e} (this result, made by an older gibbsjax, records its config file {str(path)!r} "
+                          "relative to the folder the run started in: resume it from that folder)") from None
 
 
 def resume_result(idata, num_draws: int | None = None, *, progress: bool = True, chunk_size: int | None = None,
