@@ -27,9 +27,7 @@ in the file's ``sampler_state`` group) for ``--draws`` more draws: the draws
 are bit-identical to those of one run of the total length.
 
 A bad config or a missing file prints one line ``gibbsjax: error: ...`` and
-exits with status 2, and so does a file that cannot be read: not a regular file
-(a folder, a device, a FIFO), larger than its limit, not readable, not UTF-8
-text, or not a NetCDF result (see :mod:`gibbsjax.reading`); so does an output folder that cannot be written and a run
+exits with status 2; so does an output folder that cannot be written and a run
 whose memory estimate exceeds what the machine has (:mod:`gibbsjax.memory`),
 before any sampling.  ``--chains``, ``--warmup`` and ``--draws`` override the
 config's ``num_chains``, ``num_warmup`` and ``num_draws``.
@@ -47,6 +45,7 @@ import warnings
 from pathlib import Path
 
 from gibbsjax import __version__
+from gibbsjax.reading import open_result, read_text  # (stdlib only: bounded reads, errors naming the file)
 
 __all__ = ["main", "build_parser"]
 
@@ -116,8 +115,6 @@ def _print_summary(idata) -> None:
 
 
 def _open_result(path_arg: str):
-    from gibbsjax.reading import open_result
-
     path = Path(path_arg)
     idata = open_result(path)  # a regular, readable NetCDF file within the limit, else ReadError (exit 2)
     if "posterior" not in idata.groups():
@@ -246,13 +243,11 @@ def _quick_output(config_path: str, override: str | None) -> Path | None:
     """The output path of a config from its TOML alone (no data built), or None."""
     import tomllib
 
-    from gibbsjax.reading import ReadError, read_text
-
     if override is not None:
         return Path(override)
     try:
         doc = tomllib.loads(read_text(config_path, kind="config"))
-    except (ReadError, tomllib.TOMLDecodeError):
+    except (OSError, ValueError):  # (a ReadError or a TOMLDecodeError)
         return None  # load_config says what is wrong
     output = doc.get("output")
     if isinstance(output, dict) and isinstance(output.get("path"), str) and output["path"]:
