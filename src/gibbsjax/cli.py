@@ -47,6 +47,7 @@ import warnings
 from pathlib import Path
 
 from gibbsjax import __version__
+from gibbsjax.reading import open_result, read_text  # (stdlib only: bounded reads, errors naming the file)
 
 __all__ = ["main", "build_parser"]
 
@@ -117,16 +118,7 @@ def _print_summary(idata) -> None:
 
 def _open_result(path_arg: str):
     path = Path(path_arg)
-    if not path.exists():
-        raise CLIError(f"result file not found: {path}")
-    if path.is_dir():
-        raise CLIError(f"result path is a directory, not a file: {path}")
-    import arviz as az
-
-    try:
-        idata = az.from_netcdf(path)
-    except Exception as e:  # h5py/xarray raise many kinds for a file that is not NetCDF
-        raise CLIError(f"cannot read {path} as an ArviZ NetCDF result: {_one_line(e)}") from None
+    idata = open_result(path)  # a regular, readable NetCDF file within the limit, else ReadError (exit 2)
     if "posterior" not in idata.groups():
         raise CLIError(f"{path} has no posterior group; is it a gibbsjax result?")
     from gibbsjax.diagnostics import with_current_names
@@ -225,8 +217,8 @@ def _quick_output(config_path: str, override: str | None):
     from gibbsjax.outputs import config_inputs
 
     try:
-        doc = tomllib.loads(Path(config_path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        doc = tomllib.loads(read_text(config_path, kind="config"))
+    except (OSError, ValueError):  # (a ReadError or a TOMLDecodeError)
         return None  # load_config says what is wrong
     data = doc.get("data")
     inputs = config_inputs(config_path, data if isinstance(data, dict) else None)

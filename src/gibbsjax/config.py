@@ -74,7 +74,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gibbsjax import pipeline
+from gibbsjax import pipeline, reading
 from gibbsjax.pipeline import Job, model_attrs
 from gibbsjax.run import Settings
 from gibbsjax.sources import all_numbers, is_number
@@ -415,24 +415,26 @@ def parse_config(
 def load_config(path: str | Path) -> Config:
     """Read and validate a TOML config file (see the module docs for the format).
 
-    Raises :class:`ConfigError` (a ``ValueError``) for a missing or unreadable
-    file, a TOML syntax error or any invalid setting.
+    Raises :class:`ConfigError` (a ``ValueError``) naming the file for a
+    missing file, one that is not a regular file (a folder, a device, a FIFO),
+    larger than :data:`gibbsjax.reading.CONFIG_LIMIT` (16 MiB), not readable,
+    not UTF-8 text, empty or not valid TOML; and naming the key for any invalid
+    setting.  The result records the config file's absolute path
+    (``attrs["config_file"]``), so relative data paths of a resumed run are
+    found from any working directory.
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"config file not found: {path}") from None
-    except IsADirectoryError:
-        raise ConfigError(f"config path is a directory, not a file: {path}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not a UTF-8 text file") from None
-    except OSError as e:
-        raise ConfigError(f"cannot read config file {path}: {e.strerror or e}") from None
+        text = reading.read_text(path, kind="config")
+    except reading.ReadError as e:
+        raise ConfigError(str(e)) from None
+    if not text.strip():
+        raise ConfigError(f"{path}: the config file is empty (a config needs [model] and [sampler] sections)")
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    path = path.absolute()  # (not resolved: a link's folder stays the base of relative paths, as for the OS)
     return parse_config(doc, base_dir=path.parent, path=path, text=text)
 
 
@@ -473,8 +475,12 @@ def config_of(idata, *, base_dir: str | Path | None = None) -> Config:
     """The config a saved result was run from, rebuilt from ``attrs["config_toml"]``.
 
     Relative data paths are resolved against ``base_dir`` (default: the
-    folder of ``attrs["config_file"]``, as in the original run).  Raises
-    :class:`ConfigError` when the result does not hold its config.
+    folder of ``attrs["config_file"]``, as in the original run).  Results of
+    :func:`load_config` configs record that path absolute, so this works from
+    any working directory; older results recorded it as given on the command
+    line, relative to the folder the run started in, so resume those from that
+    folder (or pass ``base_dir``).  Raises :class:`ConfigError` when the result
+    does not hold its config.
     """
     attrs = dict(getattr(idata, "attrs", {}))
     text = attrs.get("config_toml")
@@ -488,7 +494,13 @@ def config_of(idata, *, base_dir: str | Path | None = None) -> Config:
         doc = tomllib.loads(str(text))
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"the result's stored config is not valid TOML: {e}") from None
-    return parse_config(doc, base_dir=base_dir, path=path, text=str(text))
+    try:
+        return parse_config(doc, base_dir=base_dir, path=path, text=str(text))
+    except ConfigError as e:
+        if path is None or path.is_absolute() or "not found" not in str(e):
+            raise
+        raise ConfigError(f"{e} (this result, made by an older gibbsjax, records its config file {str(path)!r} "
+                          "relative to the folder the run started in: resume it from that folder)") from None
 
 
 def resume_result(idata, num_draws: int | None = None, *, progress: bool = True, chunk_size: int | None = None,
@@ -512,9 +524,7 @@ def resume_result(idata, num_draws: int | None = None, *, progress: bool = True,
     >>> longer = resume_result(first, 300, progress=False)  # doctest: +SKIP
     """
     if isinstance(idata, (str, Path)):
-        import arviz as az
-
-        idata = az.from_netcdf(str(idata))
+        idata = reading.open_result(idata)
     config = config or config_of(idata)
     raw = pipeline.resume(config.job(), idata, num_draws, progress=progress, chunk_size=chunk_size, until=until,
                           max_draws=max_draws, devices=devices)

@@ -172,11 +172,14 @@ def read_estimator(path: str | os.PathLike, check=None):
     """A file of :func:`write_estimator` (or any result file), read eagerly:
     ``(idata, params, corpus, vocab)``, ``idata`` without the ``estimator`` group
     (with the file's attributes); ``params``, ``corpus`` and ``vocab`` are None for a
-    file without one.  ``check(idata)`` runs on the file's result first."""
+    file without one.  ``check(idata)`` runs on the file's result first.  A file that is
+    missing, not a regular file, too large, unreadable or not NetCDF raises a ``ValueError``
+    naming it (:func:`gibbsjax.reading.open_result`)."""
     import arviz as az
 
-    with az.rc_context({"data.load": "eager"}):
-        idata = az.from_netcdf(str(path))
+    from gibbsjax.reading import open_result
+
+    idata = open_result(path, eager=True)
     attrs = dict(idata.attrs)
     if check is not None:
         check(idata)

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from gibbsjax import reading
 from gibbsjax.spec import ConfigError
 
 __all__ = [
@@ -164,15 +165,19 @@ def read_columns(section: Mapping[str, Any], base_dir: Path) -> np.ndarray:
 
 
 def _read_csv(path: Path) -> dict[str, np.ndarray]:
+    """A CSV file's numeric columns (:func:`gibbsjax.reading.read_text`: a regular file within the
+    data limit, UTF-8); :class:`ConfigError` naming the file otherwise."""
     import csv
+    import io
 
     try:
-        with path.open("r", encoding="utf-8", newline="") as fh:
-            rows = [r for r in csv.reader(fh) if r and any(c.strip() for c in r)]
-    except FileNotFoundError:
-        raise ConfigError(f"[data] file not found: {path}") from None
-    except OSError as e:
-        raise ConfigError(f"[data] cannot read {path}: {e.strerror or e}") from None
+        text = reading.read_text(path, kind="data", what="CSV file")
+    except reading.ReadError as e:
+        raise ConfigError(f"[data] {e}") from None
+    try:
+        rows = [r for r in csv.reader(io.StringIO(text, newline="")) if r and any(c.strip() for c in r)]
+    except csv.Error as e:
+        raise ConfigError(f"[data] file {path}: not a CSV file ({e})") from None
     if not rows:
         raise ConfigError(f"[data] file {path} is empty")
     header, body = [h.strip() for h in rows[0]], rows[1:]
@@ -235,6 +240,9 @@ def read_corpus(section: Mapping[str, Any], base_dir: Path, extra_keys: tuple[st
     from gibbsjax import corpus as corpus_module
 
     path = resolve_path(section, "file", base_dir)
+    if fmt != "folder" and path.is_dir():
+        raise ConfigError(f"[data] file = {section['file']!r} is a folder ({path}), not a file in format {fmt}; "
+                          "for a folder of text files give format = \"folder\"")
     reader = getattr(corpus_module, _CORPUS_FORMATS[fmt])
     try:
         if fmt == "folder":
@@ -247,8 +255,11 @@ def read_corpus(section: Mapping[str, Any], base_dir: Path, extra_keys: tuple[st
         if part is not None:
             return reader(path, vocab, part=part)
         return reader(path, vocab)
-    except FileNotFoundError as e:
-        raise ConfigError(f"[data] file not found: {e.filename or path}") from None
+    except FileNotFoundError as e:  # a MissingFileError names the file (the corpus or its vocabulary)
+        raise ConfigError(f"[data] {e}" if isinstance(e, reading.ReadError) else
+                          f"[data] file not found: {e.filename or path}") from None
+    except reading.ReadError as e:
+        raise ConfigError(f"[data] {e}") from None
 
 
 # ============================================================================ sequences

@@ -32,7 +32,12 @@ themselves, so keep them only for your own bookkeeping).
 
 Errors: a malformed file raises ``ValueError`` whose message starts with the
 file path and the 1-based line number (``"docword.txt, line 7: ..."``); a
-missing file or folder raises ``FileNotFoundError``.  Files whose name ends in
+missing file or folder raises ``FileNotFoundError`` (which is also a
+``ValueError``).  Every file is read through :mod:`gibbsjax.reading`: one that
+is not a regular file (a folder, a device, a FIFO), larger than the data limit
+(2 GiB by default, ``GIBBSJAX_MAX_DATA_BYTES``; for ``.gz`` files the
+decompressed bytes, for a part of a file the part's bytes), not readable or not
+UTF-8 text raises a ``ValueError`` naming it.  Files whose name ends in
 ``.gz`` are read and written through gzip.
 
 Modules (each imports only those above it): :mod:`~gibbsjax.corpus.text`

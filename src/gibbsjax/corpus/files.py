@@ -1,6 +1,11 @@
 """Text files the corpus formats share: opening (gzip for ``.gz``), vocabulary files
 (one word per line), and locating a part of a file (newlines counted, lines skipped,
 line starts after a byte offset) so that only the part's lines are parsed.
+
+Every file is read through :mod:`gibbsjax.reading`: it must be a regular file
+within the data limit (2 GiB by default, ``GIBBSJAX_MAX_DATA_BYTES``), and a
+missing, unreadable or non-UTF-8 file raises a ``ValueError`` naming it
+(``FileNotFoundError`` too for a missing one).
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+
+from gibbsjax import reading
 
 __all__ = [
     "PathLike",
@@ -32,9 +39,13 @@ PathLike = str | os.PathLike
 
 # ---------------------------------------------------------------------- files
 def open_text(path: Path, mode: str = "r"):
-    """Open a text file (UTF-8), through gzip when the name ends in ``.gz``."""
-    if mode == "r" and not path.is_file():
-        raise FileNotFoundError(f"no such file: {path}")
+    """Open a text file (UTF-8), through gzip when the name ends in ``.gz``.
+
+    For reading, the file is checked and bounded by :func:`gibbsjax.reading.open_text`
+    (wrap the reading in :func:`gibbsjax.reading.decode_errors` to name the file in
+    a decoding error)."""
+    if mode == "r":
+        return reading.open_text(path, kind="data")
     if path.suffix == ".gz":
         return io.TextIOWrapper(gzip.open(path, mode + "b"), encoding="utf-8", newline=None)
     return open(path, mode, encoding="utf-8", newline=None if mode == "r" else "\n")
@@ -47,8 +58,7 @@ def read_vocab(path: PathLike) -> tuple[str, ...]:
     word raises ``ValueError`` with the line number.
     """
     path = Path(path)
-    with open_text(path) as fh:
-        lines = fh.read().splitlines()
+    lines = reading.read_text(path, kind="data", what="vocabulary file").splitlines()
     while lines and not lines[-1].strip():
         lines.pop()
     seen: dict[str, int] = {}
@@ -136,12 +146,18 @@ class _Prefixed:
     def __init__(self, head: bytes, fh):
         self.head, self.fh = head, fh
 
-    def readline(self) -> bytes:
+    def readline(self, size: int = -1) -> bytes:
+        """The next line, or its first ``size`` bytes (``size >= 0``)."""
         i = self.head.find(b"\n")
-        if i >= 0:
-            line, self.head = self.head[:i + 1], self.head[i + 1:]
+        cut = i + 1 if i >= 0 else None
+        if size >= 0 and (cut is None or cut > size) and len(self.head) >= size:
+            line, self.head = self.head[:size], self.head[size:]
             return line
-        line, self.head = self.head + self.fh.readline(), b""
+        if cut is not None:
+            line, self.head = self.head[:cut], self.head[cut:]
+            return line
+        rest = self.fh.readline(-1 if size < 0 else size - len(self.head))
+        line, self.head = self.head + rest, b""
         return line
 
     def read(self, n: int) -> bytes:
@@ -156,8 +172,16 @@ def line_start_after(fh, offset: int) -> int:
     if offset == 0:
         return 0
     fh.seek(offset - 1)
-    fh.readline()  # the rest of the line holding byte offset - 1
-    return fh.tell()
+    at = offset - 1
+    while True:  # the rest of the line holding byte offset - 1, read in blocks (a line may be huge)
+        block = fh.read(_SCAN_BLOCK)
+        if not block:
+            return fh.tell()
+        i = block.find(b"\n")
+        if i >= 0:
+            fh.seek(at + i + 1)
+            return at + i + 1
+        at += len(block)
 
 
 def blank_rest(fh) -> bool:

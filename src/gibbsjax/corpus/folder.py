@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gibbsjax import reading
 from gibbsjax.corpus.core import Corpus
 from gibbsjax.corpus.files import PathLike
 
@@ -32,8 +33,11 @@ def read_folder(
 
     ``from_texts_kwargs`` go to :meth:`Corpus.from_texts` (``stop_words``,
     ``min_count``, ``max_doc_freq``, ``empty``, ...).  A missing folder
-    raises ``FileNotFoundError``; no matching files, or a file that is not
-    valid ``encoding`` text, ``ValueError`` (naming the file and line).
+    raises ``FileNotFoundError`` (also a ``ValueError``); no matching files, a
+    file that is not valid ``encoding`` text, a matching entry that is not a
+    regular file (a FIFO, a device, a broken link; matching folders are
+    skipped), a file that cannot be read, or files adding up to more than the
+    data limit (see :mod:`gibbsjax.reading`), ``ValueError`` naming the file.
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -45,8 +49,7 @@ def read_folder(
     (('c.txt', 'cars/b.txt', 'pets/a.txt'), [-1, 0, 1], ('cars', 'pets'))
     """
     root = Path(path)
-    if not root.is_dir():
-        raise FileNotFoundError(f"read_folder: no such folder: {root}")
+    reading.check_folder(root, what="folder of text files")
     if labels_from not in (None, "subfolder"):
         raise ValueError(f"labels_from must be None or 'subfolder', got {labels_from!r}")
     if labels_from is not None and ("labels" in from_texts_kwargs or "label_names" in from_texts_kwargs):
@@ -54,17 +57,18 @@ def read_folder(
     if "doc_names" in from_texts_kwargs:
         raise ValueError("read_folder names documents by their files; doc_names cannot be given")
     found = root.rglob(pattern) if labels_from == "subfolder" else root.glob(pattern)
-    files = sorted((p for p in found if p.is_file()), key=lambda p: p.relative_to(root).as_posix())
+    files = sorted((p for p in found if not p.is_dir()), key=lambda p: p.relative_to(root).as_posix())
     if not files:
         raise ValueError(f"read_folder: no files match {pattern!r} in {root}")
+    total = sum(reading.check_file(p, kind="data") for p in files)  # every one a regular file
+    limit = reading.limit_for("data")
+    if total > limit:
+        raise reading.ReadError(f"{root}: the {len(files)} files matching {pattern!r} add up to {total} bytes, "
+                                f"more than the {reading.format_bytes(limit)} limit for data; set "
+                                "GIBBSJAX_MAX_DATA_BYTES to read them")
     texts, names, labels = [], [], []
     for p in files:
-        data = p.read_bytes()
-        try:
-            texts.append(data.decode(encoding))
-        except UnicodeDecodeError as e:
-            line = data[: e.start].count(b"\n") + 1
-            raise ValueError(f"{p}, line {line}: not valid {encoding} text ({e.reason})") from None
+        texts.append(reading.read_text(p, kind="data", encoding=encoding))
         rel = p.relative_to(root)
         names.append(rel.as_posix())
         labels.append(rel.parts[0] if len(rel.parts) > 1 else None)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import gzip
 import re
 from pathlib import Path
 
 import numpy as np
 
+from gibbsjax import reading
 from gibbsjax.corpus.core import Corpus, apply_empty, check_empty, corpus_from_matrix, token_limit, too_many_tokens
 from gibbsjax.corpus.files import (
     INT_RE,
@@ -42,8 +42,10 @@ def read_ldac(path: PathLike, vocab_path: PathLike | None = None, *, empty: str 
 
     Raises ``ValueError`` naming the file and line for a malformed line, an
     ``N`` that disagrees with the pairs, a word id out of range, a negative
-    count or a blank line (except at the end); ``FileNotFoundError`` for a
-    missing file.
+    count or a blank line (except at the end), a file that is not UTF-8 text,
+    not a regular file, not readable or larger than the data limit (see
+    :mod:`gibbsjax.reading`); ``FileNotFoundError`` (also a ``ValueError``)
+    for a missing file.
 
     **A part of the file** (one host's share of a corpus read on several hosts,
     see :func:`gibbsjax.models.lda_shard.from_parts`): ``docs=(start, stop)``
@@ -80,8 +82,7 @@ def read_ldac(path: PathLike, vocab_path: PathLike | None = None, *, empty: str 
                              "size must be the same for every part, not the largest word id a part happens to hold")
         lines, first = _ldac_part_lines(path, docs, part)
     else:
-        with open_text(path) as fh:
-            lines = fh.read().splitlines()
+        lines = reading.read_text(path, kind="data").splitlines()
         while lines and not lines[-1].strip():
             lines.pop()
     rows, cols, vals = [], [], []
@@ -146,21 +147,25 @@ def _ldac_part_lines(path: Path, docs, part) -> tuple[list[str], int]:
     """The lines of a part of an LDA-C file and the 0-based index of its first line; trailing
     blank lines dropped when nothing but white space follows them in the file."""
     which, (a, b) = which_part(docs, part)
-    if not path.is_file():
-        raise FileNotFoundError(f"no such file: {path}")
+    reading.check_file(path, kind="data", sized=False)  # the part is bounded below
+    limit = reading.limit_for("data")
     gz = path.suffix == ".gz"
     if which == "part" and gz:
         raise ValueError(f"{path}: part=(i, n) splits a file by bytes and needs an uncompressed file "
                          "(decompress it, or give docs=(start, stop))")
-    opener = gzip.open if gz else open
-    with opener(path, "rb") as fh:
+    with reading.open_binary(path, kind="data", sized=False) as fh, reading.decode_errors(path):
         if which == "docs":
             fh = skip_lines(fh, a, path)
-            first, raw = a, []
+            first, raw, kept = a, [], 0
             for _ in range(b - a):
-                line = fh.readline()
+                line = fh.readline(limit - kept + 1)
                 if not line:
                     break
+                kept += len(line)
+                if kept > limit:
+                    raise reading.ReadError(f"{path}: documents {a}..{b - 1} take more than the "
+                                            f"{reading.format_bytes(limit)} limit for a data file; set "
+                                            "GIBBSJAX_MAX_DATA_BYTES to read them, or read fewer documents")
                 raw.append(line)
             if not raw:
                 raise ValueError(f"{path}: docs starts at document {a}, but the file has only {a} lines")
@@ -168,14 +173,21 @@ def _ldac_part_lines(path: Path, docs, part) -> tuple[list[str], int]:
             size = path.stat().st_size
             lo = line_start_after(fh, size * a // b)
             hi = line_start_after(fh, size * (a + 1) // b)
+            if hi - lo > limit:
+                raise reading.ReadError(f"{path}: part {a} of {b} is {hi - lo} bytes, more than the "
+                                        f"{reading.format_bytes(limit)} limit for a data file; set "
+                                        "GIBBSJAX_MAX_DATA_BYTES to read it, or split the file into more parts")
             fh.seek(0)
             first = count_newlines(fh, lo)
             fh.seek(lo)
             raw = fh.read(hi - lo).splitlines(keepends=True)
-        try:
-            lines = [x.decode("utf-8").rstrip("\r\n") for x in raw]
-        except UnicodeDecodeError:
-            raise ValueError(f"{path}: not a UTF-8 text file") from None
+        lines = []
+        for j, x in enumerate(raw):
+            try:
+                lines.append(x.decode("utf-8").rstrip("\r\n"))
+            except UnicodeDecodeError as e:
+                raise reading.ReadError(f"{path}, line {first + j + 1}: not valid utf-8 text "
+                                        f"({e.reason})") from None
         if lines and not lines[-1].strip():
             # trailing blank lines end the file only when nothing but white space follows
             if blank_rest(fh):

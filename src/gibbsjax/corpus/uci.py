@@ -12,16 +12,32 @@ from pathlib import Path
 
 import numpy as np
 
+from gibbsjax import reading
 from gibbsjax.corpus.core import Corpus, apply_empty, check_empty, corpus_from_matrix, token_limit, too_many_tokens
-from gibbsjax.corpus.files import INT_RE, PathLike, count_newlines, open_text, read_vocab, which_part, write_vocab
+from gibbsjax.corpus.files import (
+    INT_RE,
+    PathLike,
+    count_newlines,
+    line_start_after,
+    open_text,
+    read_vocab,
+    which_part,
+    write_vocab,
+)
 
 __all__ = ["read_uci", "write_uci"]
+
+
+#: the longest header line read (characters)
+_HEADER_LINE = 4096
+#: the longest entry line looked at when a part of a file is located (bytes)
+_ENTRY_LINE = 2**20
 
 
 def _uci_header(fh, path: Path) -> tuple[int, int, int]:
     values = []
     for i, what in enumerate(("number of documents D", "number of words W", "number of entries NNZ"), 1):
-        line = fh.readline()
+        line = fh.readline(_HEADER_LINE)  # bounded: a file of one huge line is not read whole
         if not line:
             raise ValueError(f"{path}, line {i}: the file ends before the {what} (3 header lines: D, W, NNZ)")
         s = line.strip()
@@ -74,8 +90,10 @@ def read_uci(docword_path: PathLike, vocab_path: PathLike | None = None, *, empt
 
     Raises ``ValueError`` naming the file and line for a malformed line, an id
     out of range, a negative count, a header that disagrees with the body
-    (NNZ) or with the vocabulary file (W); ``FileNotFoundError`` for a
-    missing file.
+    (NNZ) or with the vocabulary file (W), a file that is not UTF-8 text, not
+    a regular file, not readable or larger than the data limit (see
+    :mod:`gibbsjax.reading`; a part: its bytes); ``FileNotFoundError`` (also a
+    ``ValueError``) for a missing file.
 
     **A part of the file** (one host's share, see
     :func:`gibbsjax.models.lda_shard.from_parts`): ``docs=(start, stop)`` reads
@@ -106,7 +124,7 @@ def read_uci(docword_path: PathLike, vocab_path: PathLike | None = None, *, empt
     path = Path(docword_path)
     if docs is not None or part is not None:
         return _read_uci_part(path, vocab_path, empty, docs, part)
-    with open_text(path) as fh:
+    with open_text(path) as fh, reading.decode_errors(path):
         D, W, nnz = _uci_header(fh, path)
         arr = None
         try:  # fast path: numpy's C parser; any problem -> re-read line by line for the message
@@ -122,10 +140,12 @@ def read_uci(docword_path: PathLike, vocab_path: PathLike | None = None, *, empt
                 and arr[:, 2].min(initial=0) >= 0
                 and int(arr[:, 2].sum()) <= token_limit()
             )
-        except (ValueError, OverflowError):
+        except reading.ReadError:
+            raise
+        except (ValueError, OverflowError):  # a decoding error too: the slow path says where
             ok = False
     if not ok:
-        with open_text(path) as fh:
+        with open_text(path) as fh, reading.decode_errors(path):
             for _ in range(3):
                 fh.readline()
             arr = _uci_body_slow(fh, path, D, W, nnz)
@@ -164,7 +184,7 @@ class _UCIBody:
     def __init__(self, fh, path: Path, D: int):
         self.fh, self.path, self.D = fh, path, D
         for _ in range(3):
-            fh.readline()
+            fh.readline(_HEADER_LINE)  # (the header was checked by _uci_header)
         self.start = fh.tell()
         fh.seek(0, os.SEEK_END)
         self.size = fh.tell()
@@ -182,13 +202,15 @@ class _UCIBody:
         if offset <= self.start:
             fh.seek(self.start)
         else:
-            fh.seek(offset - 1)
-            fh.readline()
+            fh.seek(line_start_after(fh, offset))
         while True:
             at = fh.tell()
-            line = fh.readline()
+            line = fh.readline(_ENTRY_LINE)  # bounded: a file of one huge line is not read whole
             if not line:
                 return self.size, self.D + 1
+            if len(line) == _ENTRY_LINE and not line.endswith(b"\n"):
+                raise ValueError(f"{self.path}, the line at byte {at}: longer than {_ENTRY_LINE} bytes "
+                                 "(expected 'docID wordID count', three integers)")
             if line.strip():
                 return at, self._doc_of(line, at)
 
@@ -205,6 +227,9 @@ class _UCIBody:
                     return self._doc_of(line, lo)
             if lo == self.start:
                 return 0
+            if window > _ENTRY_LINE:
+                raise ValueError(f"{self.path}: no entry in the {window} bytes before byte {offset} "
+                                 "(expected lines 'docID wordID count')")
             window *= 2
 
     def bisect(self, doc: int) -> int:
@@ -225,12 +250,13 @@ def _read_uci_part(path: Path, vocab_path, empty: str, docs, part) -> Corpus:
     if path.suffix == ".gz":
         raise ValueError(f"{path}: reading a part (docs= or part=) of a UCI file needs an uncompressed file "
                          "(its entries are found by byte offsets); decompress it first")
-    with open_text(path) as fh:
+    with reading.open_text(path, kind="data", sized=False) as fh, reading.decode_errors(path):
         D, W, _ = _uci_header(fh, path)
     vocab = read_vocab(vocab_path) if vocab_path is not None else tuple(str(w) for w in range(1, W + 1))
     if len(vocab) != W:
         raise ValueError(f"{vocab_path} has {len(vocab)} words but {path}, line 2 says W = {W}")
-    with open(path, "rb") as fh:
+    limit = reading.limit_for("data")
+    with reading.open_binary(path, kind="data", sized=False) as fh:
         body = _UCIBody(fh, path, D)
         if which == "part":
             cuts = [body.start + (body.size - body.start) * j // b for j in (a, a + 1)]
@@ -247,6 +273,10 @@ def _read_uci_part(path: Path, vocab_path, empty: str, docs, part) -> Corpus:
             if start >= D:
                 raise ValueError(f"{path}: docs starts at document {start}, but the file has D = {D} documents")
         lo, hi = body.bisect(start + 1), body.bisect(stop + 1)
+        if hi - lo > limit:
+            raise reading.ReadError(f"{path}: documents {start}..{stop - 1} take {hi - lo} bytes, more than the "
+                                    f"{reading.format_bytes(limit)} limit for a data file; set "
+                                    "GIBBSJAX_MAX_DATA_BYTES to read them, or read fewer documents")
         fh.seek(lo)
         block = fh.read(hi - lo)
         if body.last_before(lo) > start or body.first_at_or_after(hi)[1] <= stop:

@@ -7,18 +7,22 @@
 from __future__ import annotations
 
 import csv
+import io
 from importlib import resources
 
 import numpy as np
+
+from gibbsjax import reading
 
 __all__ = ["load_csv"]
 
 
 def load_csv(filename: str) -> dict[str, np.ndarray]:
-    """Read a shipped CSV file into a dict of float64 numpy columns."""
-    path = resources.files("gibbsjax.datasets").joinpath("data", filename)
-    with path.open("r", encoding="utf-8", newline="") as fh:
-        rows = list(csv.reader(fh))
+    """Read a shipped CSV file into a dict of float64 numpy columns (through
+    :func:`gibbsjax.reading.read_text`: a regular file within the data limit)."""
+    with resources.as_file(resources.files("gibbsjax.datasets").joinpath("data", filename)) as path:
+        text = reading.read_text(path, kind="data", what="CSV file")
+    rows = list(csv.reader(io.StringIO(text, newline="")))
     header, body = rows[0], rows[1:]
     cols = np.array(body, dtype=np.float64).T
     return {name: cols[i] for i, name in enumerate(header)}
