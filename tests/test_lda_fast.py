@@ -128,7 +128,8 @@ def test_config_keys_choose_the_options():
            "data": {"corpus": "abc"}, "sampler": {"seed": 0}}
     config = parse_config(doc)
     # no priors
-    assert config.kernel is kernels.build_kernel(3, 0.1, 0.01, "partially_collapsed", "dense", "exact", None)
+    assert config.kernel is kernels.build_kernel(3, 0.1, 0.01, "partially_collapsed", "dense", "exact", None,
+                                                 lda.resolve_dirichlet_draw())
     assert config.kernel.warmup_step is None
     doc["model"]["z_update"] = "fastest"
     with pytest.raises(ConfigError, match="z_update"):
