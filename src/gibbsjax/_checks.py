@@ -249,13 +249,18 @@ def check_fits_dtype(name: str, values: Any, dtype: Any) -> None:
 
 
 def init_checker(*, positive: tuple[str, ...] = (), log_simplex: tuple[str, ...] = (),
-                 labels: dict[str, int] | None = None):
+                 labels: dict[str, int] | None = None, log_probability: tuple[str, ...] = (),
+                 log_positive: tuple[str, ...] = ()):
     """A ``Kernel.check_init``: given initial values must lie in the state's support.
 
     ``positive`` fields must be > 0 (variances, precisions); ``log_simplex``
     fields hold log-probabilities along their last axis (``logsumexp == 0``,
     no NaN or +inf); ``labels`` maps integer fields to their number of values
-    K (each in ``0..K-1``).  The check raises ``ValueError`` naming the field.
+    K (each in ``0..K-1``); ``log_probability`` fields hold logs of single
+    probabilities (each <= 0); ``log_positive`` fields hold logs of positive
+    hyperparameters (a learned concentration), whose exponentials must lie in
+    :func:`safe_range` of the working dtype.  The check raises ``ValueError``
+    naming the field.
 
     >>> check = init_checker(positive=("sigma2",))
     >>> check({"sigma2": np.array([-0.1, 1.0])})
@@ -291,6 +296,23 @@ def init_checker(*, positive: tuple[str, ...] = (), log_simplex: tuple[str, ...]
                         f"to 1 (a point on the simplex); the probabilities at {at} sum to "
                         f"{float(np.exp(total[at])):.4g}"
                     )
+        for name in log_probability:
+            if name in values:
+                arr = np.asarray(values[name], dtype=np.float64)
+                bad = np.argwhere(~(arr <= 0))
+                if bad.size:
+                    at = tuple(int(i) for i in bad[0])
+                    raise ValueError(f"init[{name!r}] holds log-probabilities, each <= 0, got {float(arr[at]):g} "
+                                     f"at {at}")
+        for name in log_positive:
+            if name in values:
+                arr = np.asarray(values[name], dtype=np.float64)
+                lo, hi = safe_range()
+                bad = np.argwhere(~((arr >= math.log(lo)) & (arr <= math.log(hi))))
+                if bad.size:
+                    at = tuple(int(i) for i in bad[0])
+                    raise ValueError(f"init[{name!r}] holds logs of a concentration, each in [{math.log(lo):.4g}, "
+                                     f"{math.log(hi):.4g}] (see safe_range), got {float(arr[at]):g} at {at}")
         for name, k in labels.items():
             if name in values:
                 arr = np.asarray(values[name])
