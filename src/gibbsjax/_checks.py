@@ -49,7 +49,7 @@ def check_seed(name: str, value: Any) -> int:
     ValueError: seed must be an integer in [0, 2**32), got 1099511627776: the key holds 32 bits of a seed, so larger seeds would repeat the draws of smaller ones
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        raise ValueError(f"{name} must be an integer >= 0 (and < 2**32), got {value!r}")
     if value >= SEED_LIMIT:
         raise ValueError(f"{name} must be an integer in [0, 2**32), got {value}: the key holds 32 bits of a "
                          "seed, so larger seeds would repeat the draws of smaller ones")
