@@ -222,7 +222,7 @@ def test_lda_init_topics_outside_0_to_k_are_refused(guard, sampler):
 def test_init_of_learned_lda_mixtures_and_naive_bayes(guard):
     d = _lda_data()
     k = lda.partially_collapsed(3, learn_alpha="sample")
-    refused(guard, lambda: gibbsjax.sample(k, d, num_chains=2, init={"log_alpha": [100.0, 0.0]}, progress=False,
+    refused(guard, lambda: gibbsjax.sample(k, d, num_chains=2, init={"log_alpha": [1000.0, 0.0]}, progress=False,
                                            seed=0), r"init\['log_alpha'\]")
     docs = mixtures.unigram_data(abc_corpus())
     refused(guard, lambda: gibbsjax.sample(mixtures.unigrams(2), docs, num_chains=2,
