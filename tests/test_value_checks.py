@@ -91,6 +91,7 @@ HYPER_CASES = [
     ("normal sigma0 bool", lambda: normal.semiconjugate(sigma0=True), "sigma0"),
     ("bivariate rho string", lambda: normal.bivariate("0.5"), "rho"),
     ("gm alpha tiny", lambda: gm.normal_gamma(2, alpha=TINY), "alpha"),
+    ("gm alpha vector bool", lambda: gm.normal_gamma(2, alpha=[1.0, True]), r"alpha must be .*True"),
     ("gm alpha vector element", lambda: gm.normal_gamma(2, alpha=[1.0, BIG]), r"alpha\[1\]"),
     ("gm mu0 big", lambda: gm.normal_gamma(2, mu0=BIG), "mu0"),
     ("gm lam string", lambda: gm.normal_gamma(2, lam="1"), "lam"),
@@ -181,6 +182,8 @@ DATA_CASES = [
     ("gm.data", lambda: gm.data([1.0, "2", 3.0]), r"x must be .*'2'"),
     ("hmm.gaussian_data", lambda: hmm.gaussian_data([[1.0, "2.0"]]), r"sequence 0 must be"),
     ("hmm.categorical_data", lambda: hmm.categorical_data([["0", 1]]), r"sequence 0 must be"),
+    ("normal.data bool", lambda: normal.data([98.6, True]), r"y must be .*True \(at index 1\)"),
+    ("gm.data bool", lambda: gm.data([[1.0, 2.0], [False, 3.0]]), r"x must be .*False \(at index 1, 0\)"),
 ]
 
 

@@ -100,6 +100,13 @@ def as_numbers(name: str, value: Any, what: str = "a number or an array of numbe
     except (TypeError, ValueError):
         raw = None
     if raw is not None and raw.dtype.kind in "iuf":
+        if isinstance(value, (list, tuple)) and raw.size:  # numpy reads [True, 1.0] as [1.0, 1.0]
+            items = np.asarray(value, dtype=object).reshape(-1)
+            flags = np.fromiter((isinstance(v, (bool, np.bool_)) for v in items), bool, items.size)
+            if flags.any():
+                i = int(np.argmax(flags))
+                raise ValueError(f"{name} must be {what}, got {items[i]!r} (at index "
+                                 f"{', '.join(str(int(j)) for j in np.unravel_index(i, raw.shape))})")
         return raw.astype(np.float64)
     # "b" bools, "U"/"S" strings, "O" objects (None, ragged or mixed lists): name the first non-number
     if raw is not None and raw.ndim > 0 and raw.dtype.kind != "b":
