@@ -313,3 +313,16 @@ def test_cli_config_alpha_out_of_range_exits_2_with_one_line(tmp_path, monkeypat
     assert err.startswith("gibbsjax: error: ") and err.count("\n") == 1, err
     assert "alpha" in err and "outside" in err, err
     assert not list(tmp_path.glob("*.nc"))
+
+
+# ----------------------------------------------------------------------------- the edge of the range samples
+def test_minka_alpha_at_the_edge_of_the_range_stays_finite():
+    """α near 2**63: ψ(n_d + Σα) − ψ(Σα) rounds to 0, and Minka's update was 0/0 = NaN."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = gibbsjax.LDA(2, alpha=2.0**62, learn_alpha="minka", num_chains=1, num_warmup=3, num_draws=2,
+                             seed=0, progress=False).fit(abc_corpus())
+    assert np.all(np.isfinite(model.alpha_)) and np.all(np.isfinite(model.doc_topic_))
+    assert np.all(np.isfinite(model.idata_.sample_stats["lp"].values))
