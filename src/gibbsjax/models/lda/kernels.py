@@ -262,6 +262,7 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
         shard = functools.partial(_cannot_shard, f"lda.{sampler}")
     return Kernel(
         init=init,
+        check_init=init_checker(labels={"z": K}, log_simplex=("log_phi",)),
         step=step,
         record=record,
         dims={"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic")},
@@ -274,7 +275,6 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
         warmup_step=warmup_step,
         warmup_name=FAST_WARMUP_NAME if warmup_step is not None else "",
         label_dims=("topic",),
-        check_init=init_checker(labels={"z": K}, log_simplex=("log_phi",)),
     )
 
 
