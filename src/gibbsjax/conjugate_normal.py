@@ -37,6 +37,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from gibbsjax._checks import as_numbers, check_values
 from gibbsjax._checks import hashable as _hashable
 from jax.scipy.special import gammaln
 
@@ -78,15 +79,7 @@ class NormalGamma(NamedTuple):
 
 # ============================================================================ validation
 def _as_float_array(name: str, value: Any) -> np.ndarray:
-    if isinstance(value, bool):
-        raise ValueError(f"{name} must be a number or an array of numbers, got {value!r}")
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number or an array of numbers, got {value!r}") from None
-    if arr.dtype == object:
-        raise ValueError(f"{name} must be a number or an array of numbers, got {value!r}")
-    return arr
+    return as_numbers(name, value)  # strings and bools are not numbers
 
 
 def _check_shape(name: str, arr: np.ndarray, shapes: tuple[tuple[int, ...], ...]) -> None:
@@ -119,6 +112,8 @@ def check_normal_gamma(
         _check_shape(name, arr, shapes if vector else ((),))
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{name} must be finite, got {value!r}")
+        # in the range a run in the working dtype can use (μ0 a location; λ, a, b positive, or 0 when improper)
+        check_values(name, arr, "real" if name == "mu0" else "nonnegative")
         if name != "mu0":
             if np.any(arr < 0):
                 raise ValueError(f"{name} must be positive, got {value!r}")

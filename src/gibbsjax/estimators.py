@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from gibbsjax import evaluate, lda_fit, pipeline
+from gibbsjax._checks import check_seed
 from gibbsjax.diagnostics import summary
 from gibbsjax.estimator_base import Estimator, read_estimator, write_estimator
 from gibbsjax.inputs import as_corpus
@@ -312,6 +313,7 @@ class LDA(Estimator):
         (3, 2)
         """
         self._check_fitted()
+        check_seed("seed", seed)  # before any work, as gibbsjax.sample takes it
         corpus = as_corpus(X, "X", vocab=vocab, model_vocab=self.vocab_, empty=self.empty)
         theta = np.broadcast_to(lda_fit.prior_theta(self._alpha(), self.num_topics),
                                 (corpus.num_docs, int(self.num_topics))).copy()

@@ -92,11 +92,13 @@ def _documents(X, name: str, vocab, known) -> Corpus:
     import scipy.sparse as sp  # as gibbsjax.corpus does: not imported with gibbsjax (a quarter of a second)
 
     if vocab is not None:
-        vocab = tuple(str(w) for w in vocab)
+        vocab = _check_vocab(vocab)
     if isinstance(X, Corpus):
         if vocab is not None:
             raise ValueError(f"vocab names the columns of a document-term matrix; {name} is a Corpus, "
                              "which carries its own vocabulary")
+        if len(set(X.vocab)) != len(X.vocab):
+            _check_vocab(X.vocab, f"{name}'s vocabulary")
         return X if known is None else _match_corpus(X, name, known)
     if X is None or isinstance(X, (str, bytes)):
         raise ValueError(f"{name} must be a collection of documents (a Corpus, a document-term matrix, "
@@ -133,6 +135,19 @@ def _documents(X, name: str, vocab, known) -> Corpus:
         index = set(known)
         docs = [[w for w in d if w in index] for d in docs]  # words the model does not know: ignored
     return Corpus.from_token_lists(docs, vocab=known, empty="keep")
+
+
+def _check_vocab(vocab, name: str = "vocab") -> tuple[str, ...]:
+    """``vocab`` as a tuple of words, or ``ValueError`` naming a repeated one (two columns
+    with one name could not be told apart when new documents are matched by name)."""
+    if isinstance(vocab, (str, bytes)):
+        raise ValueError(f"{name} must be a sequence of words (one per column), got a single string {vocab!r}")
+    words = tuple(str(w) for w in vocab)
+    if len(set(words)) != len(words):
+        seen: set[str] = set()
+        repeated = next(w for w in words if w in seen or seen.add(w))
+        raise ValueError(f"{name} has the word {repeated!r} more than once: every column needs its own name")
+    return words
 
 
 def _kind_of_documents(docs: list, name: str) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from gibbsjax import evaluate
-from gibbsjax._checks import check_int
+from gibbsjax._checks import check_int, check_seed
 from gibbsjax.config import get_spec
 from gibbsjax.corpus import Corpus
 from gibbsjax.inputs import is_anonymous
@@ -50,7 +50,7 @@ def check_params(params: Mapping[str, Any]) -> None:
         raise ValueError("give seed or random_state (scikit-learn's name for it), not both")
     rs = params["random_state"]
     if rs is not None and not isinstance(rs, (np.random.RandomState, np.random.Generator)):
-        check_int("random_state", rs, 0)
+        check_seed("random_state", rs)
     settings(params)  # Settings checks chains, draws, thin, seed, progress, chunk_size
     if params["num_lanes"] is not None:
         check_int("num_lanes", params["num_lanes"], 1)

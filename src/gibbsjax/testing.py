@@ -35,6 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from gibbsjax._checks import check_int as _check_int
+from gibbsjax._checks import check_seed as _check_seed
 from jax import lax
 from scipy import stats
 
@@ -483,7 +484,7 @@ def _as_key(seed: Any) -> jax.Array:
     if isinstance(seed, (jax.Array, np.ndarray)) and seed.shape == (2,) and seed.dtype == np.uint32:
         return jax.random.wrap_key_data(jnp.asarray(seed))
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-        return jax.random.key(int(seed))
+        return jax.random.key(_check_seed("seed", seed))  # [0, 2**32), as gibbsjax.sample takes it
     raise ValueError(f"seed must be an int or a JAX PRNG key, got {seed!r}")
 
 

@@ -79,6 +79,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from gibbsjax import conjugate as cj
+from gibbsjax._checks import as_numbers, check_values
 from gibbsjax import random as gr
 from gibbsjax.kernel import Kernel, sweep
 
@@ -280,10 +281,7 @@ def _topological_order(names, parents) -> tuple[int, ...]:
 
 
 def _concentration(name: str, a: Any, q: int, c: int) -> np.ndarray:
-    try:
-        arr = np.asarray(a, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"concentration of {name!r} must be numbers, got {a!r}") from None
+    arr = as_numbers(f"concentration of {name!r}", a, "numbers")  # strings and bools refused
     if arr.ndim == 0:
         arr = np.full((q, c), float(arr))
     elif arr.shape == (q,):
@@ -293,6 +291,7 @@ def _concentration(name: str, a: Any, q: int, c: int) -> np.ndarray:
                          f"or ({q}, {c}) (one per entry), got shape {arr.shape}")
     if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
         raise ValueError(f"concentration of {name!r} must be positive and finite, got {a!r}")
+    check_values(f"concentration of {name!r}", arr)  # in the range a run in the working dtype can use
     return arr
 
 

@@ -75,7 +75,7 @@ from gibbsjax import conjugate as cj
 from gibbsjax import conjugate_normal as cn
 from gibbsjax._checks import check_concentration, check_int
 from gibbsjax import random as gr
-from gibbsjax._checks import check_fits_dtype, init_checker
+from gibbsjax._checks import as_numbers, check_fits_dtype, init_checker
 from gibbsjax import rows as rw
 from gibbsjax.kernel import Kernel, sweep
 from gibbsjax.rows import Rows
@@ -124,10 +124,7 @@ def data(x) -> MixtureData:
     """
     if isinstance(x, MixtureData):
         return x
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError("x must be an array of numbers, shape (N,) or (N, D)") from None
+    arr = as_numbers("x", x, "an array of numbers, shape (N,) or (N, D)")  # strings and bools refused
     if arr.ndim not in (1, 2):
         raise ValueError(f"x must have shape (N,) or (N, D), got shape {arr.shape}")
     if arr.shape[0] == 0:

@@ -75,7 +75,7 @@ from gibbsjax import conjugate as cj
 from gibbsjax import conjugate_normal as cn
 from gibbsjax._checks import check_concentration, check_int
 from gibbsjax import random as gr
-from gibbsjax._checks import check_fits_dtype, init_checker
+from gibbsjax._checks import as_numbers, check_fits_dtype, init_checker
 from gibbsjax import rows as rw
 from gibbsjax.kernel import Kernel, sweep
 from gibbsjax.rows import Rows
@@ -253,10 +253,7 @@ def _as_sequences(sequences) -> list[np.ndarray]:
         raise ValueError("sequences is empty: at least one sequence is needed")
     out = []
     for i, seq in enumerate(items):
-        try:
-            arr = np.asarray(seq, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"sequence {i} must be a 1-D array of numbers") from None
+        arr = as_numbers(f"sequence {i}", seq, "a 1-D array of numbers")  # strings and bools refused
         if arr.ndim != 1:
             raise ValueError(f"sequence {i} must be 1-D, got shape {arr.shape}")
         if arr.size == 0:

@@ -81,7 +81,7 @@ from gibbsjax import conjugate as cj
 from gibbsjax import one_label as ol
 from gibbsjax import random as gr
 from gibbsjax import rows as rw
-from gibbsjax._checks import check_concentration, check_int
+from gibbsjax._checks import check_concentration, check_int, init_checker
 from gibbsjax.corpus import Corpus
 from gibbsjax.kernel import Kernel, sweep
 from gibbsjax.one_label import (BinaryData, Documents, UnigramState, beta_posterior, pi_posterior, sample_pi_beta,
@@ -304,6 +304,7 @@ def _unigrams(k: int, alpha, lam: float, keep_draws: bool) -> Kernel:
         simulate_data=simulate_data,
         name="mixtures.unigrams",
         label_dims=("cluster",),
+        check_init=init_checker(log_simplex=("log_pi", "log_beta"), labels={"z": k}),
     )
 
 
@@ -390,6 +391,7 @@ def _unigrams_collapsed(k: int, alpha, lam: float, keep_draws: bool) -> Kernel:
         simulate_data=simulate_data,
         name="mixtures.unigrams_collapsed",
         label_dims=("cluster",),
+        check_init=init_checker(log_simplex=("log_beta",), labels={"z": k}),
         accumulate=None if keep_draws else big,
     )
 
@@ -478,6 +480,7 @@ def _bernoulli(k: int, alpha, a: float, b: float, keep_draws: bool) -> Kernel:
         simulate_data=simulate_data,
         name="mixtures.bernoulli",
         label_dims=("cluster",),
+        check_init=init_checker(log_simplex=("log_pi",), log_probability=("log_p", "log1m_p"), labels={"z": k}),
     )
 
 

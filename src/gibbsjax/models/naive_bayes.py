@@ -85,7 +85,7 @@ from gibbsjax import conjugate as cj
 from gibbsjax import one_label as ol
 from gibbsjax import random as gr
 from gibbsjax import rows as rw
-from gibbsjax._checks import check_concentration
+from gibbsjax._checks import check_concentration, init_checker
 from gibbsjax.kernel import Kernel, sweep
 from gibbsjax.one_label import Documents
 
@@ -297,6 +297,7 @@ def _dirichlet_multinomial(gamma_pi, gamma_theta: float) -> Kernel:
         name="naive_bayes.dirichlet_multinomial",
         accumulate=accumulate,
         shard=_cannot_shard,
+        check_init=init_checker(log_simplex=("log_theta",)),
     )
 
 

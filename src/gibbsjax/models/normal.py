@@ -31,7 +31,7 @@ import numpy as np
 from gibbsjax import random as gr
 from gibbsjax._checks import check_finite as _check_finite
 from gibbsjax._checks import check_positive as _check_positive
-from gibbsjax._checks import check_fits_dtype, init_checker
+from gibbsjax._checks import as_numbers, check_fits_dtype, init_checker
 from gibbsjax.kernel import Kernel, sweep
 
 __all__ = [
@@ -80,12 +80,7 @@ def bivariate(rho: float = 0.8) -> Kernel:
     >>> float(idata.posterior["x1"][0, 0]) != 2.5
     True
     """
-    if isinstance(rho, bool):
-        raise ValueError(f"rho must be a number in (-1, 1), got {rho!r}")
-    try:
-        r = float(rho)
-    except (TypeError, ValueError):
-        raise ValueError(f"rho must be a number in (-1, 1), got {rho!r}") from None
+    r = float(_check_finite("rho", rho))  # a number (not a string nor a bool), finite
     if not (-1.0 < r < 1.0):
         raise ValueError(f"rho must lie strictly between -1 and 1, got {rho!r}")
     return _bivariate(r)
@@ -147,16 +142,13 @@ def _stats(y):
 def data(y) -> NormalData:
     """Validate observations and build the data for :func:`semiconjugate`.
 
-    Raises ``ValueError`` for empty, non-1-D, non-numeric or non-finite input.
+    Raises ``ValueError`` for empty, non-1-D, non-numeric (strings, bools) or non-finite input.
 
     >>> d = data([98.2, 98.6, 97.9])
     >>> round(float(d.ybar), 3)
     98.233
     """
-    try:
-        arr = np.asarray(y, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError("y must be a 1-D array of numbers") from None
+    arr = as_numbers("y", y, "a 1-D array of numbers")  # "98.6" is text, not a number
     if arr.ndim != 1:
         raise ValueError(f"y must be 1-D, got shape {arr.shape}")
     if arr.size == 0:

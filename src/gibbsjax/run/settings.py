@@ -12,6 +12,7 @@ import jax
 import numpy as np
 
 from gibbsjax._checks import check_int as _check_int
+from gibbsjax._checks import check_seed as _check_seed
 from gibbsjax.stopping import parse_until
 
 __all__ = ["Settings", "enable_compilation_cache", "DEFAULT_NUM_CHUNKS", "SHARD_MODES"]
@@ -80,7 +81,7 @@ class Settings:
         if self.chunk_size is not None:
             object.__setattr__(self, "chunk_size", _check_int("chunk_size", self.chunk_size, 1))
         if self.seed is not None:
-            object.__setattr__(self, "seed", _check_int("seed", self.seed, 0))
+            object.__setattr__(self, "seed", _check_seed("seed", self.seed))  # [0, 2**32), as sample takes it
         if not isinstance(self.shard, str) or self.shard not in SHARD_MODES:
             raise ValueError(f"shard must be one of {', '.join(repr(m) for m in SHARD_MODES)}, got {self.shard!r}")
         if self.devices is not None:

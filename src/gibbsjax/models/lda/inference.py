@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from gibbsjax._checks import check_concentration
+from gibbsjax._checks import check_concentration, check_seed
 from gibbsjax.corpus import Corpus
 from gibbsjax.evaluate import as_corpus
 from gibbsjax.models.lda.conditionals import sample_z_partially_collapsed
@@ -76,6 +76,7 @@ def infer_doc_topics(topic_word, corpus: Corpus, *, alpha: float = 0.1, num_swee
             f"corpus has a vocabulary of {corpus.vocab_size} words but topic_word has {v} columns"
         )
     alpha = _check_alpha(alpha, K)
+    seed = check_seed("seed", seed)
     if not (isinstance(num_sweeps, int) and isinstance(num_burn, int) and 0 <= num_burn < num_sweeps):
         raise ValueError(f"need integers 0 <= num_burn < num_sweeps, got {num_burn}, {num_sweeps}")
     d = data(corpus, num_lanes=num_lanes)
@@ -111,6 +112,9 @@ def heldout_perplexity(topic_word, X_heldout, *, alpha: float = 0.1, fraction: f
     if phi.ndim != 2:
         raise ValueError(f"topic_word must be a K × V matrix, got shape {phi.shape}")
     corpus = as_corpus(X_heldout, "X_heldout", phi.shape[1])
+    check_seed("seed", seed)
+    if shuffle_seed is not None:
+        check_seed("shuffle_seed", shuffle_seed)
     if not 0.0 < fraction < 1.0:
         raise ValueError(f"fraction must lie in (0, 1), got {fraction}")
     keep = corpus.doc_lengths >= 2

@@ -20,7 +20,7 @@ import numpy as np
 
 from gibbsjax import conjugate as cj
 from gibbsjax import random as gr
-from gibbsjax._checks import check_choice, check_int, check_positive
+from gibbsjax._checks import check_choice, check_int, check_positive, init_checker
 from gibbsjax.kernel import Kernel, sweep
 from gibbsjax.models.lda import shard as lda_shard
 from gibbsjax.models.lda.conditionals import (log_joint_collapsed, sample_log_phi, sample_z_collapsed,
@@ -190,6 +190,7 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
         label_dims=("topic",),
         sizes=functools.partial(_sizes, K),
         shard=functools.partial(_cannot_shard, f"lda.{sampler} with learned priors"),
+        check_init=init_checker(labels={"z": K}, log_simplex=("log_phi",), log_positive=("log_alpha", "log_eta")),
     )
 
 
@@ -271,6 +272,7 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
         shard = functools.partial(_cannot_shard, f"lda.{sampler}")
     return Kernel(
         init=init,
+        check_init=init_checker(labels={"z": K}, log_simplex=("log_phi",)),
         step=step,
         record=record,
         dims={"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic")},

@@ -448,7 +448,8 @@ def minka_log_alpha(key, state: LDALearnedState, d: LDAData, *, K: int, iteratio
         a_big = alpha[big_topic]
         big = jnp.where(by_topic.big_row >= 0, digamma(by_topic.big + a_big) - digamma(a_big), 0.0)
         num = num + jax.ops.segment_sum(big, big_topic, num_segments=K)
-        new = alpha * num / den
+        # den is 0 only when ψ(n_d + Σα) − ψ(Σα) rounds to 0 (Σα ≫ n_d): α then stays (not 0/0 = NaN)
+        new = jnp.where(den > 0, alpha * num / jnp.where(den > 0, den, 1.0), alpha)
         if symmetric:
             new = jnp.sum(new) / K
         return jnp.log(jnp.maximum(new, MINKA_MIN_ALPHA)).astype(log_alpha.dtype), None
