@@ -34,7 +34,8 @@ import math
 
 import numpy as np
 
-__all__ = ["rank_rhat", "ess_bulk", "ess_tail", "column_summary", "workspace", "SUMMARY_DIAGNOSTICS"]
+__all__ = ["rank_rhat", "ess_bulk", "ess_tail", "column_summary", "column_summaries", "workspace",
+           "SUMMARY_DIAGNOSTICS"]
 
 #: the diagnostic columns of :func:`column_summary`, in ``arviz.summary``'s order
 SUMMARY_DIAGNOSTICS = ("mcse_mean", "mcse_sd", "ess_bulk", "ess_tail", "r_hat")
@@ -93,7 +94,7 @@ def _sort_order(v: np.ndarray, work: _Work) -> tuple[np.ndarray, np.ndarray]:
         return order, v[order]
     bits = max(1, (n - 1).bit_length())
     low = np.uint64((1 << bits) - 1)
-    key = work.get("key", n, np.uint64)
+    key = work.get("key", 2 * n, np.uint64)[:n]      # room for the complex scores later
     flip = work.get("flip", n, np.int64)
     # order-preserving key: negative floats have every bit flipped, others the sign bit set
     np.right_shift(v.view(np.int64), 63, out=flip)
@@ -131,18 +132,17 @@ def _sorted_scores(s: np.ndarray, work: _Work, out: np.ndarray) -> np.ndarray:
     from scipy.special import ndtri
 
     n = s.size
-    start = work.get("new", n, bool)
-    start[0] = True
-    np.not_equal(s[1:], s[:-1], out=start[1:])
-    if start.all():
+    run = work.get("run", n, np.intp)                  # run of ties of each sorted value
+    run[0] = 0
+    np.not_equal(s[1:], s[:-1], out=run[1:])
+    np.cumsum(run, out=run)
+    runs = int(run[-1]) + 1
+    if runs == n:
         out[...] = work.table(n)
         return out
-    first = np.flatnonzero(start)
-    size = np.diff(np.append(first, n))
+    size = np.bincount(run, minlength=runs)
+    first = np.cumsum(size) - size
     score = ndtri(((2 * first + size + 1) / 2.0 - 0.375) / (n + 0.25))   # average 1-based rank per run
-    run = work.get("run", n, np.intp)
-    np.cumsum(start.view(np.uint8), dtype=np.intp, out=run)
-    run -= 1
     np.take(score, run, out=out)
     return out
 
@@ -170,9 +170,11 @@ def _z_and_folded(v: np.ndarray, median: float, work: _Work, order: np.ndarray, 
     merged[from_high] = high
     np.logical_not(from_high, out=from_high)
     merged[from_high] = low
-    zf = _sorted_scores(merged, work, work.get("zf", n))
-    both = work.get("both", n, np.complex128)           # (z, folded z) by sorted position of v
-    both.real = _sorted_scores(s, work, work.get("zs", n))
+    zf = _sorted_scores(merged, work, work.get("folded", n))
+    both = work.get("key", n, np.complex128)           # (z, folded z) by sorted position of v
+    zs = _sorted_scores(s, work, work.get("zs", n))
+    both.real = zs
+    spread = zs[-1] - zs[0]
     tmp = work.get("zs", n)
     np.compress(from_high, zf, out=tmp[:k])
     both.imag[:k] = tmp[:k][::-1]
@@ -181,7 +183,7 @@ def _z_and_folded(v: np.ndarray, median: float, work: _Work, order: np.ndarray, 
     both.imag[k:] = tmp[: n - k]
     out = work.get("scores", n, np.complex128)
     out[order] = both
-    return out
+    return out, spread
 
 
 def _chains(x: np.ndarray, work: _Work, tag: str) -> np.ndarray:
@@ -200,7 +202,7 @@ def _chains(x: np.ndarray, work: _Work, tag: str) -> np.ndarray:
 def _centred(y: np.ndarray, work: _Work):
     """Means over the last axis and ``y`` minus them (a scratch array)."""
     means = y.mean(axis=-1)
-    d = work.get("centred", y.size).reshape(y.shape)
+    d = work.get("flip", y.size).reshape(y.shape)
     np.subtract(y, means[..., None], out=d)
     return means, d
 
@@ -258,12 +260,14 @@ class _Autocov:
         return irfft(power, n=size)[:n] / (n * self.chains)
 
 
-def _ess(y: np.ndarray, work: _Work) -> float:
+def _ess(y: np.ndarray, work: _Work, spread: float | None = None) -> float:
     """ESS of chains ``y`` (..., draw; every leading index a chain), float64 without NaN:
-    Geyer's initial monotone sequence."""
+    Geyer's initial monotone sequence.  ``spread``: ``max(y) - min(y)`` when the caller knows it."""
     n = y.shape[-1]
     total = y.size
-    if np.max(y) - np.min(y) < np.finfo(np.float64).resolution:
+    if spread is None:
+        spread = np.max(y) - np.min(y)
+    if spread < np.finfo(np.float64).resolution:
         return float(total)
     means, d = _centred(y, work)
     acov = _Autocov(d)
@@ -291,6 +295,13 @@ def _ess(y: np.ndarray, work: _Work) -> float:
     return total / tau
 
 
+def _dev2_spread(s: np.ndarray, mean: float) -> float:
+    """``max - min`` of ``(v - mean)**2`` over the ascending values ``s``."""
+    k = int(np.searchsorted(s, mean))
+    near = [(s[i] - mean) ** 2 for i in (k - 1, k) if 0 <= i < s.size]
+    return float(max((s[0] - mean) ** 2, (s[-1] - mean) ** 2) - min(near))
+
+
 def _median_sorted(s: np.ndarray) -> float:
     n = s.size
     return float(s[n // 2]) if n % 2 else float((s[n // 2 - 1] + s[n // 2]) / 2.0)
@@ -312,15 +323,16 @@ def _valid(x: np.ndarray, min_chains: int) -> bool:
 
 
 def _ranked(x: np.ndarray, median: str, work: _Work):
-    """Split chains of ``x`` (chain, 2, draw // 2), their sorted values, and their normal scores
-    (real part) and folded normal scores (imaginary part), each shaped like the split chains;
-    the fold is about the median of the split draws (``median="split"``) or of all draws."""
+    """Split chains of ``x`` (chain, 2, draw // 2), their sorted values, their normal scores
+    (real part) and folded normal scores (imaginary part), each shaped like the split chains,
+    and the range of the normal scores; the fold is about the median of the split draws
+    (``median="split"``) or of all draws."""
     xs = _chains(x, work, "split")
     v = xs.reshape(-1)
     order, s = _sort_order(v, work)
     m = _median_sorted(s) if median == "split" or x.shape[1] % 2 == 0 else float(np.median(x))
-    scores = _z_and_folded(v, m, work, order, s).reshape(xs.shape)
-    return xs, s, scores
+    scores, spread = _z_and_folded(v, m, work, order, s)
+    return xs, s, scores.reshape(xs.shape), spread
 
 
 def _rhat_of(scores: np.ndarray, work: _Work) -> float:
@@ -356,15 +368,18 @@ def ess_bulk(x, *, work: _Work | None = None) -> float:
     if not _valid(x, 1):
         return float("nan")
     work = _Work() if work is None else work
-    return _ess(_ranked(x, "split", work)[2].real, work)
+    _, _, scores, spread = _ranked(x, "split", work)
+    return _ess(scores.real, work, spread)
 
 
 def _tail(x: np.ndarray, s_all: np.ndarray, work: _Work) -> float:
     ess = []
     for p in (0.05, 0.95):
-        below = work.get("below", x.size).reshape(x.shape)
-        np.less_equal(x, _quantile_sorted(s_all, p), out=below)
-        ess.append(_ess(_chains(below, work, "below_split"), work))
+        q = _quantile_sorted(s_all, p)
+        below = work.get("run", x.size).reshape(x.shape)
+        np.less_equal(x, q, out=below)
+        split = _chains(below, work, "merged")
+        ess.append(_ess(split, work, None if x.shape[1] % 2 else float(0 < np.searchsorted(s_all, q, "right") < x.size)))
     return ess[1] if ess[1] < ess[0] else ess[0]
 
 
@@ -419,26 +434,59 @@ def column_summary(x, *, hdi_prob: float = 0.94, work: _Work | None = None) -> d
     if not _valid(x, 1):
         s_all = np.sort(x, axis=None)
     else:
-        xs, s, scores = _ranked(x, "all", work)
+        xs, s, scores, spread = _ranked(x, "all", work)
         s_all = s if x.shape[1] % 2 == 0 else np.sort(x, axis=None)
         if x.shape[0] >= 2:
             out["r_hat"] = _rhat_of(scores, work)
-        out["ess_bulk"] = _ess(scores.real, work)
+        out["ess_bulk"] = _ess(scores.real, work, spread)
         out["ess_tail"] = _tail(x, s_all, work)
         with np.errstate(divide="ignore", invalid="ignore"):
-            out["mcse_mean"] = float(np.sqrt(total / (size - 1) / np.float64(_ess(xs, work))))
+            out["mcse_mean"] = float(np.sqrt(total / (size - 1) / np.float64(_ess(xs, work, s[-1] - s[0]))))
             evar = total / size
             square_mean = np.einsum("ij,ij->", dev2, dev2) / size
-            varvar = (square_mean - evar**2) / np.float64(_ess(_chains(dev2, work, "dev2_split"), work))
+            varvar = (square_mean - evar**2) / np.float64(_ess(_chains(dev2, work, "zs"), work, _dev2_spread(s, mean)))
             out["mcse_sd"] = float(np.sqrt(varvar / evar / 4))
     width = int(np.floor(hdi_prob * s_all.size))
     if width >= s_all.size:
         raise ValueError(f"hdi_prob={hdi_prob} leaves no interval among {s_all.size} draws")
-    gaps = work.get("gaps", s_all.size - width)
+    gaps = work.get("order", s_all.size - width)
     np.subtract(s_all[width:], s_all[: s_all.size - width], out=gaps)
     lo = int(np.argmin(gaps))
     out["hdi_lower"], out["hdi_upper"] = float(s_all[lo]), float(s_all[lo + width])
     return out
+
+
+def column_summaries(columns, *, hdi_prob: float = 0.94) -> list[dict[str, float]]:
+    """:func:`column_summary` of every array in ``columns`` (each (chain, draw)), in order.
+
+    Quantities of a million draws or more are summarised on up to 4 threads
+    (NumPy's sorts and array arithmetic run outside the GIL), each with its own
+    scratch space; smaller ones one after the other.
+
+    >>> import numpy as np
+    >>> rows = column_summaries([np.zeros((2, 10)), np.ones((2, 10))])
+    >>> [row["mean"] for row in rows]
+    [0.0, 1.0]
+    """
+    import os
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    columns = list(columns)
+    big = [np.size(c) >= 1_000_000 for c in columns]
+    workers = min(4, os.cpu_count() or 1, sum(big))
+    if workers < 2:
+        work = _Work()
+        return [column_summary(c, hdi_prob=hdi_prob, work=work) for c in columns]
+    local = threading.local()
+
+    def one(column):
+        if not hasattr(local, "work"):
+            local.work = _Work()
+        return column_summary(column, hdi_prob=hdi_prob, work=local.work)
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(one, columns))
 
 
 def workspace() -> _Work:

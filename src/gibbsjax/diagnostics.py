@@ -263,24 +263,28 @@ def summary(idata, var_names=None, *, include_lp: bool = True, **kwargs):
     ['mean', 'sd', 'hdi_3%', 'hdi_97%']
     """
     check_chains_for_rhat(idata)
-    table = _summary_table(idata.posterior, var_names, kwargs)
+    lp = None
     if include_lp and "sample_stats" in idata.groups() and "lp" in idata.sample_stats:
         import xarray as xr
 
-        table = _concat(table, _summary_table(xr.Dataset({"lp": idata.sample_stats["lp"]}), None, kwargs))
-    return _finite_rhat(table, idata)
+        lp = xr.Dataset({"lp": idata.sample_stats["lp"]})
+    return _finite_rhat(_summary_table(idata.posterior, var_names, kwargs, lp), idata)
 
 
-def _summary_table(dataset, var_names, kwargs):
-    """The wide ``arviz.summary`` table of ``dataset`` (chain, draw, ...), in float64."""
+def _summary_table(dataset, var_names, kwargs, extra=None):
+    """The wide ``arviz.summary`` table of ``dataset`` (chain, draw, ...) and then of every variable
+    of ``extra`` (a dataset or None), in float64."""
     import pandas as pd
 
     names = [var_names] if isinstance(var_names, str) else (None if var_names is None else list(var_names))
     if set(kwargs) - {"hdi_prob", "round_to"} or (names is not None and not set(names) <= set(dataset.data_vars)):
         import arviz as az
 
-        return az.summary(dataset.astype(np.float64), var_names=var_names, **kwargs)
-    from gibbsjax.chain_stats import SUMMARY_DIAGNOSTICS, column_summary, workspace
+        table = az.summary(dataset.astype(np.float64), var_names=var_names, **kwargs)
+        if extra is None:
+            return table
+        return _concat(table, az.summary(extra.astype(np.float64), **kwargs))
+    from gibbsjax.chain_stats import SUMMARY_DIAGNOSTICS, column_summaries
 
     hdi_prob = kwargs.get("hdi_prob")
     if hdi_prob is None:
@@ -292,19 +296,20 @@ def _summary_table(dataset, var_names, kwargs):
     alpha = 1 - hdi_prob
     hdi = (f"hdi_{100 * alpha / 2:g}%", f"hdi_{100 * (1 - alpha / 2):g}%")
     columns = ["mean", "sd", *hdi, *SUMMARY_DIAGNOSTICS]
-    rows, labels = [], []
-    work = workspace()
-    for name in (list(dataset.data_vars) if names is None else names):
-        values = dataset[name]
+    draws, labels = [], []
+    wanted = [(dataset, name) for name in (list(dataset.data_vars) if names is None else names)]
+    wanted += [(extra, name) for name in ([] if extra is None else extra.data_vars)]
+    for source, name in wanted:
+        values = source[name]
         dims = [d for d in values.dims if d not in ("chain", "draw")]
-        draws = values.transpose("chain", "draw", *dims).values
-        draws = draws.reshape(draws.shape[0], draws.shape[1], -1)
+        array = values.transpose("chain", "draw", *dims).values
+        array = array.reshape(array.shape[0], array.shape[1], -1)
         coords = [[f"{c}" for c in values[d].values] for d in dims]
         for j, combo in enumerate(itertools.product(*coords)):
-            row = column_summary(draws[:, :, j], hdi_prob=hdi_prob, work=work)
-            rows.append([row["mean"], row["sd"], row["hdi_lower"], row["hdi_upper"],
-                         *(row[c] for c in SUMMARY_DIAGNOSTICS)])
+            draws.append(array[:, :, j])
             labels.append(f"{name}[{', '.join(combo)}]" if dims else name)
+    rows = [[row["mean"], row["sd"], row["hdi_lower"], row["hdi_upper"], *(row[c] for c in SUMMARY_DIAGNOSTICS)]
+            for row in column_summaries(draws, hdi_prob=hdi_prob)]
     table = pd.DataFrame(np.array(rows, dtype=np.float64).reshape(len(rows), len(columns)),
                          columns=columns, index=labels)
     round_to = kwargs.get("round_to")
