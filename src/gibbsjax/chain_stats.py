@@ -459,9 +459,10 @@ def column_summary(x, *, hdi_prob: float = 0.94, work: _Work | None = None) -> d
 def column_summaries(columns, *, hdi_prob: float = 0.94) -> list[dict[str, float]]:
     """:func:`column_summary` of every array in ``columns`` (each (chain, draw)), in order.
 
-    Quantities of a million draws or more are summarised on up to 4 threads
-    (NumPy's sorts and array arithmetic run outside the GIL), each with its own
-    scratch space; smaller ones one after the other.
+    Quantities of a million draws or more are summarised on up to 4 threads, one
+    per two CPU cores (NumPy's sorts and array arithmetic run outside the GIL,
+    but memory bandwidth is shared), each with its own scratch space; smaller
+    ones, or all on fewer than 4 cores, one after the other.
 
     >>> import numpy as np
     >>> rows = column_summaries([np.zeros((2, 10)), np.ones((2, 10))])
@@ -474,7 +475,7 @@ def column_summaries(columns, *, hdi_prob: float = 0.94) -> list[dict[str, float
 
     columns = list(columns)
     big = [np.size(c) >= 1_000_000 for c in columns]
-    workers = min(4, os.cpu_count() or 1, sum(big))
+    workers = min(4, (os.cpu_count() or 1) // 2, sum(big))
     if workers < 2:
         work = _Work()
         return [column_summary(c, hdi_prob=hdi_prob, work=work) for c in columns]
