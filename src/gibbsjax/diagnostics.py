@@ -321,11 +321,11 @@ def _summary_table(dataset, var_names, kwargs, extra=None):
 
 
 def _finite_rhat(table, idata):
-    """Rows whose R-hat came back NaN: recompute it in float64, else say why it is undefined.
+    """Rows whose R-hat came back NaN: recompute it (:func:`rhat`), else say why it is undefined.
 
-    With many chains (16,384 and more) ArviZ's R-hat of float32 draws can come
-    back NaN; recomputed from float64 copies it is finite.  Where it stays NaN
-    (draws constant within every chain, NaN draws) a ``RuntimeWarning`` says why.
+    The table's R-hat is already float64 (ArviZ's of float32 draws came back NaN
+    from about 2**23 draws on); where it is NaN (draws constant within every
+    chain, NaN draws) a ``RuntimeWarning`` says why.
     """
     if "r_hat" not in table.columns:
         return table
@@ -362,7 +362,7 @@ def _finite_rhat(table, idata):
             if np.isfinite(value):
                 table.at[row, "r_hat"] = round(value, 2)
                 continue
-            why = f"ArviZ's R-hat is NaN even in float64 ({x.shape[0]} chains x {x.shape[1]} draws)"
+            why = f"it is NaN even in float64 ({x.shape[0]} chains x {x.shape[1]} draws)"
         warnings.warn(f"R-hat of {row} is undefined: {why}", RuntimeWarning, stacklevel=3)
     return table
 
