@@ -88,6 +88,7 @@ def _cases():
         # over 2**15 draws: the packed-key sort, lossy (float64) and lossless (float32 values)
         "many float64": rng.normal(size=(64, 1000)) * np.exp(rng.normal(size=(64, 1))),
         "many float32, odd": (5 + rng.normal(size=(64, 1001))).astype(np.float32).astype(float),
+        "many float32, both signs": rng.normal(size=(40, 1000)).astype(np.float32).astype(float),
         "many ties": rng.integers(-3, 3, size=(50, 1000)).astype(float),
     }
 

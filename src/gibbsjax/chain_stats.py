@@ -96,11 +96,11 @@ def _sort_order(v: np.ndarray, work: _Work) -> tuple[np.ndarray, np.ndarray]:
     low = np.uint64((1 << bits) - 1)
     key = work.get("key", 2 * n, np.uint64)[:n]      # room for the complex scores later
     flip = work.get("flip", n, np.int64)
+    lossless = not np.bitwise_and(v.view(np.uint64), low, out=key).any()   # low bits of every value zero
     # order-preserving key: negative floats have every bit flipped, others the sign bit set
     np.right_shift(v.view(np.int64), 63, out=flip)
     np.bitwise_or(flip, np.int64(-(1 << 63)), out=flip)
     np.bitwise_xor(v.view(np.uint64), flip.view(np.uint64), out=key)
-    lossless = not np.bitwise_and(key, low, out=flip.view(np.uint64)).any()
     np.bitwise_and(key, ~low, out=key)
     np.bitwise_or(key, work.arange(n), out=key)
     key.sort()
@@ -113,6 +113,7 @@ def _sort_order(v: np.ndarray, work: _Work) -> tuple[np.ndarray, np.ndarray]:
         np.right_shift(flip, 63, out=flip)
         np.bitwise_or(flip, np.int64(-(1 << 63)), out=flip)
         np.bitwise_xor(key, flip.view(np.uint64), out=s.view(np.uint64))
+        np.bitwise_and(s.view(np.uint64), ~low, out=s.view(np.uint64))       # negatives: low bits back to 0
         return order, s
     np.take(v, order, out=s)
     bad = s[1:] < s[:-1]
@@ -132,18 +133,19 @@ def _sorted_scores(s: np.ndarray, work: _Work, out: np.ndarray) -> np.ndarray:
     from scipy.special import ndtri
 
     n = s.size
-    run = work.get("run", n, np.intp)                  # run of ties of each sorted value
-    run[0] = 0
-    np.not_equal(s[1:], s[:-1], out=run[1:])
-    np.cumsum(run, out=run)
-    runs = int(run[-1]) + 1
-    if runs == n:
+    new = work.get("new", n - 1, bool)
+    np.not_equal(s[1:], s[:-1], out=new)
+    first = np.flatnonzero(new)
+    if first.size == n - 1:
         out[...] = work.table(n)
         return out
-    size = np.bincount(run, minlength=runs)
-    first = np.cumsum(size) - size
-    score = ndtri(((2 * first + size + 1) / 2.0 - 0.375) / (n + 0.25))   # average 1-based rank per run
-    np.take(score, run, out=out)
+    first += 1
+    first = np.concatenate(([0], first))                # where each run of ties starts
+    size = np.diff(np.append(first, n))
+    # scores grow with the rank: set each run's first, then carry it forward over the run
+    out.fill(-np.inf)
+    out[first] = ndtri(((2 * first + size + 1) / 2.0 - 0.375) / (n + 0.25))   # average 1-based rank
+    np.maximum.accumulate(out, out=out)
     return out
 
 
@@ -166,16 +168,16 @@ def _z_and_folded(v: np.ndarray, median: float, work: _Work, order: np.ndarray, 
     from_high = work.get("from_high", n, bool)
     from_high[...] = False
     from_high[at] = True
-    merged = work.get("merged", n)
+    merged = work.get("flip", n)                        # (free once the sort is done)
     merged[from_high] = high
     np.logical_not(from_high, out=from_high)
     merged[from_high] = low
     zf = _sorted_scores(merged, work, work.get("folded", n))
     both = work.get("key", n, np.complex128)           # (z, folded z) by sorted position of v
-    zs = _sorted_scores(s, work, work.get("zs", n))
+    zs = _sorted_scores(s, work, merged)
     both.real = zs
     spread = zs[-1] - zs[0]
-    tmp = work.get("zs", n)
+    tmp = merged
     np.compress(from_high, zf, out=tmp[:k])
     both.imag[:k] = tmp[:k][::-1]
     np.logical_not(from_high, out=from_high)
@@ -378,7 +380,7 @@ def _tail(x: np.ndarray, s_all: np.ndarray, work: _Work) -> float:
         q = _quantile_sorted(s_all, p)
         below = work.get("run", x.size).reshape(x.shape)
         np.less_equal(x, q, out=below)
-        split = _chains(below, work, "merged")
+        split = _chains(below, work, "folded")
         ess.append(_ess(split, work, None if x.shape[1] % 2 else float(0 < np.searchsorted(s_all, q, "right") < x.size)))
     return ess[1] if ess[1] < ess[0] else ess[0]
 
@@ -423,19 +425,21 @@ def column_summary(x, *, hdi_prob: float = 0.94, work: _Work | None = None) -> d
     size = x.size
     if size == 0 or np.isnan(x).any():
         return out
+    valid = _valid(x, 1)
+    if valid:
+        xs, s, scores, spread = _ranked(x, "all", work)
+        s_all = s if x.shape[1] % 2 == 0 else np.sort(x, axis=None)
+    else:
+        s_all = np.sort(x, axis=None)
     mean = np.float64(x.mean())
-    dev2 = work.get("dev2", size).reshape(x.shape)
+    dev2 = work.get("key", size).reshape(x.shape)      # (free once the scores are in place)
     np.subtract(x, mean, out=dev2)
     np.square(dev2, out=dev2)
     total = np.float64(dev2.sum())
     out["mean"] = float(mean)
     if size > 1:
         out["sd"] = float(np.sqrt(total / (size - 1)))
-    if not _valid(x, 1):
-        s_all = np.sort(x, axis=None)
-    else:
-        xs, s, scores, spread = _ranked(x, "all", work)
-        s_all = s if x.shape[1] % 2 == 0 else np.sort(x, axis=None)
+    if valid:
         if x.shape[0] >= 2:
             out["r_hat"] = _rhat_of(scores, work)
         out["ess_bulk"] = _ess(scores.real, work, spread)
@@ -444,7 +448,8 @@ def column_summary(x, *, hdi_prob: float = 0.94, work: _Work | None = None) -> d
             out["mcse_mean"] = float(np.sqrt(total / (size - 1) / np.float64(_ess(xs, work, s[-1] - s[0]))))
             evar = total / size
             square_mean = np.einsum("ij,ij->", dev2, dev2) / size
-            varvar = (square_mean - evar**2) / np.float64(_ess(_chains(dev2, work, "zs"), work, _dev2_spread(s, mean)))
+            ess_sd = _ess(_chains(dev2, work, "folded"), work, _dev2_spread(s, mean))
+            varvar = (square_mean - evar**2) / np.float64(ess_sd)
             out["mcse_sd"] = float(np.sqrt(varvar / evar / 4))
     width = int(np.floor(hdi_prob * s_all.size))
     if width >= s_all.size:
