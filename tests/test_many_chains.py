@@ -138,3 +138,20 @@ def test_summary_table_matches_arviz_summary_layout_and_values():
         np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), rtol=1e-9)
     other = summary(idata, var_names=["~th"], kind="diagnostics")       # handed to ArviZ as float64
     assert list(other.columns) == list(chain_stats.SUMMARY_DIAGNOSTICS) and "th[x, 10]" not in other.index
+
+
+def test_summary_table_of_one_chain_has_no_rhat_and_arviz_values_otherwise():
+    import arviz as az
+
+    from gibbsjax.diagnostics import summary_table
+
+    rng = np.random.default_rng(13)
+    idata = to_inference_data({"mu": rng.normal(size=(1, 300)).astype(np.float32)},
+                              sample_stats={"lp": rng.normal(size=(1, 300))})
+    table = summary_table(idata)
+    assert list(table.index) == ["mu", "lp"] and np.isnan(table["r_hat"]).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = az.summary(idata.posterior.astype(np.float64))
+    np.testing.assert_allclose(table.loc[["mu"]].drop(columns="r_hat").to_numpy(),
+                               expected.drop(columns="r_hat").to_numpy(), rtol=1e-9)

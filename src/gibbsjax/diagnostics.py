@@ -36,6 +36,7 @@ import numpy as np
 __all__ = [
     "to_inference_data",
     "summary",
+    "summary_table",
     "check_chains_for_rhat",
     "all_sweeps",
     "rhat",
@@ -263,12 +264,24 @@ def summary(idata, var_names=None, *, include_lp: bool = True, **kwargs):
     ['mean', 'sd', 'hdi_3%', 'hdi_97%']
     """
     check_chains_for_rhat(idata)
+    return _finite_rhat(summary_table(idata, var_names, include_lp=include_lp, **kwargs), idata)
+
+
+def summary_table(idata, var_names=None, *, include_lp: bool = True, **kwargs):
+    """:func:`summary`'s table for any number of chains, no guard: with one chain ``r_hat`` is NaN
+    (what a caller that drops the column for single-chain results wants).
+
+    >>> import numpy as np
+    >>> idata = to_inference_data({"mu": np.random.default_rng(0).normal(size=(1, 100))})
+    >>> bool(np.isnan(summary_table(idata).at["mu", "r_hat"]))
+    True
+    """
     lp = None
     if include_lp and "sample_stats" in idata.groups() and "lp" in idata.sample_stats:
         import xarray as xr
 
         lp = xr.Dataset({"lp": idata.sample_stats["lp"]})
-    return _finite_rhat(_summary_table(idata.posterior, var_names, kwargs, lp), idata)
+    return _summary_table(idata.posterior, var_names, kwargs, lp)
 
 
 def _summary_table(dataset, var_names, kwargs, extra=None):
