@@ -155,3 +155,14 @@ def test_summary_table_of_one_chain_has_no_rhat_and_arviz_values_otherwise():
         expected = az.summary(idata.posterior.astype(np.float64))
     np.testing.assert_allclose(table.loc[["mu"]].drop(columns="r_hat").to_numpy(),
                                expected.drop(columns="r_hat").to_numpy(), rtol=1e-9)
+
+
+def test_column_summaries_on_threads_equal_one_after_the_other(monkeypatch):
+    import os
+
+    rng = np.random.default_rng(14)
+    columns = [rng.normal(size=(1000, 1000)).astype(np.float32), np.cumsum(rng.normal(size=(500, 2000)), axis=1),
+               rng.normal(size=(4, 50))]
+    alone = [chain_stats.column_summary(c) for c in columns]
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)      # 4 threads for the two large quantities
+    assert chain_stats.column_summaries(columns) == alone
