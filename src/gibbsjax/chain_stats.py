@@ -17,10 +17,13 @@ shows for float64 draws):
 
 Everything is computed in float64 whatever the input dtype: with float32 ranks
 (SciPy 1.18 returns them for float32 input) ``(r - 3/8) / (S + 1/4)`` rounds to
-1 from about 2**24 draws on and the normal scores become infinite.  Sorting is
-the cost at many chains: one 64-bit sort per quantity (values and positions
-packed in one key), no ``argsort``, and autocovariances from direct lag sums
-while few lags are needed (FFT otherwise).
+1 for the top ranks from about 2**23 draws on and the normal scores become
+infinite.  At many chains the cost is memory traffic: one 64-bit sort per
+quantity (values and positions packed in one key, no ``argsort``), the folded
+draws sorted by merging the two halves of that order, autocovariances from
+direct lag sums while few lags are needed (FFT otherwise), and scratch arrays
+reused between quantities (:func:`workspace`).  Given float64 draws the results
+agree with ArviZ's to about 1e-12 (not bit for bit: sums run in another order).
 
 >>> import numpy as np
 >>> x = np.random.default_rng(0).normal(size=(4, 200))
