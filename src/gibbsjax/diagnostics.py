@@ -8,11 +8,14 @@
 * :func:`ess`: bulk or tail effective sample size of every element;
 * :func:`rhat_lp`: R-hat of the log joint of an InferenceData;
   :data:`RHAT_LIMIT`: above it, chains have not mixed;
-* :func:`summary`: ``arviz.summary`` with R-hat guarded; :func:`to_inference_data`,
+* :func:`summary`: ``arviz.summary``'s table with R-hat guarded; :func:`to_inference_data`,
   :func:`all_sweeps`.
 
-All R-hat values are ArviZ's rank-normalised split R-hat (Vehtari, Gelman,
-Simpson, Carpenter & Bürkner 2021), computed in float64.  (Label switching,
+All R-hat, ESS and MCSE values are those of ArviZ (rank-normalised split R-hat,
+bulk and tail ESS of Vehtari, Gelman, Simpson, Carpenter & Bürkner 2021),
+computed in float64 by :mod:`gibbsjax.chain_stats` whatever the draws' dtype:
+ArviZ's own computation of float32 draws fails from about 2**24 draws on
+(SciPy 1.18 ranks float32 input in float32), and is slow at thousands of chains.  (Label switching,
 i.e. aligning components across chains, and the agreement of chains live in
 :mod:`gibbsjax.labels`.)
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
+import itertools
 import warnings
 
 import numpy as np
@@ -32,6 +36,7 @@ import numpy as np
 __all__ = [
     "to_inference_data",
     "summary",
+    "summary_table",
     "check_chains_for_rhat",
     "all_sweeps",
     "rhat",
@@ -56,21 +61,16 @@ def _as_draws(values) -> np.ndarray:
     return x.reshape(x.shape[0], x.shape[1], int(np.prod(x.shape[2:], dtype=np.int64)))
 
 
-def _arviz(stat: str, x: np.ndarray) -> np.ndarray:
-    """ArviZ's ``rhat`` (``stat="rhat"``) or ``ess`` with ``method`` ``"bulk"``/``"tail"`` of every column
-    of ``x`` (chain, draw, n), float64, RuntimeWarnings (undefined values) silenced."""
-    import arviz as az
-    import xarray as xr
+def _per_column(stat, x: np.ndarray) -> np.ndarray:
+    """``stat`` (a :mod:`gibbsjax.chain_stats` function of (chain, draw)) of every column of ``x``."""
+    from gibbsjax.chain_stats import workspace
 
-    ds = xr.Dataset({"x": (("chain", "draw", "n"), x)})
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        out = az.rhat(ds) if stat == "rhat" else az.ess(ds, method=stat)
-    return np.asarray(out["x"].values, dtype=np.float64)
+    work = workspace()
+    return np.array([stat(x[:, :, j], work=work) for j in range(x.shape[2])], dtype=np.float64)
 
 
 def rhat(values) -> np.ndarray:
-    """Rank-normalised split R-hat (ArviZ's ``az.rhat``) of every element of ``values``
+    """Rank-normalised split R-hat (``az.rhat``'s statistic) of every element of ``values``
     ``(chain, draw, ...)``, in float64: an array of shape ``values.shape[2:]``.
 
     NaN where R-hat is undefined: fewer than 2 chains or 4 draws, a non-finite
@@ -92,12 +92,14 @@ def rhat(values) -> np.ndarray:
         return out.reshape(shape)
     ok = np.all(np.isfinite(x), axis=(0, 1)) & ~np.all(np.ptp(x, axis=1) == 0, axis=0)
     if np.any(ok):
-        out[ok] = _arviz("rhat", x[:, :, ok])
+        from gibbsjax.chain_stats import rank_rhat
+
+        out[ok] = _per_column(rank_rhat, x[:, :, ok])
     return out.reshape(shape)
 
 
 def rhat_unguarded(values) -> np.ndarray:
-    """R-hat of every element of ``values`` ``(chain, draw, ...)`` as ArviZ returns it, float64,
+    """R-hat of every element of ``values`` ``(chain, draw, ...)`` as ``az.rhat`` defines it, float64,
     shape ``values.shape[2:]``.
 
     The same statistic as :func:`rhat`, without its guard against undefined
@@ -116,12 +118,16 @@ def rhat_unguarded(values) -> np.ndarray:
     shape = np.shape(values)[2:]
     if x.shape[0] < 2 or x.shape[1] < 4 or x.shape[2] == 0:
         return np.full(shape, np.nan)
-    return _arviz("rhat", x).reshape(shape)
+    from gibbsjax.chain_stats import rank_rhat
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _per_column(rank_rhat, x).reshape(shape)
 
 
 def ess(values, *, method: str = "bulk") -> np.ndarray:
-    """Effective sample size (ArviZ's ``az.ess``, ``method`` ``"bulk"`` or ``"tail"``) of every
-    element of ``values`` ``(chain, draw, ...)``, float64, shape ``values.shape[2:]``.
+    """Effective sample size (``az.ess``'s, ``method`` ``"bulk"`` or ``"tail"``) of every
+    element of ``values`` ``(chain, draw, ...)``, float64, shape ``values.shape[2:]``;
+    NaN for fewer than 4 draws or a NaN draw.
 
     >>> x = np.random.default_rng(0).normal(size=(4, 100))
     >>> bool(ess(x) > 200), bool(ess(x, method="tail") > 100)
@@ -133,7 +139,9 @@ def ess(values, *, method: str = "bulk") -> np.ndarray:
     shape = np.shape(values)[2:]
     if x.shape[2] == 0:
         return np.full(shape, np.nan)
-    return _arviz(method, x).reshape(shape)
+    from gibbsjax.chain_stats import ess_bulk, ess_tail
+
+    return _per_column(ess_bulk if method == "bulk" else ess_tail, x).reshape(shape)
 
 
 def rhat_lp(idata) -> float:
@@ -234,35 +242,103 @@ def check_chains_for_rhat(idata, *, min_chains: int = 2) -> None:
 
 
 def summary(idata, var_names=None, *, include_lp: bool = True, **kwargs):
-    """``arviz.summary`` with R-hat guarded: raises ``ValueError`` for a single chain.
+    """``arviz.summary``'s table, every statistic in float64, with R-hat guarded: raises
+    ``ValueError`` for a single chain.
 
     Includes ``lp`` (the log joint density, from ``sample_stats``) as its own
     row when present: it is label-invariant, so its R-hat is meaningful even for
     mixtures and topic models.
 
+    Columns ``mean``, ``sd``, the HDI bounds (``hdi_prob``, default ArviZ's
+    ``stats.ci_prob``), ``mcse_mean``, ``mcse_sd``, ``ess_bulk``, ``ess_tail``,
+    ``r_hat``, rows labelled as ArviZ labels them, rounded as ArviZ rounds them
+    (``round_to``), computed by :func:`gibbsjax.chain_stats.column_summary`; other
+    ``arviz.summary`` keywords (``kind``, ``stat_focus``, ...) and ``var_names``
+    patterns go to ``arviz.summary`` itself, given float64 copies of the draws.
+
     >>> import numpy as np
     >>> idata = to_inference_data({"mu": np.random.default_rng(0).normal(size=(4, 100))})
     >>> list(summary(idata).index)
     ['mu']
+    >>> list(summary(idata).columns)[:4]
+    ['mean', 'sd', 'hdi_3%', 'hdi_97%']
     """
-    import arviz as az
-
     check_chains_for_rhat(idata)
-    table = az.summary(idata, var_names=var_names, **kwargs)
+    return _finite_rhat(summary_table(idata, var_names, include_lp=include_lp, **kwargs), idata)
+
+
+def summary_table(idata, var_names=None, *, include_lp: bool = True, **kwargs):
+    """:func:`summary`'s table for any number of chains, no guard: with one chain ``r_hat`` is NaN
+    (what a caller that drops the column for single-chain results wants).
+
+    >>> import numpy as np
+    >>> idata = to_inference_data({"mu": np.random.default_rng(0).normal(size=(1, 100))})
+    >>> bool(np.isnan(summary_table(idata).at["mu", "r_hat"]))
+    True
+    """
+    lp = None
     if include_lp and "sample_stats" in idata.groups() and "lp" in idata.sample_stats:
         import xarray as xr
 
         lp = xr.Dataset({"lp": idata.sample_stats["lp"]})
-        table = _concat(table, az.summary(lp, **kwargs))
-    return _finite_rhat(table, idata)
+    return _summary_table(idata.posterior, var_names, kwargs, lp)
+
+
+def _summary_table(dataset, var_names, kwargs, extra=None):
+    """The wide ``arviz.summary`` table of ``dataset`` (chain, draw, ...) and then of every variable
+    of ``extra`` (a dataset or None), in float64."""
+    import pandas as pd
+
+    names = [var_names] if isinstance(var_names, str) else (None if var_names is None else list(var_names))
+    if set(kwargs) - {"hdi_prob", "round_to"} or (names is not None and not set(names) <= set(dataset.data_vars)):
+        import arviz as az
+
+        table = az.summary(dataset.astype(np.float64), var_names=var_names, **kwargs)
+        if extra is None:
+            return table
+        return _concat(table, az.summary(extra.astype(np.float64), **kwargs))
+    from gibbsjax.chain_stats import SUMMARY_DIAGNOSTICS, column_summaries
+
+    hdi_prob = kwargs.get("hdi_prob")
+    if hdi_prob is None:
+        import arviz as az
+
+        hdi_prob = az.rcParams["stats.ci_prob"]
+    if not 0 < hdi_prob <= 1:
+        raise ValueError(f"hdi_prob must be in (0, 1], got {hdi_prob}")
+    alpha = 1 - hdi_prob
+    hdi = (f"hdi_{100 * alpha / 2:g}%", f"hdi_{100 * (1 - alpha / 2):g}%")
+    columns = ["mean", "sd", *hdi, *SUMMARY_DIAGNOSTICS]
+    draws, labels = [], []
+    wanted = [(dataset, name) for name in (list(dataset.data_vars) if names is None else names)]
+    wanted += [(extra, name) for name in ([] if extra is None else extra.data_vars)]
+    for source, name in wanted:
+        values = source[name]
+        dims = [d for d in values.dims if d not in ("chain", "draw")]
+        array = values.transpose("chain", "draw", *dims).values
+        array = array.reshape(array.shape[0], array.shape[1], -1)
+        coords = [[f"{c}" for c in values[d].values] for d in dims]
+        for j, combo in enumerate(itertools.product(*coords)):
+            draws.append(array[:, :, j])
+            labels.append(f"{name}[{', '.join(combo)}]" if dims else name)
+    rows = [[row["mean"], row["sd"], row["hdi_lower"], row["hdi_upper"], *(row[c] for c in SUMMARY_DIAGNOSTICS)]
+            for row in column_summaries(draws, hdi_prob=hdi_prob)]
+    table = pd.DataFrame(np.array(rows, dtype=np.float64).reshape(len(rows), len(columns)),
+                         columns=columns, index=labels)
+    round_to = kwargs.get("round_to")
+    if round_to is None:
+        return table.round({c: 2 if c == "r_hat" else 0 if c.startswith("ess") else 3 for c in columns})
+    if round_to in ("None", "none"):
+        return table
+    return table.round(round_to)
 
 
 def _finite_rhat(table, idata):
-    """Rows whose R-hat came back NaN: recompute it in float64, else say why it is undefined.
+    """Rows whose R-hat came back NaN: recompute it (:func:`rhat`), else say why it is undefined.
 
-    With many chains (16,384 and more) ArviZ's R-hat of float32 draws can come
-    back NaN; recomputed from float64 copies it is finite.  Where it stays NaN
-    (draws constant within every chain, NaN draws) a ``RuntimeWarning`` says why.
+    The table's R-hat is already float64 (ArviZ's of float32 draws came back NaN
+    from about 2**23 draws on); where it is NaN (draws constant within every
+    chain, NaN draws) a ``RuntimeWarning`` says why.
     """
     if "r_hat" not in table.columns:
         return table
@@ -299,7 +375,7 @@ def _finite_rhat(table, idata):
             if np.isfinite(value):
                 table.at[row, "r_hat"] = round(value, 2)
                 continue
-            why = f"ArviZ's R-hat is NaN even in float64 ({x.shape[0]} chains x {x.shape[1]} draws)"
+            why = f"it is NaN even in float64 ({x.shape[0]} chains x {x.shape[1]} draws)"
         warnings.warn(f"R-hat of {row} is undefined: {why}", RuntimeWarning, stacklevel=3)
     return table
 
