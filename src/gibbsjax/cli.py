@@ -86,15 +86,11 @@ def _summary_table(idata, var_names=None):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             return summary(idata, var_names=var_names), None
-    import arviz as az
-    import pandas as pd
-    import xarray as xr
+    from gibbsjax.diagnostics import summary_table
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # arviz warns that one chain cannot give R-hat
-        table = az.summary(idata, var_names=var_names)
-        if "sample_stats" in idata.groups() and "lp" in idata.sample_stats:
-            table = pd.concat([table, az.summary(xr.Dataset({"lp": idata.sample_stats["lp"]}))])
+        warnings.simplefilter("ignore", RuntimeWarning)
+        table = summary_table(idata, var_names=var_names)  # float64, lp included
     table = table.drop(columns=["r_hat"], errors="ignore")
     note = "note: a single chain: R-hat (which compares chains) is left out; run num_chains >= 4 to check convergence"
     return table, note
