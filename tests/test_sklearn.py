@@ -358,8 +358,8 @@ def test_readme_own_sampler_snippet_runs():
     mu = idata.posterior["mu"]
     # with prior ∝ 1/σ², μ | y is Student-t, n − 1 degrees of freedom, centre ȳ, scale s/√n
     sd = y.std(ddof=1) / np.sqrt(n) * np.sqrt((n - 1) / (n - 3))
-    # MCSEs from gibbsjax's float64 statistics (ArviZ's az.mcse(method="sd") calls float() on a
-    # one-element array, an error under numpy 2.5 on the GPU image), checked against ArviZ's
+    # MCSEs from gibbsjax's float64 statistics (az.mcse failed here on the GPU image, inside ArviZ:
+    # float() of a one-element array under numpy 2.5), checked against ArviZ's
     # definitions in tests/test_many_chains.py
     from gibbsjax.diagnostics import summary_table
 
