@@ -292,6 +292,7 @@ def _interrupted_run(tmp_path, *, num_warmup: int, num_draws: int, thin: int, ma
         env=_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as in test_resume.default_sigint
     )
     reader = _StderrReader(proc)
     try:

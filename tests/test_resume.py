@@ -280,11 +280,20 @@ def _wait_for(proc, path: Path, marker: str, timeout: float) -> None:
         time.sleep(0.05)
 
 
+def default_sigint() -> None:
+    """In a child before it starts: SIGINT to its default, so that Python turns it into
+    KeyboardInterrupt.  A suite started in the background (``cmd &`` in a script, as CI may)
+    runs with SIGINT ignored, which children inherit, and a gibbsjax started that way rightly
+    keeps ignoring it outside sampling."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(args, tmp_path, *, script: str | None = None):
     log = tmp_path / "stderr.txt"
     cmd = [sys.executable, "-c", script] if script else [sys.executable, "-m", "gibbsjax", *map(str, args)]
     proc = subprocess.Popen(cmd, cwd=tmp_path, env=_env(), stdout=subprocess.PIPE,
-                            stderr=open(log, "wb"))  # noqa: SIM115 (closed with the process)
+                            stderr=open(log, "wb"),  # noqa: SIM115 (closed with the process)
+                            preexec_fn=default_sigint)
     return proc, log
 
 
