@@ -422,3 +422,32 @@ def test_lda_estimator_extend_is_bit_identical():
     _assert_same_groups(one.idata_, two.idata_, ("posterior", "sample_stats", "posterior_mean", "raw_posterior"))
     np.testing.assert_array_equal(one.topic_word_, two.topic_word_)
     np.testing.assert_array_equal(one.doc_topic_, two.doc_topic_)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_run_started_with_sigint_ignored_keeps_ignoring_it(tmp_path):
+    """A background job of a script (``gibbsjax run ... &``) starts with SIGINT ignored: a Ctrl-C
+    meant for the script does not stop its sampling; SIGTERM still does."""
+    config = tmp_path / "long.toml"
+    text = (CONFIGS / "body-temperature.toml").read_text(encoding="utf-8")
+    config.write_text(text.replace("num_draws = 2000", "num_draws = 10000000").replace("thin = 1", "thin = 100"),
+                      encoding="utf-8")
+    out = tmp_path / "long.nc"
+    log = tmp_path / "stderr.txt"
+    proc = subprocess.Popen([sys.executable, "-m", "gibbsjax", "run", str(config), "--out", str(out),
+                             "--chunk-size", "5"], cwd=tmp_path, env=_env(), stdout=subprocess.PIPE,
+                            stderr=open(log, "wb"),  # noqa: SIM115 (closed with the process)
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        _wait_for(proc, log, "sampling", TIMEOUT)
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        time.sleep(3.0)
+        assert proc.poll() is None, log.read_text(encoding="utf-8", errors="replace")  # still sampling
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        rc = proc.wait(timeout=180)
+    stderr = log.read_text(encoding="utf-8", errors="replace")
+    assert rc == 143 and "run interrupted (SIGTERM): kept" in stderr, stderr
+    assert "SIGINT" not in stderr

@@ -134,7 +134,8 @@ class _StopSignals:
         import threading
 
         self._previous = None
-        if threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGTERM"):
+        if (threading.current_thread() is threading.main_thread() and hasattr(signal, "SIGTERM")
+                and signal.getsignal(signal.SIGTERM) != signal.SIG_IGN):  # an ignored SIGTERM stays ignored
             self._previous = signal.signal(signal.SIGTERM, self._handle)
         return self
 

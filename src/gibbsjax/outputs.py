@@ -106,7 +106,7 @@ class HeldSignals:
         if threading.current_thread() is threading.main_thread():
             for name in ("SIGINT", "SIGTERM"):
                 signum = getattr(signal, name, None)
-                if signum is not None:
+                if signum is not None and signal.getsignal(signum) != signal.SIG_IGN:  # ignored stays ignored
                     self._previous[signum] = signal.signal(signum, self._handle)
         return self
 

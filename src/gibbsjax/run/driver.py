@@ -213,8 +213,9 @@ class _Interrupts:
     exit), so while chunks run, SIGINT and SIGTERM only set ``requested``; the
     loop stops after the chunk in flight and keeps every finished draw.  A
     second signal raises ``KeyboardInterrupt`` at once.  Only in the main
-    thread (elsewhere signals cannot be handled); the previous handlers are
-    restored on exit.  ``signal_name`` says which signal arrived.
+    thread (elsewhere signals cannot be handled), and not for a signal the process
+    was started ignoring (a background job of a script: ``cmd &``); the previous
+    handlers are restored on exit.  ``signal_name`` says which signal arrived.
     """
 
     def __init__(self):
@@ -226,8 +227,8 @@ class _Interrupts:
         if threading.current_thread() is threading.main_thread():
             for name in STOP_SIGNALS:
                 signum = getattr(signal, name, None)
-                if signum is None:
-                    continue
+                if signum is None or signal.getsignal(signum) == signal.SIG_IGN:
+                    continue  # a signal the parent asked this process to ignore stays ignored
                 try:
                     self._previous[signum] = signal.signal(signum, self._handle)
                 except (ValueError, OSError):  # embedded interpreters
