@@ -222,6 +222,16 @@ def test_lda_init_topics_outside_0_to_k_are_refused(guard, sampler):
             r"init\['z'\]")
 
 
+@pytest.mark.parametrize("value, match", [(1.5, "non-integer"), ("1", "must hold numbers"), (True, "must hold numbers")])
+def test_lda_init_topics_must_be_integers(guard, value, match):
+    """A label given as 1.5 (or a string, or a bool) is refused, not rounded or cast."""
+    k = lda.partially_collapsed(3)
+    d = _lda_data()
+    z = np.full((2, *_z_shape(k, d)), value, dtype=object if isinstance(value, str) else None)
+    refused(guard, lambda: gibbsjax.sample(k, d, num_chains=2, init={"z": z}, progress=False, seed=0),
+            rf"init\['z'\].*{match}")
+
+
 def test_init_of_learned_lda_mixtures_and_naive_bayes(guard):
     d = _lda_data()
     k = lda.partially_collapsed(3, learn_alpha="sample")

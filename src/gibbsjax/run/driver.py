@@ -180,7 +180,13 @@ def _apply_init(template, init, num_chains: int, check_init: Callable | None = N
         if name not in fields:
             raise ValueError(f"init: the state has no field {name!r}; fields are {sorted(fields)}")
         ref = fields[name]
-        arr = np.asarray(value, dtype=np.result_type(ref.dtype))
+        raw = np.asarray(value)
+        if raw.dtype.kind in "USOb":  # strings, objects and bools are not values of a state field
+            raise ValueError(f"init[{name!r}] must hold numbers, got {raw.dtype} values")
+        if np.issubdtype(ref.dtype, np.integer) and raw.dtype.kind == "f":
+            if not np.all(np.isfinite(raw)) or np.any(raw != np.round(raw)):
+                raise ValueError(f"init[{name!r}] holds integers (labels, counts), got non-integer values")
+        arr = np.asarray(raw, dtype=np.result_type(ref.dtype))
         if arr.shape == ref.shape[1:] and num_chains == 1:
             arr = arr[None]
         if arr.shape != ref.shape:
