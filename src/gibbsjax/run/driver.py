@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from gibbsjax._checks import check_int as _check_int
+from gibbsjax._checks import check_seed
 from gibbsjax.kernel import Kernel
 from gibbsjax.memory import check_sizes
 from gibbsjax.run.chunks import compiled, records_fn, start_fn, zero_accumulators
@@ -54,13 +55,7 @@ def _resolve_key(seed, key) -> tuple[jax.Array, int | None]:
         return key, None
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    if seed >= SEED_LIMIT:
-        raise ValueError(
-            f"seed must be an integer in [0, 2**32), got {seed}: the key holds 32 bits of a seed, "
-            "so larger seeds would repeat the draws of smaller ones"
-        )
+    seed = check_seed("seed", seed)  # the one seed rule of the package
     return jax.random.key(int(seed)), int(seed)
 
 
