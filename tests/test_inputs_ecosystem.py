@@ -24,7 +24,7 @@ from sklearn.base import clone
 from sklearn.feature_extraction.text import CountVectorizer
 
 from gibbsjax import LDA
-from gibbsjax.corpus import WORD_PATTERN, Corpus, english_stop_words
+from gibbsjax.corpus import WORD_PATTERN, Corpus, EmptyDocumentWarning, english_stop_words
 from gibbsjax.inputs import as_corpus, filter_words
 
 TINY = dict(num_topics=2, num_chains=2, num_warmup=5, num_draws=5, seed=0, progress=False)
@@ -181,6 +181,11 @@ def test_word_filters_by_hand():
     assert as_corpus(lists, min_df=0.75).vocab == ("b",)  # df >= 3
     assert as_corpus(lists, min_df=2, max_df=0.5).to_token_lists() == [["a"], ["a"], [], []]
     assert filter_words(Corpus.from_token_lists(lists), stop_words=["b"]).vocab == ("a", "c")
+    assert as_corpus(lists, min_df=np.int64(2), max_df=np.float64(0.5)).vocab == ("a",)  # numpy scalars
+    # documents emptied by the filters: kept by default, or dropped with the readers' warning
+    with pytest.warns(EmptyDocumentWarning):
+        dropped = as_corpus(lists, min_df=2, max_df=0.5, empty="drop")
+    assert dropped.num_docs == 2 and dropped.doc_names == ("0", "1")
 
 
 def test_word_filters_that_leave_nothing_are_refused():
