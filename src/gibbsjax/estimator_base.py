@@ -9,7 +9,8 @@ tags and fitted check, and the file format of ``save`` / ``load``: the result
 constructor's arguments (JSON, in its attributes) and the training corpus
 (:func:`write_estimator`, :func:`read_estimator`).  A subclass supplies
 ``_check_params`` (``ValueError`` naming the argument) and names the attribute a
-fit sets (``_fitted_attribute``).
+fit sets (``_fitted_attribute``).  :class:`TopicModelNames` adds scikit-learn's
+names of a topic model's parts (``components_``, ``n_components``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import numpy as np
 
 from gibbsjax.corpus import Corpus
 
-__all__ = ["Estimator", "ESTIMATOR_GROUP", "write_estimator", "read_estimator"]
+__all__ = ["Estimator", "TopicModelNames", "ESTIMATOR_GROUP", "write_estimator", "read_estimator"]
 
 #: the group of a saved estimator that holds its parameters (attributes) and the
 #: training corpus (arrays)
@@ -122,6 +123,32 @@ class Estimator:
                       for k, v in params.items() if k in defaults})
 
 
+class TopicModelNames:
+    """scikit-learn's names (those of ``LatentDirichletAllocation``) for a topic model
+    with ``num_topics`` and, once fitted, ``topic_word_``: read-only aliases, so
+    ``get_params`` lists ``num_topics`` only (give ``num_topics=`` to the constructor,
+    ``set_params`` and ``GridSearchCV``)."""
+
+    @property
+    def n_components(self) -> int:
+        """The number of topics, ``num_topics`` (read-only).
+
+        >>> from gibbsjax import LDA
+        >>> LDA(num_topics=5).n_components
+        5
+        """
+        return self.num_topics
+
+    @property
+    def components_(self):
+        """The topic-word matrix (K × V), ``topic_word_``: the posterior mean of φ, every
+        row a distribution over the words (it sums to 1).  scikit-learn's
+        ``LatentDirichletAllocation.components_`` holds unnormalised pseudo-counts
+        instead; its rows normalised are the counterpart.  Missing (``AttributeError``,
+        so ``hasattr`` says False) before ``fit``."""
+        return self.topic_word_
+
+
 def write_estimator(path: str | os.PathLike, idata, params: dict[str, Any], corpus: Corpus | None, vocab,
                     *, name: str, overwrite: bool = False) -> None:
     """Write a fitted estimator to a NetCDF file: ``idata`` as it is (with its attributes),
@@ -145,6 +172,7 @@ def write_estimator(path: str | os.PathLike, idata, params: dict[str, Any], corp
         params["random_state"] = None  # a RandomState: the seed it gave is recorded
         params["seed"] = int(idata.attrs["seed"])
     params = {k: (int(v) if isinstance(v, np.integer) else float(v) if isinstance(v, np.floating)
+                  else sorted(v) if isinstance(v, (set, frozenset))  # e.g. stop words: JSON has no sets
                   else np.asarray(v).tolist() if isinstance(v, (tuple, list, np.ndarray)) else v)
               for k, v in params.items()}
     attrs = {"params": json.dumps(params), "format": _SAVE_FORMAT,

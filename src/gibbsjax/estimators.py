@@ -20,21 +20,24 @@ import numpy as np
 from gibbsjax import evaluate, lda_fit, pipeline
 from gibbsjax._checks import check_seed
 from gibbsjax.diagnostics import summary
-from gibbsjax.estimator_base import Estimator, read_estimator, write_estimator
-from gibbsjax.inputs import as_corpus
+from gibbsjax.estimator_base import Estimator, TopicModelNames, read_estimator, write_estimator
+from gibbsjax.inputs import as_corpus, word_filters
 from gibbsjax.models.lda import heldout_perplexity, infer_doc_topics
 from gibbsjax.reports import chains_disagree
 
 __all__ = ["LDA"]
 
 
-class LDA(Estimator):
+class LDA(Estimator, TopicModelNames):
     """Latent Dirichlet allocation by exact Gibbs sampling, several chains at once.
 
     Parameters
     ----------
     num_topics : int
-        K, the number of topics.
+        K, the number of topics (``n_components``, scikit-learn's name, reads it).
+    stop_words, min_df, max_df : None, "english" or list; int or float (documents or share)
+        Words :meth:`fit` leaves out of texts and token lists, as ``CountVectorizer``
+        does (stop words; words in fewer than min_df or more than max_df documents).
     alpha, eta : float
         Symmetric Dirichlet concentrations of θ_d (document–topic) and φ_k
         (topic–word); with learned priors, their starting values.
@@ -109,29 +112,28 @@ class LDA(Estimator):
     --------------------------------------------------------------------------
     * a :class:`~gibbsjax.corpus.Corpus`;
     * a document-term count matrix (D × V, scipy.sparse or dense, e.g. from
-      scikit-learn's ``CountVectorizer``), with ``vocab=`` naming its columns
-      (without it the words are ``"0"``, ..., ``"V-1"``; :meth:`set_vocab` names
-      them later);
-    * an iterable of token lists (``[["cat", "sat"], ...]``,
-      :meth:`Corpus.from_token_lists <gibbsjax.corpus.Corpus.from_token_lists>`);
-    * an iterable of raw strings, tokenised by
-      :meth:`Corpus.from_texts <gibbsjax.corpus.Corpus.from_texts>` (its default
-      tokenizer, lower-cased, no stop words; build a Corpus yourself, or put a
-      ``CountVectorizer`` before the model, for other choices).
+      ``CountVectorizer``), ``vocab=`` naming its columns (without it the words
+      are ``"0"``, ..., ``"V-1"``; :meth:`set_vocab` names them later);
+    * gensim's bag of words, documents ``[(id, count), ...]``, ``vocab=`` mapping
+      ids to words (a gensim ``Dictionary``, any mapping id -> word, or a list
+      of words); without it the words are the ids as strings;
+    * token lists (``[["cat", "sat"], ...]``), or raw strings, tokenised by
+      :meth:`Corpus.from_texts <gibbsjax.corpus.Corpus.from_texts>` (lower-cased);
+      for these two, :meth:`fit` leaves out ``stop_words`` and words outside
+      ``min_df``/``max_df`` (a ``ValueError`` for the other inputs, which carry
+      their vocabulary).
 
-    A mix (strings and token lists, ragged rows of numbers) is a ``ValueError``.
-    New documents are matched to the model's words *by name* whenever both
-    sides have names: a Corpus or a matrix with ``vocab=`` in another word order
-    is reordered, and one whose vocabulary differs is refused (``ValueError``
-    naming a word); token lists and texts are encoded with the model's
-    vocabulary, words it does not know being ignored.  A matrix without names
-    (what a ``CountVectorizer`` passes along in a ``Pipeline``) can only be
-    checked for its number of columns.
+    A mix of kinds is a ``ValueError``.  New documents are matched to the
+    model's words *by name* where both sides have names (a different vocabulary
+    is refused, naming a word); unknown words of texts and token lists are
+    ignored; a matrix without names is checked for its number of columns.
+    Details: :mod:`gibbsjax.inputs`.
 
     Attributes (after :meth:`fit` or :meth:`load`)
     ----------------------------------------------
     topic_word_ : (K, V) array
-        Posterior mean of φ from the chains in ``estimate_chains_``.
+        Posterior mean of φ from the chains in ``estimate_chains_`` (rows sum to
+        1); ``components_`` is scikit-learn's name (sklearn's holds pseudo-counts).
     doc_topic_ : (D, K) array
         Posterior mean of θ for the training documents, from the same chains.
     topic_word_per_chain_ : (chains, K, V) array
@@ -158,8 +160,7 @@ class LDA(Estimator):
     vocab_ : tuple of str
         The words (``"0"``, ..., ``"V-1"`` for a matrix given without names).
     corpus_ : Corpus or None
-        The training corpus (None after loading a ``gibbsjax run`` file without
-        passing it).
+        The training corpus (None for a ``gibbsjax run`` file loaded without it).
     n_features_in_ : int
         V, as scikit-learn names it.
 
@@ -190,6 +191,7 @@ class LDA(Estimator):
 
     def __init__(
         self, num_topics: int = 10, alpha: float = 0.1, eta: float = 0.01, sampler: str = "partially_collapsed", *,
+        stop_words=None, min_df: int | float = 1, max_df: int | float = 1.0,
         num_chains: int = 4, num_warmup: int = 100, num_draws: int = 100, thin: int = 1, seed: int | None = None,
         random_state=None, progress: bool = True, chunk_size: int | None = None, num_lanes: int | None = None,
         chains: str = "best", empty: str = "keep", learn_alpha: str = "fixed", asymmetric_alpha: bool = False,
@@ -218,8 +220,8 @@ class LDA(Estimator):
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y=None, *, vocab=None) -> LDA:
-        """Fit to ``X`` (any input of the class docstring; ``vocab`` names the
-        columns of a matrix; ``y`` is ignored, as scikit-learn passes one) and
+        """Fit to ``X`` (any input of the class docstring; ``vocab`` names the columns
+        of a matrix or bag-of-words ids; ``y`` is ignored, as scikit-learn passes one) and
         return ``self``.
 
         Post-processing is :func:`gibbsjax.models.lda.postprocess`, the same as
@@ -234,7 +236,7 @@ class LDA(Estimator):
         (('apple', 'bond', 'pear', 'stock'), (4, 2))
         """
         self._check_params()
-        corpus = as_corpus(X, "X", vocab=vocab, empty=self.empty)
+        corpus = as_corpus(X, "X", vocab=vocab, empty=self.empty, **word_filters(self.get_params()))
         if corpus.num_tokens == 0:
             raise ValueError("X has no tokens: LDA needs at least one document with words")
         job = lda_fit.job(self.get_params(), corpus)

@@ -8,11 +8,25 @@ It accepts
 * a document-term count matrix (D × V, scipy.sparse or dense, e.g. from
   scikit-learn's ``CountVectorizer``), with ``vocab=`` naming its columns
   (without it the words are ``"0"``, ..., ``"V-1"``);
+* gensim's bag of words: an iterable of documents ``[(id, count), ...]`` (what
+  ``Dictionary.doc2bow`` or an ``MmCorpus`` gives), counts non-negative integers
+  (``2.0`` is 2), with ``vocab=`` mapping ids to words: any mapping id -> word (a
+  gensim ``Dictionary``; the words in increasing id order) or a sequence of words
+  (id ``i`` is ``vocab[i]``).  Without it the words are the ids as strings,
+  ``"0"``, ..., ``"m"`` (``m`` the largest id); for a fitted model, ids are
+  positions in its vocabulary (a gensim ``Dictionary``'s ids when it was fitted
+  with one whose ids are ``0``, ..., ``V-1``, as ``compactify`` leaves them);
 * an iterable of token lists (``[["cat", "sat"], ...]``,
   :meth:`Corpus.from_token_lists <gibbsjax.corpus.Corpus.from_token_lists>`);
 * an iterable of raw strings, tokenised by
   :meth:`Corpus.from_texts <gibbsjax.corpus.Corpus.from_texts>` (its default
-  tokenizer, lower-cased, no stop words).
+  tokenizer, lower-cased).
+
+When the vocabulary is built from the documents (texts and token lists, no
+``model_vocab``), :func:`filter_words` applies ``stop_words``, ``min_df`` and
+``max_df`` as scikit-learn's ``CountVectorizer`` does (document frequency);
+:func:`check_word_filters` checks them.  Other inputs carry their vocabulary, so
+these filters are a ``ValueError`` for them.
 
 A mix (strings and token lists, ragged rows of numbers) is a ``ValueError``.
 Documents for a fitted model (``model_vocab``) are matched to its words *by name*
@@ -25,13 +39,19 @@ for its number of columns.  Every error names the argument (``name``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from numbers import Integral, Real
 
 import numpy as np
 
 from gibbsjax.corpus import Corpus, apply_empty
+from gibbsjax.corpus.text import stop_word_set
 
-__all__ = ["as_corpus", "is_anonymous"]
+__all__ = ["as_corpus", "is_anonymous", "check_word_filters", "filter_words", "word_filters",
+           "WORD_FILTER_DEFAULTS"]
+
+#: the estimator's word filters at their defaults (scikit-learn's): no stop words, every word
+WORD_FILTER_DEFAULTS = {"stop_words": None, "min_df": 1, "max_df": 1.0}
 
 
 def is_anonymous(vocab: Sequence[str]) -> bool:
@@ -43,12 +63,16 @@ def is_anonymous(vocab: Sequence[str]) -> bool:
     return tuple(vocab) == tuple(str(i) for i in range(len(vocab)))
 
 
-def as_corpus(X, name: str = "X", *, vocab: Sequence[str] | None = None, model_vocab: Sequence[str] | None = None,
-              vocab_size: int | None = None, empty: str = "keep") -> Corpus:
+def as_corpus(X, name: str = "X", *, vocab: Sequence[str] | Mapping[int, str] | None = None,
+              model_vocab: Sequence[str] | None = None, vocab_size: int | None = None, empty: str = "keep",
+              stop_words=None, min_df: int | float = 1, max_df: int | float = 1.0) -> Corpus:
     """``X`` (any input of the module docstring) as a Corpus of every input document.
 
-    ``vocab`` names the columns of a matrix.  ``model_vocab``: the words of a
-    fitted model, which the documents are matched to (see the module docstring).
+    ``vocab`` names the columns of a matrix or the ids of bag-of-words documents.
+    ``stop_words``, ``min_df``, ``max_df``: the word filters of :func:`filter_words`, for
+    texts and token lists without ``model_vocab`` (``ValueError`` for other inputs).
+    ``model_vocab``: the words of a fitted model, which the documents are matched to
+    (see the module docstring).
     ``vocab_size``: the words are known only by column number (a topic-word
     matrix without names, as in :mod:`gibbsjax.evaluate`), so ``X`` must be a
     Corpus or a document-term matrix with that many words.  ``empty``: documents
@@ -60,11 +84,17 @@ def as_corpus(X, name: str = "X", *, vocab: Sequence[str] | None = None, model_v
     3
     >>> as_corpus([["b", "a", "z"]], model_vocab=("a", "b")).tokens.tolist()
     [1, 0]
+    >>> as_corpus([[(0, 2), (2, 1)], [(1, 1)]], vocab={0: "cat", 1: "dog", 2: "pet"}).to_token_lists()
+    [['cat', 'cat', 'pet'], ['dog']]
+    >>> as_corpus(["the cat", "the dog", "the end"], stop_words=["end"], max_df=0.9).vocab
+    ('cat', 'dog')
     """
+    filters = {"stop_words": stop_words, "min_df": min_df, "max_df": max_df}
+    check_word_filters(filters)
     if vocab_size is not None:
         corpus = _columns_only(X, name, vocab_size)
     else:
-        corpus = _documents(X, name, vocab, None if model_vocab is None else tuple(model_vocab))
+        corpus = _documents(X, name, vocab, None if model_vocab is None else tuple(model_vocab), filters)
     if empty == "keep":
         return corpus
     return apply_empty(corpus, empty, where=f" in {name}", stacklevel=4)
@@ -86,13 +116,22 @@ def _columns_only(X, name: str, vocab_size: int) -> Corpus:
     return corpus
 
 
-def _documents(X, name: str, vocab, known) -> Corpus:
+def _documents(X, name: str, vocab, known, filters) -> Corpus:
     """``X`` as a Corpus of every input document (empty ones kept), matched to
-    the model's vocabulary ``known`` when there is one."""
+    the model's vocabulary ``known`` when there is one, or with the word
+    ``filters`` applied when it is built from texts or token lists."""
     import scipy.sparse as sp  # as gibbsjax.corpus does: not imported with gibbsjax (a quarter of a second)
 
-    if vocab is not None:
+    if vocab is not None and not isinstance(vocab, Mapping):
         vocab = _check_vocab(vocab)
+    kind = _given_kind(X)
+    if kind != "documents" and _filtering(filters):
+        raise ValueError(f"stop_words, min_df and max_df filter the words of texts and token lists; {name} is "
+                         f"{kind}, which carries its vocabulary: filter it before (e.g. CountVectorizer(min_df=..."
+                         "), Corpus.filter_vocab, gensim's Dictionary.filter_extremes)")
+    if isinstance(vocab, Mapping) and kind != "documents":
+        raise ValueError(f"a mapping id -> word names the ids of bag-of-words documents; {name} is {kind}: "
+                         "give vocab as the words in column order")
     if isinstance(X, Corpus):
         if vocab is not None:
             raise ValueError(f"vocab names the columns of a document-term matrix; {name} is a Corpus, "
@@ -101,18 +140,27 @@ def _documents(X, name: str, vocab, known) -> Corpus:
             _check_vocab(X.vocab, f"{name}'s vocabulary")
         return X if known is None else _match_corpus(X, name, known)
     if X is None or isinstance(X, (str, bytes)):
+        got = "a single string" if X is not None else "None"
         raise ValueError(f"{name} must be a collection of documents (a Corpus, a document-term matrix, "
-                         f"token lists or strings), got {'a single string' if X is not None else 'None'}")
+                         f"bag-of-words documents, token lists or strings), got {got}")
     if sp.issparse(X) or len(getattr(X, "shape", ())) == 2:  # also pandas, JAX arrays
         return _matrix(X, name, vocab, known)
     try:
         docs = list(X)
     except TypeError:
-        raise ValueError(f"{name} must be a Corpus, a document-term matrix, an iterable of token lists or "
-                         f"an iterable of strings, got {type(X).__name__}") from None
+        raise ValueError(f"{name} must be a Corpus, a document-term matrix, an iterable of bag-of-words "
+                         f"documents, token lists or strings, got {type(X).__name__}") from None
     if not docs:
         raise ValueError(f"{name} holds no documents")
     kind = _kind_of_documents(docs, name)
+    if kind != "texts" and kind != "token lists" and _filtering(filters):
+        raise ValueError(f"stop_words, min_df and max_df filter the words of texts and token lists; {name} "
+                         f"holds {kind}, which carry their vocabulary: filter it before (e.g. gensim's "
+                         "Dictionary.filter_extremes)")
+    if kind == "bag-of-words documents":
+        return _bag_of_words(docs, name, vocab, known)
+    if isinstance(vocab, Mapping):
+        raise ValueError(f"a mapping id -> word names the ids of bag-of-words documents; {name} holds {kind}")
     if kind == "counts":
         try:
             matrix = np.asarray(docs)
@@ -121,12 +169,14 @@ def _documents(X, name: str, vocab, known) -> Corpus:
                              "matrix)") from None
         return _matrix(matrix, name, vocab, known)
     if vocab is not None:
-        raise ValueError(f"vocab names the columns of a document-term matrix; {name} holds {kind}")
+        raise ValueError(f"vocab names the columns of a document-term matrix (or the ids of bag-of-words "
+                         f"documents); {name} holds {kind}")
     if kind == "texts":
         if known is not None and is_anonymous(known):
             raise ValueError(f"{name} holds texts, but this model was fitted on a matrix without words; "
                              "name them with set_vocab(words) first, or pass a document-term matrix")
-        return Corpus.from_texts(docs, vocab=known, empty="keep")
+        corpus = Corpus.from_texts(docs, vocab=known, empty="keep")
+        return corpus if known is not None else filter_words(corpus, name, **filters)
     # token lists
     if known is not None:
         if is_anonymous(known):
@@ -134,7 +184,151 @@ def _documents(X, name: str, vocab, known) -> Corpus:
                              "words; name them with set_vocab(words) first, or pass a document-term matrix")
         index = set(known)
         docs = [[w for w in d if w in index] for d in docs]  # words the model does not know: ignored
-    return Corpus.from_token_lists(docs, vocab=known, empty="keep")
+        return Corpus.from_token_lists(docs, vocab=known, empty="keep")
+    return filter_words(Corpus.from_token_lists(docs, empty="keep"), name, **filters)
+
+
+def _given_kind(X) -> str:
+    """What ``X`` is, for messages: "a Corpus", "a document-term matrix" or "documents"."""
+    import scipy.sparse as sp
+
+    if isinstance(X, Corpus):
+        return "a Corpus"
+    if sp.issparse(X) or len(getattr(X, "shape", ())) == 2:
+        return "a document-term matrix"
+    return "documents"
+
+
+def _filtering(filters) -> bool:
+    """Whether the word filters (checked) would remove anything from some corpus."""
+    min_df, max_df = filters["min_df"], filters["max_df"]
+    no_min = min_df == 1 if isinstance(min_df, Integral) else min_df == 0.0
+    return filters["stop_words"] is not None or not no_min or isinstance(max_df, Integral) or max_df < 1.0
+
+
+def word_filters(params: Mapping) -> dict:
+    """The word filters (``stop_words``, ``min_df``, ``max_df``) among an estimator's ``params``.
+
+    >>> word_filters({"num_topics": 5, "stop_words": None, "min_df": 2, "max_df": 1.0})
+    {'stop_words': None, 'min_df': 2, 'max_df': 1.0}
+    """
+    return {key: params[key] for key in WORD_FILTER_DEFAULTS}
+
+
+def check_word_filters(filters: Mapping) -> None:
+    """``ValueError`` naming the argument unless ``filters`` (``stop_words``, ``min_df``,
+    ``max_df``) are what scikit-learn's ``CountVectorizer`` takes: ``stop_words`` None,
+    ``"english"`` (:func:`gibbsjax.corpus.english_stop_words`) or a list of words;
+    ``min_df`` and ``max_df`` an int >= 1 (a number of documents) or a float in
+    [0, 1] (a share of the documents).
+
+    >>> check_word_filters({"stop_words": "english", "min_df": 2, "max_df": 0.9})
+    >>> check_word_filters({"stop_words": None, "min_df": 1, "max_df": 1.5})
+    Traceback (most recent call last):
+    ...
+    ValueError: max_df must be an int >= 1 (documents) or a float in [0, 1] (a share of them), got 1.5
+    """
+    stop_words = filters["stop_words"]
+    if isinstance(stop_words, bytes) or (isinstance(stop_words, str) and stop_words != "english"):
+        raise ValueError(f"stop_words must be None, 'english' or a list of words, got {stop_words!r}")
+    if stop_words is not None and not isinstance(stop_words, str):
+        if not isinstance(stop_words, (list, tuple, set, frozenset)):
+            raise ValueError(f"stop_words must be None, 'english' or a list of words, got "
+                             f"{type(stop_words).__name__}")
+        bad = [w for w in stop_words if not isinstance(w, str)]
+        if bad:
+            raise ValueError(f"stop_words must hold words (str), got {bad[0]!r}")
+    for key in ("min_df", "max_df"):
+        value = filters[key]
+        if isinstance(value, bool) or not isinstance(value, Real) or (
+                isinstance(value, Integral) and value < 1) or (
+                not isinstance(value, Integral) and not 0.0 <= value <= 1.0):
+            raise ValueError(f"{key} must be an int >= 1 (documents) or a float in [0, 1] (a share of them), "
+                             f"got {value!r}")
+
+
+def filter_words(corpus: Corpus, name: str = "X", *, stop_words=None, min_df: int | float = 1,
+                 max_df: int | float = 1.0) -> Corpus:
+    """``corpus`` without the words scikit-learn's ``CountVectorizer`` would leave out:
+    ``stop_words`` (matched exactly: None, ``"english"`` for
+    :func:`gibbsjax.corpus.english_stop_words`, or a list), and words whose document
+    frequency (the number of documents they occur in) is below ``min_df`` or above
+    ``max_df`` -- an int is a number of documents, a float a share of all
+    ``D`` documents (empty ones included), ``min_df * D`` and ``max_df * D``.  The
+    kept words keep their order; every document is kept (empty ones too).
+    ``ValueError`` naming ``name`` when ``max_df`` allows fewer documents than
+    ``min_df``, or when no word is left.
+
+    >>> c = Corpus.from_token_lists([["the", "cat"], ["the", "dog"], ["the", "cat"]])
+    >>> filter_words(c, min_df=2, max_df=0.9).vocab
+    ('cat',)
+    >>> filter_words(c, stop_words="english").vocab
+    ('cat', 'dog')
+    """
+    check_word_filters({"stop_words": stop_words, "min_df": min_df, "max_df": max_df})
+    num_docs = corpus.num_docs
+    low = min_df if isinstance(min_df, Integral) else min_df * num_docs
+    high = max_df if isinstance(max_df, Integral) else max_df * num_docs
+    if high < low:
+        raise ValueError(f"max_df={max_df!r} allows fewer documents ({high:g}) than min_df={min_df!r} "
+                         f"({low:g}) among the {num_docs} documents of {name}")
+    freqs = corpus.doc_freqs
+    stops = stop_word_set(stop_words)
+    keep = (freqs >= low) & (freqs <= high) & np.array([w not in stops for w in corpus.vocab], dtype=bool)
+    if keep.all():
+        return corpus
+    if corpus.num_tokens and not keep[corpus.tokens].any():
+        raise ValueError(f"no words of {name} are left after stop_words, min_df={min_df!r} and "
+                         f"max_df={max_df!r}: lower min_df or raise max_df")
+    dropped = [w for w, k in zip(corpus.vocab, keep) if not k]
+    return corpus.filter_vocab(stop_words=dropped, min_count=0, empty="keep")
+
+
+def _bag_of_words(docs: list, name: str, vocab, known) -> Corpus:
+    """gensim-style documents ``[(id, count), ...]`` as a Corpus (through a sparse
+    matrix, so that a model's words are matched as a matrix's are)."""
+    import scipy.sparse as sp
+
+    if isinstance(vocab, Mapping):
+        ids = list(vocab)
+        bad = next((i for i in ids if isinstance(i, bool) or not isinstance(i, Integral) or i < 0), None)
+        if bad is not None:
+            raise ValueError(f"vocab maps ids to words; its ids must be ints >= 0, got {bad!r}")
+        ids = sorted(int(i) for i in ids)
+        words = _check_vocab([vocab[i] for i in ids], "vocab (id -> word)")
+        column = {i: c for c, i in enumerate(ids)}
+        width = len(ids)
+    elif vocab is not None:
+        words, column, width = vocab, None, len(vocab)
+    else:
+        words, column, width = None, None, (None if known is None else len(known))
+    rows, cols, counts = [], [], []
+    for j, d in enumerate(docs):
+        for pair in d:
+            i, n = pair
+            if isinstance(i, bool) or not isinstance(i, Integral) or i < 0:
+                raise ValueError(f"{name}[{j}] has the pair {tuple(pair)!r}: an id must be an int >= 0")
+            if isinstance(n, bool) or not isinstance(n, Real) or not np.isfinite(n) or n < 0 or n != int(n):
+                raise ValueError(f"{name}[{j}] has the pair {tuple(pair)!r}: a count must be a non-negative "
+                                 "integer")
+            if column is not None:
+                if int(i) not in column:
+                    raise ValueError(f"{name}[{j}] has the pair {tuple(pair)!r}, whose id {int(i)} is not in "
+                                     "vocab (the id -> word mapping)")
+                i = column[int(i)]
+            elif width is not None and i >= width:
+                what = "vocab has" if vocab is not None else "the model has"
+                raise ValueError(f"{name}[{j}] has the pair {tuple(pair)!r}, whose id {int(i)} is out of range: "
+                                 f"{what} {width} words (ids 0 to {width - 1})")
+            rows.append(j)
+            cols.append(int(i))
+            counts.append(int(n))
+    if width is None:
+        width = max(cols, default=-1) + 1
+    matrix = sp.csr_matrix((np.asarray(counts, np.int64), (np.asarray(rows, np.int64),
+                                                           np.asarray(cols, np.int64))),
+                           shape=(len(docs), width))  # repeated ids in a document: their counts add up
+    return _matrix(matrix, name, words, known)
 
 
 def _check_vocab(vocab, name: str = "vocab") -> tuple[str, ...]:
@@ -166,12 +360,19 @@ def _kind_of_documents(docs: list, name: str) -> str:
             words = sum(isinstance(w, str) for w in items)
             numbers = sum(isinstance(w, (int, float, np.integer, np.floating)) and not isinstance(w, bool)
                           for w in items)
+            pairs = sum(isinstance(w, (tuple, list, np.ndarray)) and len(w) == 2 for w in items)
             if words and words == len(items):
                 kind = "token lists"
             elif numbers and numbers == len(items):
                 kind = "counts"
+            elif pairs and pairs == len(items):
+                kind = "bag-of-words documents"
             elif not items:
                 continue  # an empty document: any kind
+            elif pairs:
+                bad = next(w for w in items if not (isinstance(w, (tuple, list, np.ndarray)) and len(w) == 2))
+                raise ValueError(f"{name}[{j}] mixes (id, count) pairs with {bad!r}; a bag-of-words document "
+                                 "holds pairs only")
             else:
                 bad = next(w for w in items if not isinstance(w, str))
                 raise ValueError(f"{name}[{j}] mixes words with {type(bad).__name__} values; a token list "

@@ -25,7 +25,7 @@ from gibbsjax import evaluate
 from gibbsjax._checks import check_int, check_seed
 from gibbsjax.config import get_spec
 from gibbsjax.corpus import Corpus
-from gibbsjax.inputs import is_anonymous
+from gibbsjax.inputs import check_word_filters, is_anonymous
 from gibbsjax.labels import ESTIMATE_RULES, Agreement
 from gibbsjax.models import lda
 from gibbsjax.pipeline import Job, model_attrs
@@ -58,6 +58,7 @@ def check_params(params: Mapping[str, Any]) -> None:
         raise ValueError(f"chains must be one of {tuple(ESTIMATE_RULES)}, got {params['chains']!r}")
     if not isinstance(params["empty"], str) or params["empty"] not in EMPTY_CHOICES:
         raise ValueError(f"empty must be one of {EMPTY_CHOICES}, got {params['empty']!r}")
+    check_word_filters(params)  # stop_words, min_df, max_df: scikit-learn's CountVectorizer's meaning
 
 
 def settings(params: Mapping[str, Any]) -> Settings:
