@@ -58,6 +58,8 @@ def check_params(params: Mapping[str, Any]) -> None:
         raise ValueError(f"chains must be one of {tuple(ESTIMATE_RULES)}, got {params['chains']!r}")
     if not isinstance(params["empty"], str) or params["empty"] not in EMPTY_CHOICES:
         raise ValueError(f"empty must be one of {EMPTY_CHOICES}, got {params['empty']!r}")
+    if not isinstance(params["warn"], bool):
+        raise ValueError(f"warn must be True or False, got {params['warn']!r}")
 
 
 def settings(params: Mapping[str, Any]) -> Settings:
