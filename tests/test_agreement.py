@@ -243,8 +243,10 @@ def test_estimator_warns_and_never_blends_when_chains_disagree(disagreeing):
     assert not a.all_agree and len(a.agreeing_chains) < 8
     assert len(caught) == 1
     message = str(caught[0].message)
-    # the same decision and text as the report of `gibbsjax run`
-    assert message == reports.chains_disagree(model.idata_)
+    # the same decision as the report of `gibbsjax run`, in one line; the report's text in its details
+    assert caught[0].category is gibbsjax.ChainDisagreementWarning
+    assert message == reports.disagreement_line(model.idata_) and "\n" not in message
+    assert caught[0].message.details == reports.chains_disagree(model.idata_)
     assert message.startswith("chains disagree") and "R-hat" in message and a.verdict in message
     assert "chains disagree" in lda.report(model.idata_)
     ref = a.reference_chain

@@ -14,7 +14,9 @@ sweeps with ``lax.scan``, and returns ArviZ ``InferenceData``.
 from gibbsjax.diagnostics import summary
 from gibbsjax.estimators import LDA
 from gibbsjax.kernel import Kernel, sweep
+from gibbsjax.reports import ChainDisagreementWarning
 from gibbsjax.run import enable_compilation_cache, resume, sample
 
-__all__ = ["LDA", "Kernel", "enable_compilation_cache", "resume", "sample", "summary", "sweep"]
+__all__ = ["LDA", "ChainDisagreementWarning", "Kernel", "enable_compilation_cache", "resume", "sample", "summary",
+           "sweep"]
 __version__ = "0.1.0"

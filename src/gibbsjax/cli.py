@@ -4,8 +4,8 @@
 
     gibbsjax run CONFIG.toml [--out RESULT.nc] [--force] [--seed N] [--no-progress] [--chunk-size N]
                              [--chains N] [--warmup N] [--draws N]
-                             [--until "rhat<1.01,ess>400" [--max-draws N]]
-    gibbsjax resume RESULT.nc --draws N [--out NEW.nc] [--force] [--until RULE [--max-draws N]]
+                             [--until "rhat<1.01,ess>400" [--max-draws N]] [--strict]
+    gibbsjax resume RESULT.nc --draws N [--out NEW.nc] [--force] [--until RULE [--max-draws N]] [--strict]
     gibbsjax summary RESULT.nc
     gibbsjax plot RESULT.nc [--kind trace|rank|lp|agreement|words] [-o FIG.png] [--force] [--var NAME ...]
                             [--max-chains N] [--per-panel N] [--top N]
@@ -21,6 +21,11 @@ is lost: Ctrl-C or SIGTERM during sampling keeps the draws finished so far
 interrupt or a failure during post-processing keeps the raw draws.  ``--until``
 keeps sampling, ``--draws`` at a time, until the rule holds on the
 label-invariant quantities or ``--max-draws`` is reached, and says which.
+
+``--strict`` makes disagreeing chains an error for pipelines: when the report
+says "chains disagree" (:func:`gibbsjax.reports.chains_disagree`), ``run`` and
+``resume`` still save the result, then print one line on stderr and exit with
+status 1 (0 when the chains agree).
 
 ``resume`` continues a saved run (its last state, keys and running sums are
 in the file's ``sampler_state`` group) for ``--draws`` more draws: the draws
@@ -51,6 +56,7 @@ from gibbsjax.reading import open_result, read_text  # (stdlib only: bounded rea
 
 __all__ = ["main", "build_parser"]
 
+EXIT_DISAGREE = 1  # --strict: the chains disagree (the result is saved)
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT
 EXIT_TERMINATED = 143  # 128 + SIGTERM
@@ -237,9 +243,10 @@ def _enable_cache() -> None:
             pass
 
 
-def _sample_and_save(config, out: Path, sample, *, requested: int, before: int = 0) -> int:
+def _sample_and_save(config, out: Path, sample, *, requested: int, before: int = 0, strict: bool = False) -> int:
     """The end of ``run`` and ``resume``: sample, save the raw draws (atomically),
-    post-process, save the result over them; say what was kept at every exit."""
+    post-process, save the result over them; say what was kept at every exit.
+    ``strict``: exit status 1 when the chains of the saved result disagree."""
     from gibbsjax.config import postprocess_result
 
     _StopSignals.name = None
@@ -315,7 +322,21 @@ def _sample_and_save(config, out: Path, sample, *, requested: int, before: int =
     _print_summary(idata)
     _print_until(idata)
     print(f"saved {out}")
-    return _interrupt_status(str(raw.attrs.get("interrupted_by", "SIGINT"))) if interrupted else 0
+    if interrupted:
+        return _interrupt_status(str(raw.attrs.get("interrupted_by", "SIGINT")))
+    return _strict_status(idata, out) if strict and n_draws else 0
+
+
+def _strict_status(idata, out: Path) -> int:
+    """``--strict``: 1, with one line on stderr, when the chains of the saved result disagree; else 0."""
+    from gibbsjax.reports import disagreement_line
+
+    line = disagreement_line(idata, f"{out} is saved; the report above, or `gibbsjax summary {out}`, says more")
+    if line is None:
+        return 0
+    sys.stdout.flush()
+    _err(f"--strict: {line}")
+    return EXIT_DISAGREE
 
 
 def _warmup_left(raw) -> tuple[int, int] | None:
@@ -404,7 +425,7 @@ def _cmd_run(args) -> int:
         return sample_config(config, progress=not args.no_progress, **overrides)
 
     requested = args.draws or config.sampler.num_draws
-    return _sample_and_save(config, out, sample, requested=requested)
+    return _sample_and_save(config, out, sample, requested=requested, strict=args.strict)
 
 
 def _cmd_resume(args) -> int:
@@ -434,7 +455,7 @@ def _cmd_resume(args) -> int:
                              until=args.until, max_draws=args.max_draws, config=config, postprocess=False,
                              devices=args.devices)
 
-    return _sample_and_save(config, out, sample, requested=args.draws, before=before)
+    return _sample_and_save(config, out, sample, requested=args.draws, before=before, strict=args.strict)
 
 
 _ATTRS_SHOWN = (
@@ -610,6 +631,9 @@ def _add_run_options(p) -> None:
                    "devices of all processes; process 0 writes the result and prints")
     p.add_argument("--num-processes", type=_pos_int, metavar="N", help="with --distributed: the number of processes")
     p.add_argument("--process-id", type=_nonneg_int, metavar="I", help="with --distributed: this process's index")
+    p.add_argument("--strict", action="store_true",
+                   help="exit with status 1 (after saving the result, one line on stderr) when the chains "
+                   "disagree, as the report says; 0 when they agree")
 
 
 def _add_force(p, what: str) -> None:

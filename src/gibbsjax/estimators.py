@@ -12,7 +12,6 @@ pickle).
 from __future__ import annotations
 
 import os
-import warnings
 from typing import Any
 
 import numpy as np
@@ -23,7 +22,7 @@ from gibbsjax.diagnostics import summary
 from gibbsjax.estimator_base import Estimator, TopicModelNames, read_estimator, write_estimator
 from gibbsjax.inputs import as_corpus, word_filters
 from gibbsjax.models.lda import heldout_perplexity, infer_doc_topics
-from gibbsjax.reports import chains_disagree
+from gibbsjax.reports import warn_if_chains_disagree
 
 __all__ = ["LDA"]
 
@@ -103,6 +102,8 @@ class LDA(Estimator, TopicModelNames):
         what the corpus readers do (:mod:`gibbsjax.corpus`): drop them with an
         :class:`~gibbsjax.corpus.EmptyDocumentWarning` naming them (fewer rows
         out), or raise ``ValueError``.
+    warn : bool
+        ``False``: no :class:`~gibbsjax.ChainDisagreementWarning` from this model.
 
     The constructor stores its arguments as given and checks them (``ValueError``
     naming the argument; :meth:`set_params` checks likewise); everything else
@@ -166,11 +167,10 @@ class LDA(Estimator, TopicModelNames):
 
     The names ``topic_word_`` and ``doc_topic_`` are those of the ``lda``
     package; ``n_features_in_``, ``fit_transform``, ``get_params`` and
-    ``set_params`` are scikit-learn's.  :meth:`fit` warns (``UserWarning``, with
-    R-hat and the agreement verdict) exactly when ``gibbsjax run`` reports
-    "chains disagree" (:func:`gibbsjax.reports.chains_disagree`): when a chain
-    does not reproduce every topic of the reference chain, or R-hat of ``lp`` or
-    of a topic's share exceeds 1.01.
+    ``set_params`` are scikit-learn's.  :meth:`fit` warns (one line, a
+    :class:`~gibbsjax.ChainDisagreementWarning`) exactly when ``gibbsjax run`` reports
+    "chains disagree" (:func:`gibbsjax.reports.chains_disagree`, also the warning's
+    ``details``): a chain misses a topic of the reference chain, or an R-hat exceeds 1.01.
 
     Example
     -------
@@ -197,7 +197,7 @@ class LDA(Estimator, TopicModelNames):
         chains: str = "best", empty: str = "keep", learn_alpha: str = "fixed", asymmetric_alpha: bool = False,
         learn_eta: bool = False, alpha_prior: tuple[float, float] = (1.0, 1.0),
         eta_prior: tuple[float, float] = (1.0, 1.0), record_phi=None, record_theta=None, devices: int | None = None,
-        shard: str = "auto",
+        shard: str = "auto", warn: bool = True,
     ):
         given = locals()
         for name in self._param_names():  # scikit-learn's convention: store the arguments as given
@@ -225,8 +225,8 @@ class LDA(Estimator, TopicModelNames):
         return ``self``.
 
         Post-processing is :func:`gibbsjax.models.lda.postprocess`, the same as
-        ``gibbsjax run`` applies to an LDA config.  Warns (``UserWarning``) when
-        the chains disagree, with the same message the report prints.
+        ``gibbsjax run`` applies to an LDA config.  Warns in one line when the
+        chains disagree (see ``warn``); the report has the full text.
         :meth:`extend` continues the run.
 
         >>> import warnings; warnings.simplefilter("ignore")
@@ -284,9 +284,8 @@ class LDA(Estimator, TopicModelNames):
 
     def _set_result(self, idata, corpus) -> LDA:
         self._adopt(idata, corpus, corpus.vocab)
-        problem = chains_disagree(idata)
-        if problem:
-            warnings.warn(problem, UserWarning, stacklevel=3)
+        if self.warn:
+            warn_if_chains_disagree(idata, stacklevel=3)
         return self
 
     def _adopt(self, idata, corpus, vocab) -> None:

@@ -59,6 +59,8 @@ def check_params(params: Mapping[str, Any]) -> None:
     if not isinstance(params["empty"], str) or params["empty"] not in EMPTY_CHOICES:
         raise ValueError(f"empty must be one of {EMPTY_CHOICES}, got {params['empty']!r}")
     check_word_filters(params)  # stop_words, min_df, max_df: scikit-learn's CountVectorizer's meaning
+    if not isinstance(params["warn"], bool):
+        raise ValueError(f"warn must be True or False, got {params['warn']!r}")
 
 
 def settings(params: Mapping[str, Any]) -> Settings:

@@ -7,9 +7,11 @@ reports (the one-label document models' estimates and report are in
 * :func:`fmt`: numbers in fixed-width columns;
 * the text of the agreement across chains for every model with exchangeable
   components: :func:`chains_disagree` words the one decision that the reports
-  and the estimators' warnings share (:func:`gibbsjax.labels.disagreement`),
-  :func:`agreement_lines` the ``agreement`` group
-  (:func:`gibbsjax.labels.add_agreement`) with R-hats and that decision.
+  and the estimators' warnings share (:func:`gibbsjax.labels.disagreement`) in
+  full, :func:`disagreement_line` in one line (the warning
+  :class:`ChainDisagreementWarning` that :func:`warn_if_chains_disagree` gives,
+  and ``gibbsjax run --strict``), :func:`agreement_lines` the ``agreement``
+  group (:func:`gibbsjax.labels.add_agreement`) with R-hats and that decision.
 
 What is computed (alignment, agreement, R-hat) lives below, in
 :mod:`gibbsjax.labels` and :mod:`gibbsjax.diagnostics`; this module only formats.
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+import warnings
 
 import numpy as np
 
@@ -34,6 +37,9 @@ __all__ = [
     "agreement_lines",
     "chains_disagree",
     "chain_list",
+    "ChainDisagreementWarning",
+    "disagreement_line",
+    "warn_if_chains_disagree",
 ]
 
 
@@ -127,6 +133,87 @@ def chains_disagree(idata) -> str | None:
         f"recur (`gibbsjax plot RESULT.nc --kind agreement`); reporting only the {noun} every chain "
         f"reproduces; another number of {noun} K."
     )
+
+
+class ChainDisagreementWarning(UserWarning):
+    """The chains of a fit disagree (:func:`gibbsjax.labels.disagreement`): one line,
+    :func:`disagreement_line`; the full explanation is in ``details``
+    (:func:`chains_disagree`, what the report of ``gibbsjax run`` prints).
+
+    Exported as ``gibbsjax.ChainDisagreementWarning``, so that it can be filtered:
+    ``warnings.filterwarnings("ignore", category=gibbsjax.ChainDisagreementWarning)``
+    (or ``LDA(..., warn=False)`` for one model).
+
+    >>> w = ChainDisagreementWarning("chains disagree: ...", details="chains disagree: ... What helps: ...")
+    >>> str(w), w.details.endswith("What helps: ..."), issubclass(ChainDisagreementWarning, UserWarning)
+    ('chains disagree: ...', True, True)
+    """
+
+    def __init__(self, message: str, details: str | None = None):
+        super().__init__(message, message if details is None else details)  # (both survive pickling)
+        self.details = self.args[1]
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+#: where :func:`disagreement_line` points an estimator's user to
+ESTIMATOR_HINT = "see model.agreement_ and model.summary(); warn=False silences this"
+
+
+def disagreement_line(idata, hint: str = ESTIMATOR_HINT) -> str | None:
+    """The :func:`chains_disagree` decision in one line (no newline): the verdict,
+    R-hat of lp, where the estimates come from, then ``hint`` (where to look).
+    ``None`` when the chains agree (or there is one chain).
+
+    >>> from gibbsjax.diagnostics import to_inference_data
+    >>> x = np.random.default_rng(0).normal(size=(4, 500))
+    >>> disagreement_line(to_inference_data({"m": x}, sample_stats={"lp": x})) is None
+    True
+    >>> line = disagreement_line(to_inference_data({"m": x}, sample_stats={"lp": x + np.arange(4)[:, None]}), "see X")
+    >>> line.startswith("chains disagree: R-hat of lp 1."), line.endswith(" (above 1.01); see X")
+    (True, True)
+    """
+    found = disagreement(idata)
+    if found is None:
+        return None
+    agreement, finite = found.agreement, found.rhat_components
+    rhat_text = f"R-hat of lp {found.rhat_lp:.3f}"
+    if agreement is None:
+        text = f"{rhat_text} (above {RHAT_LIMIT})"
+    elif not found.modes_differ:
+        if finite.size and not found.rhat_lp > RHAT_LIMIT:
+            rhat_text += f", of the aligned {agreement.component_name}s up to {finite.max():.3f}"
+        text = f"{rhat_text} (above {RHAT_LIMIT}) although {agreement.verdict}: not mixed yet, run longer"
+    else:
+        text = f"{agreement.verdict} ({rhat_text})"
+        source = found.estimate_chains
+        if source:
+            text += (f"; estimates from chain{'s' if len(source) > 1 else ''} "
+                     f"{chain_list(source, found.num_chains)}")
+    return " ".join(f"chains disagree: {text}; {hint}".split())
+
+
+def warn_if_chains_disagree(idata, *, stacklevel: int = 2) -> bool:
+    """Warn (:class:`ChainDisagreementWarning`, one line) when the chains of ``idata``
+    disagree, the full :func:`chains_disagree` text in its ``details``; returns whether
+    it warned.  ``stacklevel`` as for :func:`warnings.warn`, counted from the caller.
+
+    >>> import warnings
+    >>> from gibbsjax.diagnostics import to_inference_data
+    >>> x = np.random.default_rng(0).normal(size=(4, 500))
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_if_chains_disagree(to_inference_data({"m": x}, sample_stats={"lp": x + np.arange(4)[:, None]}))
+    True
+    >>> caught[0].category.__name__, "\\n" in str(caught[0].message)
+    ('ChainDisagreementWarning', False)
+    """
+    line = disagreement_line(idata)
+    if line is None:
+        return False
+    warnings.warn(ChainDisagreementWarning(line, chains_disagree(idata)), stacklevel=stacklevel + 1)
+    return True
 
 
 def agreement_lines(idata) -> list[str]:
