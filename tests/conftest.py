@@ -18,3 +18,26 @@ os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 import gibbsjax  # noqa: E402
 
 gibbsjax.enable_compilation_cache(os.environ["GIBBSJAX_CACHE_DIR"])
+
+
+import signal  # noqa: E402
+import threading  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _interactive_sigint():
+    """Every test runs with SIGINT as an interactive session has it (Python's KeyboardInterrupt
+    handler), however the suite was launched: a suite started in the background by a script
+    (``cmd &``, as CI may be) inherits SIGINT *ignored*, and gibbsjax rightly keeps an ignored
+    signal ignored (tests/test_resume.py checks that case explicitly).  Child processes then
+    start with SIGINT at its default too."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
