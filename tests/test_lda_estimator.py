@@ -79,11 +79,11 @@ def test_coherence_prefers_true_topics(fitted):
     for t in range(k):
         words = np.concatenate([top2[t], top2[(t + 1) % k]])
         mixed[t, words] = np.linspace(1.0, 0.5, 4)  # order: topic t's words first
-    for kind in ("umass", "npmi"):
+    for kind in ("u_mass", "umass_sum", "c_npmi"):
         good = evaluate.coherence(phi, train, kind=kind, n=4).mean()
         bad = evaluate.coherence(mixed, train, kind=kind, n=4).mean()
         assert good > bad, (kind, good, bad)
-    npmi = model.coherence("npmi")
+    npmi = model.coherence("c_npmi")
     assert npmi.shape == (4,) and np.all((npmi >= -1) & (npmi <= 1))
 
 
@@ -134,7 +134,8 @@ def test_lda_config_runs_and_reports(tmp_path, capsys):
     out = tmp_path / "lda.nc"
     idata.to_netcdf(str(out))
     assert main(["summary", str(out)]) == 0
-    assert "top words per topic" in capsys.readouterr().out
+    out_text = capsys.readouterr().out  # the CLI names the coherence column (issue 24)
+    assert "top words per topic" in out_text and "coherence u_mass, gensim's mean over word pairs" in out_text
     # the result file is a fitted estimator: the same topics, top words and held-out perplexity
     model = gibbsjax.LDA.load(out)
     assert (model.num_topics, model.alpha, model.sampler, model.num_chains) == (8, 0.1, "partially_collapsed", 4)
@@ -146,7 +147,7 @@ def test_lda_config_runs_and_reports(tmp_path, capsys):
         model.coherence()
     train = config.extras["corpus"]
     model = gibbsjax.LDA.load(out, corpus=train)  # checked against the file's data_sha256
-    assert model.coherence("umass").round(3).tolist() == json.loads(idata.topics.attrs["umass"])
+    assert model.coherence("u_mass").round(3).tolist() == json.loads(idata.topics.attrs["u_mass"])
     assert model.doc_topic_.shape == (train.num_docs, 8)
     with pytest.raises(ValueError, match="data_sha256"):
         gibbsjax.LDA.load(out, corpus=config.extras["heldout"].subset(np.arange(train.num_docs) % 5))
@@ -175,23 +176,23 @@ def _topics_matrix(topics, vocab):
 
 
 def test_coherence_matches_gensim_conventions():
-    """umass_gensim and c_v against gensim's own numbers (documents shorter than the
-    110-token window: gensim's window counting is exact there); umass is Mimno's sum."""
+    """u_mass and c_v against gensim's own numbers (documents shorter than the
+    110-token window: gensim's window counting is exact there); umass_sum is Mimno's sum."""
     from gibbsjax.corpus import Corpus
 
     corpus = Corpus.from_texts(TEXTS)
     tw = _topics_matrix(TOPICS, corpus.vocab)
     np.testing.assert_allclose(evaluate.coherence(tw, corpus, kind="c_v", n=4), GENSIM_C_V, rtol=1e-12)
-    np.testing.assert_allclose(evaluate.coherence(tw, corpus, kind="umass_gensim", n=4), GENSIM_U_MASS,
+    np.testing.assert_allclose(evaluate.coherence(tw, corpus, kind="u_mass", n=4), GENSIM_U_MASS,
                                rtol=1e-12)
     # Mimno et al.'s UMass, by hand for topic 0: D(cat) = 3, D(dog) = 4, D(pet) = 4 documents;
     # pairs (m, l), l < m, with D(w_m, w_l): (dog,cat) 2, (pet,cat) 2, (pet,dog) 3, (vet,cat) 3,
     # (vet,dog) 2, (vet,pet) 2; each term log((D(w_m, w_l) + 1) / D(w_l))
     by_hand = np.log(3 / 3) + np.log(3 / 3) + np.log(4 / 4) + np.log(4 / 3) + np.log(3 / 4) + np.log(3 / 4)
-    assert evaluate.coherence(tw, corpus, kind="umass", n=4)[0] == pytest.approx(by_hand, rel=1e-12)
+    assert evaluate.coherence(tw, corpus, kind="umass_sum", n=4)[0] == pytest.approx(by_hand, rel=1e-12)
     # the two UMass conventions: a sum with +1 and a mean with ε; a pair that never co-occurs
     # (topic 2) costs log(1/D(w)) in one and log(ε D / D(w)) ≈ −27 in the other
-    assert evaluate.coherence(tw, corpus, kind="umass", n=4)[2] > -10 > GENSIM_U_MASS[2]
+    assert evaluate.coherence(tw, corpus, kind="umass_sum", n=4)[2] > -10 > GENSIM_U_MASS[2]
 
 
 def test_c_v_windows_equal_a_direct_count():
@@ -224,7 +225,7 @@ def test_c_v_windows_equal_a_direct_count():
         topic = npmi.sum(axis=0)
         expected.append(np.mean([v @ topic / (np.linalg.norm(v) * np.linalg.norm(topic)) for v in npmi]))
     tw = _topics_matrix(topics, vocab)
-    np.testing.assert_allclose(evaluate.coherence(tw, corpus, kind="c_v", n=4, window=window), expected,
+    np.testing.assert_allclose(evaluate.coherence(tw, corpus, kind="c_v", n=4, window_size=window), expected,
                                rtol=1e-12)
     words = np.array([0, 3, 5, 7])
     matrix, total = evaluate._window_counts(corpus, words, window, block=5)  # blocks cut through documents

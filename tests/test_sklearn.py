@@ -283,7 +283,7 @@ def test_save_load_roundtrip(tmp_path, corpus, fitted):
     np.testing.assert_array_equal(loaded.transform(new, seed=11), fitted.transform(new, seed=11))
     assert loaded.perplexity(corpus) == fitted.perplexity(corpus)
     assert loaded.top_words(4, with_probabilities=True) == fitted.top_words(4, with_probabilities=True)
-    for kind in ("umass", "c_v"):
+    for kind in ("u_mass", "c_v"):
         np.testing.assert_array_equal(loaded.coherence(kind, n=4), fitted.coherence(kind, n=4))
     np.testing.assert_array_equal(loaded.corpus_.tokens, fitted.corpus_.tokens)
     # the loaded chains continue exactly where the fitted ones stopped

@@ -367,19 +367,19 @@ class LDA(Estimator, TopicModelNames):
         self._check_fitted()
         return evaluate.top_words(self.topic_word_, self.vocab_, n, with_probabilities=with_probabilities)
 
-    def coherence(self, kind: str = "umass", n: int = 10, X=None, **kwargs) -> np.ndarray:
+    def coherence(self, kind: str = "u_mass", n: int = 10, X=None, **kwargs) -> np.ndarray:
         """Per-topic coherence of the top ``n`` words in ``X`` (default: the training
-        corpus).  ``kind`` is one of :data:`gibbsjax.evaluate.COHERENCE_KINDS`:
-        ``"umass"`` (Mimno et al. 2011: a sum over word pairs with +1 smoothing),
-        ``"umass_gensim"`` (gensim's ``u_mass``: a mean with ε), ``"npmi"``
-        (document co-occurrence) or ``"c_v"`` (Röder et al. 2015; needs the
-        training documents in reading order: a Corpus, token lists or texts).
+        corpus), as gensim and tomotopy compute it.  ``kind`` is one of
+        :data:`gibbsjax.evaluate.COHERENCE_KINDS`: ``"u_mass"`` (a mean over word
+        pairs with ε), ``"c_npmi"`` (sliding windows of 10 tokens; ``window_size=``),
+        ``"c_v"`` (Röder et al. 2015) or ``"umass_sum"`` (Mimno et al. 2011: a sum
+        with +1).  Window-based kinds need the documents in reading order.
         See :func:`gibbsjax.evaluate.coherence`.
 
         >>> from gibbsjax.datasets import abc_corpus
         >>> import warnings; warnings.simplefilter("ignore")
         >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(abc_corpus())
-        >>> model.coherence("umass_gensim", n=2).shape
+        >>> model.coherence("u_mass", n=2).shape
         (2,)
         """
         self._check_fitted()

@@ -8,9 +8,9 @@ Plain numpy on posterior summaries (not JAX): these run once after sampling.
   one-to-one matching of clusters to labels (Hungarian algorithm).
 * :func:`top_words` -- the highest-probability words of each row of a
   class/topic-by-word matrix (optionally with their probabilities).
-* :func:`coherence` -- coherence of each topic's top words: UMass as Mimno et
-  al. (2011) define it, gensim's ``u_mass`` convention, NPMI, and C_V (Röder,
-  Both & Hinneburg 2015); each kind's docstring entry says whose convention.
+* :func:`coherence` -- coherence of each topic's top words, by default as
+  gensim and tomotopy compute it (``u_mass``, ``c_npmi``, ``c_v``), and the
+  UMass sum Mimno et al. (2011) define (``umass_sum``).
 * :func:`pyldavis_data` -- the five arrays ``pyLDAvis.prepare`` takes, without
   depending on pyLDAvis.
 
@@ -36,6 +36,7 @@ __all__ = [
     "top_words",
     "coherence",
     "COHERENCE_KINDS",
+    "COHERENCE_WINDOW_SIZES",
     "pyldavis_data",
     "as_corpus",
 ]
@@ -170,65 +171,116 @@ def _top_indices(topic_word, n: int) -> np.ndarray:
 
 #: The coherence measures of :func:`coherence`, each with the convention it follows.
 COHERENCE_KINDS = {
-    "umass": "UMass as Mimno et al. (2011) define it: the sum over word pairs of "
-             "log((D(w_m, w_l) + 1) / D(w_l)), document co-occurrence counts",
-    "umass_gensim": "gensim's coherence='u_mass': the mean over the same pairs of "
-                    "log((D(w_m, w_l) / D + eps) / (D(w_l) / D)), eps = 1e-12",
-    "npmi": "the mean NPMI over word pairs, probabilities as fractions of documents",
-    "c_v": "C_V of Röder, Both & Hinneburg (2015), as gensim's coherence='c_v' computes it from the same "
-           "texts: NPMI over boolean sliding windows of 110 tokens, cosine of each word's NPMI vector with "
-           "the topic's",
+    "u_mass": "gensim's and tomotopy's u_mass (the default): the mean over the pairs (w_m, w_l), l < m, of "
+              "log((D(w_m, w_l)/D + eps) / (D(w_l)/D)); document co-occurrence, eps = 1e-12",
+    "c_npmi": "gensim's and tomotopy's c_npmi: the mean over ordered pairs of NPMI "
+              "log((P(w_i, w_j) + eps) / (P(w_i) P(w_j))) / -log(P(w_i, w_j) + eps); probabilities over "
+              "boolean sliding windows of 10 tokens (window_size)",
+    "c_v": "C_V of Röder, Both & Hinneburg (2015), as gensim's and tomotopy's c_v compute it: NPMI over boolean "
+           "sliding windows of 110 tokens (window_size), cosine of each word's NPMI vector with the topic's, mean",
+    "umass_sum": "UMass as Mimno et al. (2011) define it: the sum (not the mean) over the same pairs as u_mass "
+                 "of log((D(w_m, w_l) + 1) / D(w_l))",
+}
+
+#: Default sliding window of each window-based kind, in tokens (gensim's and tomotopy's).
+COHERENCE_WINDOW_SIZES = {"c_npmi": 10, "c_v": 110}
+
+# another name for the same measure
+_COHERENCE_ALIASES = {"umass_gensim": "u_mass"}
+# names whose meaning changed: refused with the new names
+_COHERENCE_RENAMED = {
+    "umass": "kind='umass' is ambiguous and was renamed: 'u_mass' is gensim's mean over word pairs (the default), "
+             "'umass_sum' is Mimno et al.'s sum (what 'umass' gave before)",
+    "npmi": "kind='npmi' was renamed: 'c_npmi' is gensim's NPMI over sliding windows of 10 tokens; "
+            "kind='c_npmi', window_size='document' counts whole documents (what 'npmi' gave before)",
 }
 
 
-def coherence(topic_word, X, *, kind: str = "umass", n: int = 10, eps: float = 1e-12,
-              window: int = 110) -> np.ndarray:
+def _coherence_kind(kind) -> str:
+    if isinstance(kind, str) and kind in _COHERENCE_RENAMED:
+        raise ValueError(_COHERENCE_RENAMED[kind])
+    kind = _COHERENCE_ALIASES.get(kind, kind) if isinstance(kind, str) else kind
+    if kind not in COHERENCE_KINDS:
+        raise ValueError(f"kind must be one of {tuple(COHERENCE_KINDS)}, got {kind!r}")
+    return kind
+
+
+def _coherence_window(kind: str, window_size):
+    """The window of a window-based kind: an int (tokens) or "document"; None for the document-based kinds."""
+    if kind not in COHERENCE_WINDOW_SIZES:
+        if window_size is not None:
+            raise ValueError(f"window_size applies to the sliding-window kinds {tuple(COHERENCE_WINDOW_SIZES)}; "
+                             f"{kind!r} counts documents, got window_size={window_size!r}")
+        return None
+    if window_size is None:
+        return COHERENCE_WINDOW_SIZES[kind]
+    if isinstance(window_size, str) and window_size == "document":
+        return "document"
+    if isinstance(window_size, bool) or not isinstance(window_size, (int, np.integer)) or window_size < 1:
+        raise ValueError(f"window_size must be a positive integer (tokens) or 'document', got {window_size!r}")
+    return int(window_size)
+
+
+def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 1e-12,
+              window_size: int | str | None = None) -> np.ndarray:
     """Coherence of each topic's top ``n`` words in a reference corpus ``X``; higher is better.
 
-    The kinds (:data:`COHERENCE_KINDS`), with whose convention each follows.
-    D(w) is the number of documents (or windows) holding w, D(w, w') those
-    holding both, D the number of documents (or windows); words w_1, ..., w_n
-    are a topic's top words, most probable first.
+    The defaults give the numbers gensim's ``CoherenceModel(coherence=kind,
+    topn=n)`` and tomotopy's ``Coherence(coherence=kind, top_n=n)`` give for the
+    same top words and texts (the kinds are named as there); the sum Mimno et
+    al. define is ``"umass_sum"``.  D(w) is the number of documents (or
+    windows) holding w, D(w, w') those holding both, D the number of documents
+    (or windows), P(·) = D(·)/D; w_1, ..., w_n are a topic's top words, most
+    probable first; ε = ``eps`` (gensim's and tomotopy's 1e-12).
 
-    * ``"umass"`` -- Mimno, Wallach, Talley, Leenders & McCallum (EMNLP 2011),
-      their definition: C_k = Σ_{m=2}^{n} Σ_{l<m} log((D(w_m, w_l) + 1) / D(w_l)),
-      a *sum* over the n(n−1)/2 pairs with +1 smoothing; ≤ 0 for words that
-      co-occur, e.g. −100 for ten loosely related words.
-    * ``"umass_gensim"`` -- gensim's ``CoherenceModel(coherence="u_mass")``:
-      the *mean* over the same pairs of log((D(w_m, w_l)/D + ε) / (D(w_l)/D)),
-      ε = ``eps`` (gensim: 1e-12).  Not Mimno's number divided by the number of
-      pairs: a pair that never co-occurs scores about log ε ≈ −27.6 here and
-      log(1 / D(w_l)) there.  Reported values of "UMass" differ by an order of
-      magnitude between the two conventions; say which one you quote.
-    * ``"npmi"`` -- the mean over word pairs of
-      log((P(w_i, w_j) + ε) / (P(w_i) P(w_j) + ε)) / −log(P(w_i, w_j) + ε),
-      probabilities as fractions of *documents* (Bouma 2009; Aletras & Stevenson
-      2013); in [−1, 1].  (gensim's ``c_npmi`` uses sliding windows of 10 tokens
-      instead of documents.)
+    * ``"u_mass"`` (default) -- gensim's ``u_mass``:
+      C_k = mean over the n(n−1)/2 pairs l < m of log((D(w_m, w_l)/D + ε) / (D(w_l)/D)),
+      document co-occurrence.  ≤ 0 up to ε; a pair that never co-occurs scores
+      about log(ε D / D(w_l)) ≈ −25, a pair whose word w_l never occurs in ``X``
+      scores 0 (as in gensim).
+    * ``"c_npmi"`` -- gensim's ``c_npmi``: the mean over the n(n−1) ordered
+      pairs i ≠ j of NPMI(w_i, w_j) = log((P(w_i, w_j) + ε) / (P(w_i) P(w_j))) /
+      −log(P(w_i, w_j) + ε) (Bouma 2009; as a coherence: Aletras & Stevenson
+      2013, Lau, Newman & Baldwin 2014), with P over boolean sliding windows of
+      ``window_size`` tokens (default 10; see below).  In [−1, 1].
     * ``"c_v"`` -- C_V of Röder, Both & Hinneburg (WSDM 2015), with gensim's
-      ``coherence="c_v"`` choices: each document is cut into boolean sliding
-      windows of ``window`` tokens (110; a shorter document is one window) and
-      a word "occurs" in every window that holds it; NPMI(w_i, w_j) =
-      log((P(w_i, w_j) + ε) / (P(w_i) P(w_j))) / −log(P(w_i, w_j) + ε) over
-      windows; the context vector of w_i is (NPMI(w_i, w_j))_j over the topic's
-      words, the topic's vector the sum of these; C_V is the mean over i of the
-      cosine between the two.  Roughly in [0, 1].  It needs the tokens in
-      reading order: ``X`` must be a :class:`~gibbsjax.corpus.Corpus` built
-      from texts or token lists (a count matrix has lost the order).  One
-      difference from gensim 4.4: gensim, sliding a window by one token,
-      marks the word that leaves it as absent even when it occurs again
-      inside the window.  On texts that repeat a top word within ``window``
-      tokens its counts, and so its C_V, differ from this definition (by
-      0.02 to 0.1 for eight topics fitted to ``stdlib_docs``); where no window
-      repeats a top word the two agree to rounding
-      (``tests/test_lda_estimator.py`` checks both).  For gensim's own number, pass our top words to it:
-      ``CoherenceModel(topics=model.top_words(n), texts=corpus.to_token_lists(),
-      dictionary=gensim.corpora.Dictionary(corpus.to_token_lists()),
-      coherence="c_v").get_coherence_per_topic()``.
+      choices: NPMI(w_i, w_j) as for ``c_npmi`` over boolean sliding windows
+      of ``window_size`` tokens (default 110); the context vector of w_i is
+      (NPMI(w_i, w_j))_j over the topic's words, the topic's vector the sum of
+      these; C_V is the mean over i of the cosine between the two.  Roughly in
+      [0, 1].
+    * ``"umass_sum"`` -- UMass as Mimno, Wallach, Talley, Leenders & McCallum
+      (EMNLP 2011) define it: C_k = Σ_{m=2}^{n} Σ_{l<m} log((D(w_m, w_l) + 1) / D(w_l)),
+      a *sum* over the same pairs with +1 smoothing (a word that never occurs
+      counts as D(w_l) = 1), e.g. −100 for ten loosely related words.  Not
+      ``u_mass`` times the number of pairs: a pair that never co-occurs costs
+      log(1/D(w_l)) here and log(ε D/D(w_l)) there.  Quote which one you report.
+
+    Sliding windows (``c_npmi``, ``c_v``): a document of L tokens has
+    max(L − window_size + 1, 1) windows (one when L ≤ window_size, also when
+    L = 0), window j holding its tokens j, ..., j + window_size − 1, and a word
+    occurs in every window that holds it.  They need the tokens in reading
+    order, so ``X`` must be a :class:`~gibbsjax.corpus.Corpus` built from texts
+    or token lists; ``window_size="document"`` makes every document one window
+    (document co-occurrence; any ``X``).  One difference from gensim 4.4:
+    gensim, sliding a window by one token, marks the word that leaves it as
+    absent even when it occurs again inside the window, so on texts that repeat
+    a top word within ``window_size`` tokens its counts, and so its ``c_npmi``
+    and ``c_v``, differ from this definition (``c_v`` by 0.02 to 0.1 for eight
+    topics fitted to ``stdlib_docs``); where no window repeats a top word the
+    two agree to rounding.  For gensim's own number, pass our top words to it:
+    ``CoherenceModel(topics=model.top_words(n), texts=corpus.to_token_lists(),
+    dictionary=gensim.corpora.Dictionary(corpus.to_token_lists()),
+    coherence="c_v").get_coherence_per_topic()``.  A top word that never occurs
+    in ``X`` makes its topic's ``c_npmi`` and ``c_v`` NaN (gensim: inf or NaN).
+
+    Older names: ``"umass_gensim"`` is accepted for ``"u_mass"``; ``"umass"``
+    (which was the sum, now ``"umass_sum"``) and ``"npmi"`` (document
+    co-occurrence, now ``"c_npmi"`` with ``window_size="document"``) raise a
+    ValueError naming the new ones.
 
     ``X`` is the reference corpus (a Corpus or document-term matrix with the
-    same vocabulary), usually the training corpus.  Returns one value per
-    topic; a top word that never occurs in ``X`` makes its topic's C_V NaN.
+    same vocabulary), usually the training corpus.  Returns one value per topic.
 
     >>> import numpy as np
     >>> X = np.array([[3, 2, 0, 0], [2, 1, 0, 0], [0, 0, 4, 1], [0, 0, 1, 3]])
@@ -236,43 +288,64 @@ def coherence(topic_word, X, *, kind: str = "umass", n: int = 10, eps: float = 1
     >>> bad = np.array([[.5, 0, .5, 0], [0, .5, 0, .5]])
     >>> bool(coherence(good, X, n=2).mean() > coherence(bad, X, n=2).mean())
     True
-    >>> coherence(good, X, n=2, kind="umass_gensim").round(3).tolist()
-    [0.0, 0.0]
+    >>> coherence(good, X, n=2).round(3).tolist(), coherence(good, X, n=2, kind="umass_sum").round(3).tolist()
+    ([0.0, 0.0], [0.405, 0.405])
+    >>> coherence(good, X, n=2, kind="c_npmi", window_size="document").round(3).tolist()
+    [1.0, 1.0]
     """
-    if kind not in COHERENCE_KINDS:
-        raise ValueError(f"kind must be one of {tuple(COHERENCE_KINDS)}, got {kind!r}")
+    kind = _coherence_kind(kind)
     tw = np.asarray(topic_word, dtype=np.float64)
     if tw.ndim != 2:
         raise ValueError(f"topic_word must be a K × V matrix, got shape {tw.shape}")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 2 <= n <= tw.shape[1]:
         raise ValueError(f"n must be an integer in [2, V={tw.shape[1]}], got {n!r}")
-    if kind == "c_v" and not isinstance(X, Corpus):
-        raise ValueError("c_v counts words in sliding windows of the texts, so X must be a Corpus built from "
-                         f"texts or token lists (a count matrix has lost the word order), got {type(X).__name__}")
-    if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
-        raise ValueError(f"window must be a positive integer, got {window!r}")
+    if isinstance(eps, bool) or not isinstance(eps, (int, float, np.floating)) or not 0 <= eps < 1:
+        raise ValueError(f"eps must be a number in [0, 1), got {eps!r}")
+    window = _coherence_window(kind, window_size)
+    if isinstance(window, int) and not isinstance(X, Corpus):
+        raise ValueError(f"{kind} counts words in sliding windows of the texts, so X must be a Corpus built from "
+                         "texts or token lists (a count matrix has lost the word order; window_size='document' "
+                         f"counts whole documents), got {type(X).__name__}")
     corpus = inputs.as_corpus(X, "X", vocab_size=tw.shape[1])
     top = _top_indices(tw, n)
-    if kind == "c_v":
-        return _c_v(corpus, top, int(window), eps)
+    if window is None:
+        return _umass(corpus, top, kind, float(eps))
+    if window == "document":
+        window = max(int(corpus.doc_lengths.max(initial=0)), 1)  # every document is one window
+    words, index = np.unique(top, return_inverse=True)
+    counts, total = _window_counts(corpus, words, window)
+    joint = counts / total  # P(w_i, w_j); P(w_i) on the diagonal
+    return (_c_v if kind == "c_v" else _c_npmi)(joint, index.reshape(top.shape), float(eps))
+
+
+def _umass(corpus, top: np.ndarray, kind: str, eps: float) -> np.ndarray:
+    """u_mass (mean, ε) or umass_sum (sum, +1) from document co-occurrence."""
     binary = (corpus.to_dtm() > 0).astype(np.float64).tocsc()
     num_docs = corpus.num_docs
-    scores = np.empty(tw.shape[0])
-    m, l = np.tril_indices(n, k=-1)  # pairs (m, l) with l < m
+    scores = np.empty(top.shape[0])
+    m, l = np.tril_indices(top.shape[1], k=-1)  # pairs (m, l) with l < m: w_l is the more probable word
     with np.errstate(divide="ignore", invalid="ignore"):
         for k, words in enumerate(top):  # topics, not tokens: K small co-occurrence matrices
             sub = binary[:, words]
             co = np.asarray((sub.T @ sub).todense())  # (n, n): D(w_m, w_l); diagonal D(w)
             df = np.diag(co)
-            if kind == "umass":
+            if kind == "umass_sum":
                 scores[k] = np.sum(np.log((co[m, l] + 1.0) / np.maximum(df[l], 1.0)))
-            elif kind == "umass_gensim":
-                scores[k] = np.mean(np.log((co[m, l] / num_docs + eps) / (df[l] / num_docs)))
             else:
-                p = df / num_docs
-                pj = co[m, l] / num_docs
-                pmi = np.log((pj + eps) / (p[m] * p[l] + eps))
-                scores[k] = np.mean(pmi / -np.log(pj + eps))
+                terms = np.log((co[m, l] / num_docs + eps) / (df[l] / num_docs))
+                scores[k] = np.mean(np.where(df[l] > 0, terms, 0.0))
+    return scores
+
+
+def _c_npmi(joint: np.ndarray, index: np.ndarray, eps: float) -> np.ndarray:
+    off_diagonal = ~np.eye(index.shape[1], dtype=bool)  # the ordered pairs i != j
+    scores = np.empty(index.shape[0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for k, idx in enumerate(index):  # topics, not tokens
+            pj = joint[np.ix_(idx, idx)]
+            p = np.diag(pj)
+            npmi = np.log((pj + eps) / (p[:, None] * p[None, :])) / -np.log(pj + eps)
+            scores[k] = np.mean(npmi[off_diagonal]) if np.all(p > 0) else np.nan
     return scores
 
 
@@ -315,16 +388,13 @@ def _window_counts(corpus, words: np.ndarray, window: int, block: int = 1 << 16)
     return counts, total
 
 
-def _c_v(corpus, top: np.ndarray, window: int, eps: float) -> np.ndarray:
-    words, index = np.unique(top, return_inverse=True)
-    index = index.reshape(top.shape)
-    counts, total = _window_counts(corpus, words, window)
-    scores = np.empty(top.shape[0])
+def _c_v(joint: np.ndarray, index: np.ndarray, eps: float) -> np.ndarray:
+    scores = np.empty(index.shape[0])
     with np.errstate(divide="ignore", invalid="ignore"):
         for k, idx in enumerate(index):  # topics, not tokens
-            joint = counts[np.ix_(idx, idx)] / total
-            p = np.diag(joint)
-            npmi = np.log((joint + eps) / (p[:, None] * p[None, :])) / -np.log(joint + eps)
+            pj = joint[np.ix_(idx, idx)]
+            p = np.diag(pj)
+            npmi = np.log((pj + eps) / (p[:, None] * p[None, :])) / -np.log(pj + eps)
             topic = npmi.sum(axis=0)  # the topic's context vector: Σ_i NPMI(w_i, w_j)
             cosine = npmi @ topic / (np.linalg.norm(npmi, axis=1) * np.linalg.norm(topic))
             scores[k] = np.mean(cosine)

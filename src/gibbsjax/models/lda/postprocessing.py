@@ -129,9 +129,10 @@ def postprocess(idata, kernel, d, extras):
         attrs["top_words"] = json.dumps(evaluate.top_words(phi, corpus.vocab, 10))
         n = min(10, phi.shape[1])
         if n >= 2:
-            for kind in ("umass", "npmi"):
-                values = evaluate.coherence(phi, corpus, kind=kind, n=n)
-                attrs[kind] = json.dumps([round(float(x), 3) for x in values])
+            # gensim's u_mass (shown by report) and NPMI over whole documents (valid for any corpus)
+            for name, kind, window in (("u_mass", "u_mass", None), ("npmi_document", "c_npmi", "document")):
+                values = evaluate.coherence(phi, corpus, kind=kind, n=n, window_size=window)
+                attrs[name] = json.dumps([round(float(x), 3) for x in values])
     test = extras.get("heldout")
     if test is not None and test.num_docs:
         attrs["heldout_perplexity"] = heldout_perplexity(phi, test, alpha=alpha)
@@ -163,8 +164,19 @@ def _recorded_draws(idata, corpus):
     return idata
 
 
+def _coherence_attr(attrs) -> tuple[str, list | None]:
+    """The per-topic coherence stored in a ``topics`` group's attributes, with the words that
+    name it: gensim's ``u_mass`` (``"u_mass"``), or Mimno et al.'s sum in files written before
+    the kinds were renamed (``"umass"``)."""
+    if "u_mass" in attrs:
+        return "coherence u_mass, gensim's mean over word pairs", json.loads(attrs["u_mass"])
+    if "umass" in attrs:
+        return "coherence umass_sum, Mimno et al.'s sum over word pairs", json.loads(attrs["umass"])
+    return "", None
+
+
 def report(idata) -> str:
-    """Top words per topic (from the chains named in ``topics``) with UMass coherence,
+    """Top words per topic (from the chains named in ``topics``) with their coherence (u_mass),
     held-out perplexity, the agreement of the chains with R-hat per aligned topic, R-hat
     of lp, and whether the chains disagree (:func:`gibbsjax.reports.chains_disagree`, the
     decision :class:`gibbsjax.LDA` warns with) and what helps."""
@@ -174,13 +186,13 @@ def report(idata) -> str:
     if "topics" in idata.groups():
         attrs = idata.topics.attrs
         words = json.loads(attrs["top_words"]) if "top_words" in attrs else None
-        umass = json.loads(attrs["umass"]) if "umass" in attrs else None
+        measure, umass = _coherence_attr(attrs)
         if words:
             source = "aligned across chains"
             if "estimate_chains" in attrs:
                 chains = json.loads(str(attrs["estimate_chains"]))
                 source = f"from chain{'s' if len(chains) > 1 else ''} {', '.join(map(str, chains))}"
-            lines.append(f"top words per topic ({source}; UMass coherence):")
+            lines.append(f"top words per topic ({source}{'; ' + measure if measure else ''}):")
             for k, ws in enumerate(words):
                 c = f"{umass[k]:8.2f}" if umass else ""
                 lines.append(f"  topic {k:2d} {c}  {' '.join(ws)}")

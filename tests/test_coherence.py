@@ -1,0 +1,198 @@
+"""Coherence measures mean what gensim and tomotopy mean by their names (issue 24).
+
+The references are computed here with plain Python loops over the definitions
+(documents and sliding windows as sets of words), not with our vectorised code;
+one test compares with gensim itself when it is installed (the ``bench`` extra).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import math
+
+import numpy as np
+import pytest
+
+import gibbsjax
+from gibbsjax import evaluate
+from gibbsjax.corpus import Corpus
+
+EPS = 1e-12  # gensim's and tomotopy's epsilon
+
+
+def _documents():
+    """Documents longer than 10 tokens (so sliding windows of 10 differ from whole
+    documents), a short one, words repeated within a document, and a word ("zzz")
+    in the vocabulary that never occurs."""
+    rng = np.random.default_rng(7)
+    words = [f"w{i}" for i in range(12)]
+    docs = [[words[j] for j in rng.integers(0, 12, size=size)] for size in (25, 14, 8, 31, 12, 3, 19, 40)]
+    return docs, words + ["zzz"]
+
+
+def _matrix(topics, vocab):
+    """Topics as a K × V matrix whose top words, in order, are ``topics``."""
+    index = {w: i for i, w in enumerate(vocab)}
+    tw = np.zeros((len(topics), len(vocab)))
+    for k, words in enumerate(topics):
+        for r, w in enumerate(words):
+            tw[k, index[w]] = 1.0 - 0.1 * r
+    return tw
+
+
+TOPICS = [["w0", "w1", "w2", "w3"], ["w4", "w9", "w5", "w11"], ["w6", "w7", "w8", "w10"]]
+
+
+def _fraction_holding(sets, *words):
+    return sum(all(w in s for w in words) for s in sets) / len(sets)
+
+
+def umass_by_hand(docs, top):
+    """gensim's u_mass: the mean over pairs l < m of log((D(w_m, w_l)/D + ε) / (D(w_l)/D)),
+    a pair whose w_l occurs in no document counting 0."""
+    sets = [set(d) for d in docs]
+    terms = []
+    for m in range(1, len(top)):
+        for l in range(m):
+            p_l = _fraction_holding(sets, top[l])
+            terms.append(0.0 if p_l == 0 else math.log((_fraction_holding(sets, top[m], top[l]) + EPS) / p_l))
+    return sum(terms) / len(terms)
+
+
+def umass_sum_by_hand(docs, top):
+    """Mimno et al. (2011): the sum over pairs l < m of log((D(w_m, w_l) + 1) / D(w_l))."""
+    sets = [set(d) for d in docs]
+    count = lambda *ws: sum(all(w in s for w in ws) for s in sets)  # noqa: E731
+    return sum(math.log((count(top[m], top[l]) + 1) / max(count(top[l]), 1))
+               for m in range(1, len(top)) for l in range(m))
+
+
+def npmi_by_hand(docs, top, window):
+    """gensim's c_npmi: the mean over ordered pairs i != j of NPMI, probabilities as
+    fractions of boolean sliding windows of ``window`` tokens (a shorter document is one window)."""
+    sets = []
+    for d in docs:
+        spans = [d] if len(d) <= window else [d[j:j + window] for j in range(len(d) - window + 1)]
+        sets += [set(s) for s in spans]
+    values = []
+    for a in top:
+        for b in top:
+            if a != b:
+                p_ab = _fraction_holding(sets, a, b)
+                pmi = math.log((p_ab + EPS) / (_fraction_holding(sets, a) * _fraction_holding(sets, b)))
+                values.append(pmi / -math.log(p_ab + EPS))
+    return sum(values) / len(values)
+
+
+@pytest.fixture(scope="module")
+def data():
+    docs, vocab = _documents()
+    corpus = Corpus.from_token_lists(docs, vocab=vocab, empty="keep")
+    return docs, corpus, _matrix(TOPICS, vocab)
+
+
+def test_default_is_gensim_u_mass(data):
+    docs, corpus, tw = data
+    expected = [umass_by_hand(docs, t) for t in TOPICS]
+    np.testing.assert_allclose(evaluate.coherence(tw, corpus, n=4), expected, rtol=1e-12)
+    np.testing.assert_allclose(evaluate.coherence(tw, corpus, kind="u_mass", n=4), expected, rtol=1e-12)
+    assert inspect.signature(gibbsjax.LDA.coherence).parameters["kind"].default == "u_mass"
+    # a mean, not Mimno's sum: the two differ on these topics
+    sums = [umass_sum_by_hand(docs, t) for t in TOPICS]
+    assert not np.allclose(expected, sums, rtol=0.1)
+
+
+def test_umass_sum_is_mimno(data):
+    docs, corpus, tw = data
+    np.testing.assert_allclose(evaluate.coherence(tw, corpus, kind="umass_sum", n=4),
+                               [umass_sum_by_hand(docs, t) for t in TOPICS], rtol=1e-12)
+
+
+def test_c_npmi_sliding_windows_of_10(data):
+    docs, corpus, tw = data
+    expected = [npmi_by_hand(docs, t, 10) for t in TOPICS]
+    whole = [npmi_by_hand(docs, t, math.inf) for t in TOPICS]
+    assert not np.allclose(expected, whole, atol=0.01)  # the window matters on these documents
+    np.testing.assert_allclose(evaluate.coherence(tw, corpus, kind="c_npmi", n=4), expected, rtol=1e-10)
+    np.testing.assert_allclose(evaluate.coherence(tw, corpus, kind="c_npmi", n=4, window_size=5),
+                               [npmi_by_hand(docs, t, 5) for t in TOPICS], rtol=1e-10)
+    # whole documents, also from a count matrix (no reading order needed)
+    for X in (corpus, corpus.to_dtm()):
+        np.testing.assert_allclose(evaluate.coherence(tw, X, kind="c_npmi", n=4, window_size="document"),
+                                   whole, rtol=1e-10)
+    # c_v's default window is gensim's 110 tokens
+    np.testing.assert_array_equal(evaluate.coherence(tw, corpus, kind="c_v", n=4),
+                                  evaluate.coherence(tw, corpus, kind="c_v", n=4, window_size=110))
+
+
+def test_a_word_that_never_occurs(data):
+    """u_mass: a pair conditioned on a word in no document counts 0 (as gensim); c_npmi: NaN."""
+    docs, corpus, _ = data
+    topic = ["w0", "zzz", "w1"]
+    tw = _matrix([topic], corpus.vocab)
+    assert evaluate.coherence(tw, corpus, n=3)[0] == pytest.approx(umass_by_hand(docs, topic), rel=1e-12)
+    assert np.isfinite(evaluate.coherence(tw, corpus, n=3, kind="umass_sum")[0])
+    assert np.isnan(evaluate.coherence(tw, corpus, n=3, kind="c_npmi")[0])
+
+
+def test_old_names(data):
+    _, corpus, tw = data
+    np.testing.assert_array_equal(evaluate.coherence(tw, corpus, kind="umass_gensim", n=4),
+                                  evaluate.coherence(tw, corpus, kind="u_mass", n=4))
+    with pytest.raises(ValueError, match="'u_mass' is gensim's mean.*'umass_sum' is Mimno"):
+        evaluate.coherence(tw, corpus, kind="umass", n=4)
+    with pytest.raises(ValueError, match="'c_npmi'.*window_size='document'"):
+        evaluate.coherence(tw, corpus, kind="npmi", n=4)
+
+
+def test_bad_window_size(data):
+    _, corpus, tw = data
+    with pytest.raises(ValueError, match="window_size applies to the sliding-window kinds"):
+        evaluate.coherence(tw, corpus, kind="u_mass", n=4, window_size=10)
+    for bad in (0, 2.5, "doc", True):
+        with pytest.raises(ValueError, match="window_size must be"):
+            evaluate.coherence(tw, corpus, kind="c_npmi", n=4, window_size=bad)
+    with pytest.raises(ValueError, match="c_npmi .* must be a Corpus.*window_size='document'"):
+        evaluate.coherence(tw, corpus.to_dtm(), kind="c_npmi", n=4)
+
+
+def test_report_names_the_measure():
+    """The report (``gibbsjax run``/``summary``, ``LDA.summary``) says which coherence its
+    column is: u_mass (gensim's mean) now, Mimno's sum for files written before."""
+    import xarray as xr
+
+    from gibbsjax.diagnostics import to_inference_data
+    from gibbsjax.models.lda.postprocessing import report
+    from gibbsjax.spec import replace_group
+
+    idata = to_inference_data({"topic_share": np.full((1, 5, 2), 0.5)}, dims={"topic_share": ["topic"]})
+    words = json.dumps([["a", "b"], ["c", "d"]])
+    for attrs, name, values in (({"u_mass": "[-1.25, -3.5]"}, "coherence u_mass, gensim's mean", "-1.25"),
+                                ({"umass": "[-81.5, -90.0]"}, "coherence umass_sum, Mimno et al.'s sum", "-81.50")):
+        text = report(replace_group(idata, "topics", xr.Dataset({"topic_word": (("topic", "word"), np.full((2, 4), 0.25))},
+                                                               attrs={"top_words": words, **attrs})))
+        header = text.splitlines()[0]
+        assert header.startswith("top words per topic") and name in header, header
+        assert "UMass coherence" not in text
+        assert values in text.splitlines()[1]
+
+
+@pytest.mark.parametrize("kind", ["u_mass", "c_npmi", "c_v"])
+def test_equals_gensim(kind):
+    """gensim's own numbers (skipped without gensim).  No document repeats a word, so
+    gensim's sliding-window counting (which undercounts a repeated word) is exact."""
+    pytest.importorskip("gensim")
+    from gensim.corpora import Dictionary
+    from gensim.models import CoherenceModel
+
+    rng = np.random.default_rng(3)
+    vocab = [f"w{i}" for i in range(30)]
+    docs = [[str(w) for w in rng.choice(vocab, size=int(rng.integers(3, 25)), replace=False)] for _ in range(60)]
+    corpus = Corpus.from_token_lists(docs, vocab=vocab, empty="keep")
+    topics = [list(vocab[5 * k:5 * k + 5]) for k in range(4)]
+    dictionary = Dictionary(docs)
+    model = CoherenceModel(topics=topics, texts=docs, corpus=[dictionary.doc2bow(d) for d in docs],
+                           dictionary=dictionary, coherence=kind, topn=5, processes=1)
+    ours = evaluate.coherence(_matrix(topics, vocab), corpus, kind=kind, n=5)
+    np.testing.assert_allclose(ours, model.get_coherence_per_topic(), rtol=1e-9, atol=1e-12)
