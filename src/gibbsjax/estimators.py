@@ -75,9 +75,10 @@ class LDA(Estimator, TopicModelNames):
     sampler : {"partially_collapsed", "collapsed", "uncollapsed"}
         See :mod:`gibbsjax.models.lda`; all three are exact.  The default draws
         φ and integrates θ out, updating all documents in parallel.
-    num_chains, num_warmup, num_draws, thin, seed, progress, chunk_size
+    num_chains, num_warmup, num_draws, thin, seed, progress, chunk_size, save_warmup
         Passed to :func:`gibbsjax.sample` (``seed=None``: a fresh seed per fit,
-        recorded in ``idata_.attrs["seed"]``).
+        recorded in ``idata_.attrs["seed"]``; ``save_warmup``: the warm-up sweeps
+        and their ``lp`` kept in ``idata_.warmup_posterior``, ``warmup_sample_stats``).
     random_state : int, numpy RandomState or Generator, optional
         scikit-learn's name for the seed; give ``seed`` or ``random_state``,
         not both (``ValueError``).  A RandomState or Generator is asked for a
@@ -197,7 +198,7 @@ class LDA(Estimator, TopicModelNames):
         chains: str = "best", empty: str = "keep", learn_alpha: str = "fixed", asymmetric_alpha: bool = False,
         learn_eta: bool = False, alpha_prior: tuple[float, float] = (1.0, 1.0),
         eta_prior: tuple[float, float] = (1.0, 1.0), record_phi=None, record_theta=None, devices: int | None = None,
-        shard: str = "auto", warn: bool = True,
+        shard: str = "auto", warn: bool = True, save_warmup: bool = False,
     ):
         given = locals()
         for name in self._param_names():  # scikit-learn's convention: store the arguments as given

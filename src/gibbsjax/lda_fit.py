@@ -51,7 +51,7 @@ def check_params(params: Mapping[str, Any]) -> None:
     rs = params["random_state"]
     if rs is not None and not isinstance(rs, (np.random.RandomState, np.random.Generator)):
         check_seed("random_state", rs)
-    settings(params)  # Settings checks chains, draws, thin, seed, progress, chunk_size
+    settings(params)  # Settings checks chains, draws, thin, seed, progress, chunk_size, save_warmup
     if params["num_lanes"] is not None:
         check_int("num_lanes", params["num_lanes"], 1)
     if not isinstance(params["chains"], str) or params["chains"] not in ESTIMATE_RULES:
@@ -72,7 +72,8 @@ def settings(params: Mapping[str, Any]) -> Settings:
         seed = rs
     return Settings(num_chains=params["num_chains"], num_warmup=params["num_warmup"],
                     num_draws=params["num_draws"], thin=params["thin"], seed=seed, progress=params["progress"],
-                    chunk_size=params["chunk_size"], devices=params["devices"], shard=params["shard"])
+                    chunk_size=params["chunk_size"], devices=params["devices"], shard=params["shard"],
+                    save_warmup=params["save_warmup"])
 
 
 def fit_settings(params: Mapping[str, Any]) -> Settings:
@@ -255,7 +256,7 @@ def params_from_run(idata) -> dict[str, Any]:
         "sampler": str(a["model"]).removeprefix("lda."), "num_chains": int(a["num_chains"]),
         "num_warmup": int(a["num_warmup"]), "num_draws": max(int(a.get("num_draws_requested", 1)), 1),
         "thin": int(a.get("thin", 1)), "seed": int(a["seed"]) if "seed" in a else None,
-        "num_lanes": num_lanes, "chains": chains,
+        "num_lanes": num_lanes, "chains": chains, "save_warmup": bool(int(a.get("save_warmup", 0))),
     }
 
 

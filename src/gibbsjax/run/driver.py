@@ -26,7 +26,7 @@ from gibbsjax.run.settings import Settings
 from gibbsjax.stopping import check_until, parse_until
 
 __all__ = ["sample", "drive", "run_phase", "check_data_type", "check_until_rule", "data_fingerprint",
-           "warmup_description", "interrupt_note", "SEED_LIMIT", "STOP_SIGNALS"]
+           "format_lp", "warmup_description", "interrupt_note", "SEED_LIMIT", "STOP_SIGNALS"]
 
 
 # ----------------------------------------------------------------------------- checks
@@ -249,6 +249,30 @@ class _Interrupts:
 
 
 # ----------------------------------------------------------------------------- progress
+def format_lp(lp) -> str:
+    """The ``lp=`` text of the progress bar: the log joint of every chain's last
+    draw, one value or ``min..max`` across chains (whole numbers from 1000 on).
+
+    >>> format_lp([-1523.4, -1498.02])
+    'lp=-1523..-1498'
+    >>> format_lp([-12.3456])
+    'lp=-12.35'
+    """
+    values = np.asarray(lp, dtype=np.float64).ravel()
+
+    def number(v: float) -> str:
+        if not np.isfinite(v):
+            return str(v)
+        return f"{v:.0f}" if abs(v) >= 1000 else f"{v:.4g}"
+
+    finite = values[np.isfinite(values)]
+    if finite.size < values.size:  # a NaN or infinite lp is shown as such, not hidden by min/max
+        low, high = number(float(values[~np.isfinite(values)][0])), None
+    else:
+        low, high = number(float(finite.min())), number(float(finite.max()))
+    return f"lp={low}" if high is None or high == low else f"lp={low}..{high}"
+
+
 def _progress_bar(total: int, enabled: bool, desc: str):
     if not enabled:
         return None
@@ -257,33 +281,84 @@ def _progress_bar(total: int, enabled: bool, desc: str):
     return tqdm(total=total, desc=desc, unit="sweep", leave=True, dynamic_ncols=True)
 
 
+class _Progress:
+    """The progress bar (``settings.progress``) and the ``callback`` of a run, both told
+    once per finished chunk, with the log joint ``lp`` of every chain's last draw.
+
+    ``lp`` is the chunk's own record when it keeps records (sampling, or warm-up with
+    ``save_warmup``); in a warm-up chunk that keeps none, ``kernel.log_joint`` is
+    evaluated once on the chunk's final state (one evaluation per chunk, never per
+    sweep; only when a bar or callback is on, and only in a single-process run: with
+    ``jax.distributed`` the bar is often on one process only, and a computation on
+    global arrays that the other processes do not run would wait for them forever).
+    Kernels without ``log_joint``: no lp."""
+
+    def __init__(self, run: Run, total: int, callback: Callable[[dict], Any] | None):
+        self.bar = _progress_bar(total, run.settings.progress, run.kernel.name)
+        self.callback = callback
+        self.done, self.total = 0, total
+        self.on = self.bar is not None or callback is not None
+        log_joint = run.kernel.log_joint
+        alone = jax.process_count() == 1
+        self._lp_fn = records_fn(None, log_joint) if self.on and alone and log_joint is not None else None
+
+    def grow(self, sweeps: int) -> None:
+        self.total += sweeps
+        if self.bar is not None:
+            self.bar.total += sweeps
+            self.bar.refresh()
+
+    def chunk(self, run: Run, phase: str, sweeps: int, host: dict | None) -> None:
+        """After a finished chunk of ``sweeps`` sweeps (its host records ``host``, or None)."""
+        if not self.on:
+            return
+        self.done += sweeps
+        lp = None
+        if host is not None and "lp" in host:
+            lp = np.asarray(host["lp"])[:, -1]
+        elif self._lp_fn is not None:
+            lp = np.asarray(fetch(self._lp_fn(run.state, run.data))["lp"])
+        if self.bar is not None:
+            if lp is not None:
+                self.bar.set_postfix_str(format_lp(lp), refresh=False)
+            self.bar.set_description(f"{run.kernel.name} {phase}")  # shown at once, every chunk (as before)
+            self.bar.update(sweeps)
+        if self.callback is not None:
+            self.callback({"phase": phase, "sweeps_done": self.done, "sweeps_total": self.total,
+                           "draws": run.kept, "lp": lp})
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
 # ----------------------------------------------------------------------------- the loop over chunks
-def _advance(run: Run, num_draws: int, stop: _Interrupts, bar) -> None:
+def _advance(run: Run, num_draws: int, stop: _Interrupts, progress: _Progress) -> None:
     """Finish the warm-up, then add ``num_draws`` kept draws, chunk by chunk."""
     kernel, s = run.kernel, run.settings
     length, warm_fn, draw_fn = compiled(kernel, s, max(run.warmup_left, num_draws))
     if run.warmup_left:
-        run_phase(run, warm_fn, run.warmup_left, 1, length, s.save_warmup, False, "warm-up", stop, bar)
+        run_phase(run, warm_fn, run.warmup_left, 1, length, s.save_warmup, False, "warm-up", stop, progress)
     if num_draws:
-        run_phase(run, draw_fn, num_draws, s.thin, length, True, True, "sampling", stop, bar)
+        run_phase(run, draw_fn, num_draws, s.thin, length, True, True, "sampling", stop, progress)
 
 
 def run_phase(run: Run, fn, n_iters: int, thin: int, length: int, keep: bool, accum: bool,
-              phase: str, stop: _Interrupts, bar) -> None:
+              phase: str, stop: _Interrupts, progress: _Progress | None) -> None:
     """Run ``n_iters`` iterations of ``thin`` sweeps in chunks of ``length``.
 
     Records go to ``run.outputs[phase]`` (host copies) when ``keep``;
     accumulators are summed when ``accum``.  Between chunks the interrupt flag
-    is checked and the bar moves.  ``run`` is only updated once a chunk has
-    finished and its records are on the host."""
+    is checked and ``progress`` (bar and callback) is told.  ``run`` is only
+    updated once a chunk has finished and its records are on the host."""
     done = 0
-    desc = f"{run.kernel.name} {phase}"
     while done < n_iters:
         if stop.requested:
             raise KeyboardInterrupt
         n = min(length, n_iters - done)
         state, acc, records = fn(run.run_keys, run.state, run.acc, run.data, np.int32(run.next_sweep),
                                  np.int32(n), np.bool_(keep), np.bool_(accum))
+        host = None
         if keep:
             host = to_host(records, n)
         else:
@@ -294,23 +369,23 @@ def run_phase(run: Run, fn, n_iters: int, thin: int, length: int, keep: bool, ac
         if accum:
             run.kept += n
         done += n
-        if bar is not None:
-            bar.set_description(desc)
-            bar.update(n * thin)
+        if progress is not None:
+            progress.chunk(run, phase, n * thin, host)
 
 
-def drive(run: Run, num_draws: int, until, max_draws: int | None, until_vars) -> None:
+def drive(run: Run, num_draws: int, until, max_draws: int | None, until_vars,
+          callback: Callable[[dict], Any] | None = None) -> None:
     """Sample ``num_draws`` more draws; with a rule ``until``, then keep adding
-    ``num_draws`` at a time until it holds or ``max_draws`` draws are kept."""
+    ``num_draws`` at a time until it holds or ``max_draws`` draws are kept.
+    ``callback`` is called once per finished chunk (see :func:`sample`)."""
     s = run.settings
-    target = run.kept + num_draws
     total = run.warmup_left + num_draws * s.thin
-    bar = _progress_bar(total, s.progress, run.kernel.name)
+    progress = _Progress(run, total, callback)
     start = time.perf_counter()
     try:
         with _Interrupts() as stop:
             try:
-                _advance(run, num_draws, stop, bar)
+                _advance(run, num_draws, stop, progress)
                 while until is not None:
                     result = check_until(until, _invariant_draws(run, until_vars))
                     run.until_note = {"until_met": int(result.met), "until_checked_draws": run.kept,
@@ -320,10 +395,8 @@ def drive(run: Run, num_draws: int, until, max_draws: int | None, until_vars) ->
                     more = min(num_draws, max_draws - run.kept)
                     if more <= 0:
                         break
-                    if bar is not None:
-                        bar.total += more * s.thin
-                        bar.refresh()
-                    _advance(run, more, stop, bar)
+                    progress.grow(more * s.thin)
+                    _advance(run, more, stop, progress)
             finally:
                 run.signal_name = stop.signal_name
     except KeyboardInterrupt:
@@ -331,10 +404,8 @@ def drive(run: Run, num_draws: int, until, max_draws: int | None, until_vars) ->
         if run.signal_name is None:
             run.signal_name = "SIGINT"
     finally:
-        if bar is not None:
-            bar.close()
+        progress.close()
         run.elapsed += time.perf_counter() - start
-    del target
 
 
 def _invariant_draws(run: Run, names) -> dict:
@@ -357,7 +428,7 @@ def _invariant_draws(run: Run, names) -> dict:
 # ----------------------------------------------------------------------------- main entry
 def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *,
            key: jax.Array | None = None, attrs: Mapping[str, Any] | None = None,
-           until_vars: Sequence[str] | None = None, **options):
+           until_vars: Sequence[str] | None = None, callback: Callable[[dict], Any] | None = None, **options):
     """Run ``num_chains`` chains of ``kernel`` on ``data`` and return ArviZ InferenceData.
 
     Parameters
@@ -383,6 +454,14 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     until_vars:
         The recorded variables the rule looks at besides ``lp`` (default: the
         label-invariant ones).
+    callback:
+        Called on the host once per finished chunk (about ``DEFAULT_NUM_CHUNKS``
+        times per phase, never per sweep) with a dict: ``phase`` (``"warm-up"``
+        or ``"sampling"``), ``sweeps_done`` and ``sweeps_total`` (as the progress
+        bar counts them), ``draws`` (kept per chain so far) and ``lp`` (the log
+        joint of every chain's last sweep, a numpy array; None for a kernel
+        without ``log_joint``, and in the warm-up of a multi-process run without
+        ``save_warmup``).  An exception it raises ends the run and propagates.  The progress bar shows the same ``lp`` (:func:`format_lp`).
 
     Returns
     -------
@@ -410,6 +489,8 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         raise ValueError(f"kernel must be a gibbsjax.Kernel, got {type(kernel).__name__}")
     if settings is not None and not isinstance(settings, Settings):
         raise ValueError(f"settings must be a gibbsjax.run.Settings, got {type(settings).__name__}")
+    if callback is not None and not callable(callback):
+        raise ValueError(f"callback must be a function taking one dict, got {type(callback).__name__}")
     s = (settings or Settings()).replace(**options)
     rule, max_draws = check_until_rule(s.until, s.max_draws, s.num_draws, s.num_chains)
     key, seed_used = _resolve_key(s.seed, key)
@@ -439,7 +520,7 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         first = fetch(records_fn(kernel.record, kernel.log_joint)(state, data))
         run.outputs["warm-up"].append(to_host(jax.tree_util.tree_map(lambda a: np.asarray(a)[None], first), 1))
 
-    drive(run, s.num_draws, rule, max_draws, until_vars)
+    drive(run, s.num_draws, rule, max_draws, until_vars, callback)
     if run.interrupted:
         if run.next_sweep == 0 and not run.outputs["sampling"] and not run.outputs["warm-up"]:
             raise KeyboardInterrupt  # not one chunk finished: nothing to keep

@@ -36,7 +36,8 @@ class Settings:
     * ``init``: starting values overriding the kernel's random start: a mapping
       from state field names to arrays whose first axis has length
       ``num_chains`` (fields not given keep their random start).
-    * ``progress``: a tqdm progress bar, updated between chunks.
+    * ``progress``: a tqdm progress bar, updated between chunks, showing the log
+      joint of the chains' last sweep (``lp=min..max``) when the kernel has one.
     * ``chunk_size``: draws per compiled chunk; default about
       ``DEFAULT_NUM_CHUNKS`` chunks per phase.  Draws do not depend on it.
     * ``save_warmup``: keep warm-up sweeps in a ``warmup_posterior`` group;
