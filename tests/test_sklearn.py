@@ -1,7 +1,7 @@
 """gibbsjax.LDA in the Python topic-model ecosystem: scikit-learn conventions (clone,
 Pipeline after CountVectorizer, GridSearchCV over K), every kind of input, vocabularies
 matched by name, save and load through NetCDF, top words with probabilities, the
-pyLDAvis export; and the README's own-sampler snippet.
+pyLDAvis export (the README's blocks: tests/test_readme_blocks.py).
 
 scikit-learn comes from the test extra; gibbsjax never imports it at import time.
 Fits are tiny (two chains, tens of sweeps): where chains may disagree, fit() warns,
@@ -13,11 +13,9 @@ one vocabulary, one K where possible, a fixed chunk size.
 from __future__ import annotations
 
 import contextlib
-import re
 import subprocess
 import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,7 +31,6 @@ from sklearn.feature_extraction.text import CountVectorizer  # noqa: E402
 from sklearn.model_selection import GridSearchCV, KFold  # noqa: E402
 from sklearn.pipeline import Pipeline  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 SMALL = dict(alpha=0.1, eta=0.05, num_chains=2, num_warmup=40, num_draws=20, chunk_size=10, progress=False)
 
 
@@ -335,38 +332,6 @@ def test_pyldavis_export(corpus, fitted):
     np.testing.assert_array_equal(d["term_frequency"], np.bincount(corpus.tokens, minlength=v))
     assert d["vocab"] == list(corpus.vocab) and len(d["vocab"]) == v
     np.testing.assert_allclose(d["topic_term_dists"], fitted.topic_word_, atol=1e-6)
-
-
-# ----------------------------------------------------------------------------- README
-def _readme_block(after: str) -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = text.index(after)
-    return re.search(r"```python\n(.*?)```", text[start:], re.S).group(1)
-
-
-def test_readme_own_sampler_snippet_runs():
-    """The README's "writing your own sampler" block runs as printed, and its
-    flat-prior normal model gives the posterior of μ it should: mean ȳ."""
-    namespace: dict = {}
-    code = _readme_block("Writing your own sampler")
-    exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102 -- our own README
-    idata = namespace["idata"]
-    from gibbsjax.datasets import body_temperature
-
-    y = np.asarray(body_temperature()["temperature_f"], np.float64)
-    n = y.size
-    mu = idata.posterior["mu"]
-    # with prior ∝ 1/σ², μ | y is Student-t, n − 1 degrees of freedom, centre ȳ, scale s/√n
-    sd = y.std(ddof=1) / np.sqrt(n) * np.sqrt((n - 1) / (n - 3))
-    # MCSEs from gibbsjax's float64 statistics (az.mcse failed here on the GPU image, inside ArviZ:
-    # float() of a one-element array under numpy 2.5), checked against ArviZ's
-    # definitions in tests/test_many_chains.py
-    from gibbsjax.diagnostics import summary_table
-
-    row = summary_table(idata, var_names=["mu"], round_to="none").loc["mu"]
-    mcse_mean, mcse_sd = float(row["mcse_mean"]), float(row["mcse_sd"])
-    assert abs(float(mu.mean()) - y.mean()) < 5 * mcse_mean
-    assert abs(float(mu.std()) - sd) < 5 * mcse_sd
 
 
 # ----------------------------------------------------------------------------- GridSearchCV (last: see its docstring)

@@ -51,8 +51,12 @@ def fetch(tree):
 def _devices(devices: int) -> list:
     available = jax.devices()
     if devices > len(available):
+        hint = ""
+        if available[0].platform == "cpu":  # JAX shows one CPU device unless told before it starts
+            hint = (f"; for {devices} CPU devices set XLA_FLAGS=--xla_force_host_platform_device_count={devices} "
+                    "in the environment before JAX starts")
         raise ValueError(f"devices={devices} asked for, but JAX sees {len(available)} "
-                         f"({available[0].platform}): {', '.join(str(d) for d in available)}")
+                         f"({available[0].platform}): {', '.join(str(d) for d in available)}{hint}")
     return available[:devices]
 
 
