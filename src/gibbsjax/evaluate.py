@@ -337,14 +337,20 @@ def _umass(corpus, top: np.ndarray, kind: str, eps: float) -> np.ndarray:
     return scores
 
 
+def _npmi_matrix(joint: np.ndarray, idx: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """NPMI of every pair of the words ``idx`` from the joint window probabilities (diagonal:
+    each word's own probability), log((P_ij + ε)/(P_i P_j)) / −log(P_ij + ε); and the P_i."""
+    pj = joint[np.ix_(idx, idx)]
+    p = np.diag(pj)
+    return np.log((pj + eps) / (p[:, None] * p[None, :])) / -np.log(pj + eps), p
+
+
 def _c_npmi(joint: np.ndarray, index: np.ndarray, eps: float) -> np.ndarray:
     off_diagonal = ~np.eye(index.shape[1], dtype=bool)  # the ordered pairs i != j
     scores = np.empty(index.shape[0])
     with np.errstate(divide="ignore", invalid="ignore"):
         for k, idx in enumerate(index):  # topics, not tokens
-            pj = joint[np.ix_(idx, idx)]
-            p = np.diag(pj)
-            npmi = np.log((pj + eps) / (p[:, None] * p[None, :])) / -np.log(pj + eps)
+            npmi, p = _npmi_matrix(joint, idx, eps)
             scores[k] = np.mean(npmi[off_diagonal]) if np.all(p > 0) else np.nan
     return scores
 
@@ -392,9 +398,7 @@ def _c_v(joint: np.ndarray, index: np.ndarray, eps: float) -> np.ndarray:
     scores = np.empty(index.shape[0])
     with np.errstate(divide="ignore", invalid="ignore"):
         for k, idx in enumerate(index):  # topics, not tokens
-            pj = joint[np.ix_(idx, idx)]
-            p = np.diag(pj)
-            npmi = np.log((pj + eps) / (p[:, None] * p[None, :])) / -np.log(pj + eps)
+            npmi, _ = _npmi_matrix(joint, idx, eps)
             topic = npmi.sum(axis=0)  # the topic's context vector: Σ_i NPMI(w_i, w_j)
             cosine = npmi @ topic / (np.linalg.norm(npmi, axis=1) * np.linalg.norm(topic))
             scores[k] = np.mean(cosine)
