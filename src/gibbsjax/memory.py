@@ -239,19 +239,21 @@ def postprocess_bytes(draw_bytes: int, mean_bytes: int, mean_elements: int, labe
     the per-chain means (``posterior_mean``); ``label_sizes``: the number of
     components of each label dimension (K topics); ``state_bytes``: the
     ``sampler_state`` group (the chains' states and running sums).  Counted: three
-    copies of the result (the raw one, the processed copy, the aligned copy), four
-    float64 arrays of the means' size (the alignment's and agreement's work arrays)
+    copies of the result (the raw one, the processed copy, the aligned copy), six
+    float64 arrays of the means' size (the alignment's and agreement's work arrays, and the
+    coherence's document and window counts)
     and three float64 K × K matrices per label dimension (distances, the
     assignment's cost, temporaries).  Python integers throughout.  Measured with
     ``tracemalloc`` on LDA (K = 50-300, V = 1,500-3,000, 2-4 chains) the real peak
-    is about 0.7 of this.
+    was about 0.7 of this with four such arrays; gensim-convention coherence (sliding windows)
+    raised it past the estimate at K = 120, V = 1,500, hence six.
 
     >>> from gibbsjax.memory import format_bytes
     >>> format_bytes(postprocess_bytes(0, 4 * 4 * 300 * 3000, 4 * 300 * 3000, [300]))
-    '153.1 MiB'
+    '208.1 MiB'
     """
     result = int(draw_bytes) + int(mean_bytes) + int(state_bytes)
-    work = 3 * result + 4 * 8 * int(mean_elements)
+    work = 3 * result + 6 * 8 * int(mean_elements)
     return work + sum(3 * 8 * int(k) * int(k) for k in label_sizes)
 
 
