@@ -90,6 +90,11 @@ def _cases():
         "many float32, odd": (5 + rng.normal(size=(64, 1001))).astype(np.float32).astype(float),
         "many float32, both signs": rng.normal(size=(40, 1000)).astype(np.float32).astype(float),
         "many ties": rng.integers(-3, 3, size=(50, 1000)).astype(float),
+        # float32 numbers within a narrow key range: ranked by counting their keys, not sorting
+        "many float32, counted": (98.25 + 0.06 * rng.normal(size=(40, 1000))).astype(np.float32).astype(float),
+        "many float32, counted, odd": (-24.8 + 0.2 * rng.normal(size=(33, 1001))).astype(np.float32).astype(float),
+        "many float32, counted ties": np.round(98.25 + 0.06 * rng.normal(size=(40, 1000)), 2).astype(np.float32)
+        .astype(float),
     }
 
 
@@ -115,6 +120,15 @@ def test_column_summary_matches_arviz_given_float64(name):
     assert got_rhat == pytest.approx(ref_rhat, rel=1e-9, nan_ok=True)
     assert got_bulk == pytest.approx(ref_bulk, rel=1e-9, nan_ok=True)
     assert got_tail == pytest.approx(ref_tail, rel=1e-9, nan_ok=True)
+
+
+@pytest.mark.parametrize("name", [name for name in _cases() if "float32" in name])
+def test_column_summary_of_float32_draws_equals_that_of_their_float64_copy(name):
+    """float32 draws are ranked from their own bits (no float64 copy to compare); same numbers."""
+    x = _cases()[name]
+    assert chain_stats.column_summary(x.astype(np.float32)) == chain_stats.column_summary(x)
+    assert chain_stats.rank_rhat(x.astype(np.float32)) == chain_stats.rank_rhat(x)
+    assert chain_stats.ess_bulk(x.astype(np.float32)) == chain_stats.ess_bulk(x)
 
 
 def test_summary_table_matches_arviz_summary_layout_and_values():

@@ -18,11 +18,18 @@ shows for float64 draws):
 Everything is computed in float64 whatever the input dtype: with float32 ranks
 (SciPy 1.18 returns them for float32 input) ``(r - 3/8) / (S + 1/4)`` rounds to
 1 for the top ranks from about 2**23 draws on and the normal scores become
-infinite.  At many chains the cost is memory traffic: one 64-bit sort per
-quantity (values and positions packed in one key, no ``argsort``), the folded
-draws sorted by merging the two halves of that order, autocovariances from
-direct lag sums while few lags are needed (FFT otherwise), and scratch arrays
-reused between quantities (:func:`workspace`).  Given float64 draws the results
+infinite.  At many chains the cost is memory traffic.  Draws that are float32
+numbers of one sign within a narrow range (what a sampler records: 32 M draws of
+a posterior take a few million distinct float32 values) are not sorted but
+counted: their float32 bits, read as integers, are ordered like the values, so
+one ``bincount`` gives the sorted distinct values and their counts, the normal
+scores are computed once per distinct value (folded ones after merging the two
+halves about the median), and one gather per score puts them in the draws'
+order.  Other draws take one 64-bit sort per quantity (values and positions
+packed in one key, no ``argsort``), the folded draws sorted by merging the two
+halves of that order.  Autocovariances come from direct lag sums while few lags
+are needed (FFT otherwise), centred once for R-hat and bulk ESS, and scratch
+arrays are reused between quantities (:func:`workspace`).  Given float64 draws the results
 agree with ArviZ's to about 1e-12 (not bit for bit: sums run in another order).
 
 >>> import numpy as np
@@ -34,6 +41,7 @@ agree with ArviZ's to about 1e-12 (not bit for bit: sums run in another order).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -78,6 +86,158 @@ class _Work:
         if n not in self._tables:
             self._tables = {n: ndtri((np.arange(1, n + 1, dtype=np.float64) - 0.375) / (n + 0.25))}
         return self._tables[n]
+
+
+# ----------------------------------------------------------------------------- ranks by counting
+_COUNT_RANGE = 1         # count values when their float32 keys span at most this many times the draws (+ 2**20)
+
+
+class _Runs:
+    """Ascending values given as their distinct ``values`` and how often each occurs (``counts``):
+    what the sorted draws are when they were counted rather than sorted."""
+
+    def __init__(self, values: np.ndarray, counts: np.ndarray):
+        self.values = values
+        self.counts = counts
+        self.cum = np.cumsum(counts)
+        self.size = int(self.cum[-1])
+
+    def __getitem__(self, k: int) -> float:
+        k = k + self.size if k < 0 else k
+        return float(self.values[int(np.searchsorted(self.cum, k, side="right"))])
+
+    def count(self, v: float, side: str) -> int:
+        """``np.searchsorted`` of the expanded values: how many are below ``v`` (``"left"``) or at most ``v``."""
+        j = int(np.searchsorted(self.values, v, side=side))
+        return int(self.cum[j - 1]) if j else 0
+
+    def hdi(self, width: int) -> tuple[float, float]:
+        """The first narrowest ``[s[i], s[i + width]]``: it starts where a run of equal values starts."""
+        starts = self.cum - self.counts
+        starts = starts[starts + width < self.size]
+        end = np.searchsorted(self.cum, starts + width, side="right")
+        lo = int(np.argmin(self.values[end] - self.values[: starts.size]))
+        return float(self.values[lo]), float(self.values[end[lo]])
+
+
+def _at(s, k: int) -> float:
+    return s[k] if isinstance(s, _Runs) else float(s[k])
+
+
+def _count(s, v: float, side: str) -> int:
+    return s.count(v, side) if isinstance(s, _Runs) else int(np.searchsorted(s, v, side=side))
+
+
+def _float32_keys(v: np.ndarray, work: _Work, raw: np.ndarray | None, exact: bool):
+    """Offsets of the float32 keys of the float64 values ``v`` from the smallest key (intp, ``v``'s
+    order, increasing with the value), and how to turn offsets back into values (sign, base),
+    or None where the values are not all float32 numbers of one sign (``raw``: ``v`` as float32;
+    ``exact``: ``v`` known to hold float32 numbers) or their keys span too wide a range to count.
+
+    A positive float32's bits, read as an integer, grow with its value; a negative one's shrink
+    (the sign bit set): one subtraction orders either."""
+    n = v.size
+    if raw is None:
+        raw = work.get("z", n, np.float32)                    # (free until the scores go there)
+        np.copyto(raw, v, casting="same_kind")
+        if not exact:
+            same = work.get("zf", n, bool)
+            np.equal(raw, v, out=same)
+            if not same.all():
+                return None
+    bits = raw.view(np.int32)
+    lo, hi = int(bits.min()), int(bits.max())
+    if not (lo > 0 or hi < 0) or lo == -(1 << 31):           # zero (-0.0 too) or both signs
+        return None
+    if hi - lo >= _COUNT_RANGE * n + (1 << 20):
+        return None
+    offset = work.get("flip", n, np.intp)                   # intp once, for bincount and take
+    if lo > 0:
+        np.subtract(bits, lo, out=offset, dtype=np.intp)
+        return offset, 1, lo
+    np.subtract(hi, bits, out=offset, dtype=np.intp)
+    return offset, -1, hi
+
+
+def _key_values(offsets: np.ndarray, sign: int, base: int) -> np.ndarray:
+    """float64 values of key offsets from :func:`_float32_keys`."""
+    return (base + sign * offsets.astype(np.int64)).astype(np.int32).view(np.float32).astype(np.float64)
+
+
+def _run_scores(values: np.ndarray, counts: np.ndarray, n: int) -> np.ndarray:
+    """Normal scores of ``values`` (ascending, equal neighbours allowed) occurring ``counts`` times
+    among ``n``: each equal group gets the score of its average rank."""
+    from scipy.special import ndtri
+
+    new = np.empty(values.size, bool)
+    new[0] = True
+    np.not_equal(values[1:], values[:-1], out=new[1:])
+    if new.all():
+        size, group = counts, None
+    else:
+        first = np.flatnonzero(new)
+        size = np.add.reduceat(counts, first)
+        group = np.cumsum(new) - 1
+    start = np.cumsum(size) - size                           # 0-based rank of each group's first value
+    scores = ndtri(((2 * start + size + 1) / 2.0 - 0.375) / (n + 0.25))
+    return scores if group is None else scores[group]
+
+
+def _counted(v: np.ndarray, work: _Work, raw: np.ndarray | None, exact: bool):
+    """The sorted values of ``v`` (1-d float64) as :class:`_Runs`, found by counting their float32
+    keys instead of sorting, with what :func:`_counted_scores` and :func:`_all_runs` need;
+    None where :func:`_float32_keys` finds no keys to count."""
+    found = _float32_keys(v, work, raw, exact)
+    if found is None:
+        return None
+    offset, sign, base = found
+    counts = np.bincount(offset)
+    where = np.flatnonzero(counts)                           # key offsets of the distinct values
+    runs = _Runs(_key_values(where, sign, base), counts[where])
+    return runs, offset, where, (sign, base)
+
+
+def _counted_scores(runs: _Runs, m: float, offset: np.ndarray, where: np.ndarray, work: _Work):
+    """Normal scores and folded normal scores (about ``m``) of the counted values, in their order
+    (two contiguous arrays), and the range of the normal scores."""
+    u, c, n = runs.values, runs.counts, runs.size
+    z = _run_scores(u, c, n)
+    k = int(np.searchsorted(u, m, side="left"))
+    folded = np.concatenate((m - u[:k][::-1], u[k:] - m))   # two ascending runs: a stable sort merges them
+    order = np.argsort(folded, kind="stable")
+    zf = np.empty(u.size)
+    zf[order] = _run_scores(folded[order], np.concatenate((c[:k][::-1], c[k:]))[order], n)
+    zf[:k] = zf[:k][::-1].copy()                            # back to the order of u
+    table = work.get("table", int(where[-1]) + 1)
+    out = _Scores(work.get("z", offset.size), work.get("zf", offset.size))
+    for values, target in ((z, out.real), (zf, out.imag)):
+        table[where] = values
+        np.take(table, offset, out=target)
+    return out, float(z[-1] - z[0])
+
+
+def _all_runs(x: np.ndarray, runs: _Runs, where: np.ndarray, key: tuple[int, int]):
+    """Runs of every draw of ``x`` (chain, draw) given the runs of its split chains (odd draw count:
+    the middle draws were left out); None when a middle draw is not a float32 number of their sign."""
+    sign, base = key
+    middle = x[:, x.shape[1] // 2]
+    f = middle.astype(np.float32)
+    bits = f.view(np.int32).astype(np.int64)
+    if not np.array_equal(f, middle) or not (np.all(bits > 0) if sign > 0 else np.all((bits < 0) & (bits > -(1 << 31)))):
+        return None
+    offsets, at = np.unique(np.concatenate((where, sign * (bits - base))), return_inverse=True)
+    counts = np.bincount(at, weights=np.concatenate((runs.counts, np.ones(f.size)))).astype(np.int64)
+    return _Runs(_key_values(offsets, sign, base), counts)
+
+
+class _Scores(NamedTuple):
+    """Normal scores (``real``) and folded normal scores (``imag``), each contiguous."""
+
+    real: np.ndarray
+    imag: np.ndarray
+
+    def reshape(self, *shape):
+        return _Scores(self.real.reshape(*shape), self.imag.reshape(*shape))
 
 
 # ----------------------------------------------------------------------------- sorting and ranks
@@ -212,10 +372,10 @@ def _centred(y: np.ndarray, work: _Work):
     return means, d
 
 
-def _rhat_basic(y: np.ndarray, work: _Work) -> float:
+def _rhat_basic(y: np.ndarray, work: _Work, centred=None) -> float:
     """Classic R-hat of chains ``y`` (..., draw): every leading index is a chain."""
     n = y.shape[-1]
-    means, d = _centred(y, work)
+    means, d = _centred(y, work) if centred is None else centred
     chains = means.size
     flat = d.reshape(-1)
     within = np.dot(flat, flat) / ((n - 1) * chains)
@@ -265,16 +425,17 @@ class _Autocov:
         return irfft(power, n=size)[:n] / (n * self.chains)
 
 
-def _ess(y: np.ndarray, work: _Work, spread: float | None = None) -> float:
+def _ess(y: np.ndarray, work: _Work, spread: float | None = None, centred=None) -> float:
     """ESS of chains ``y`` (..., draw; every leading index a chain), float64 without NaN:
-    Geyer's initial monotone sequence.  ``spread``: ``max(y) - min(y)`` when the caller knows it."""
+    Geyer's initial monotone sequence.  ``spread``: ``max(y) - min(y)`` when the caller knows it;
+    ``centred``: :func:`_centred` of ``y`` when the caller has it."""
     n = y.shape[-1]
     total = y.size
     if spread is None:
         spread = np.max(y) - np.min(y)
     if spread < np.finfo(np.float64).resolution:
         return float(total)
-    means, d = _centred(y, work)
+    means, d = _centred(y, work) if centred is None else centred
     acov = _Autocov(d)
     mean_var = acov(0) * n / (n - 1.0)
     var_plus = mean_var * (n - 1.0) / n + (np.var(means, ddof=1) if means.size > 1 else 0.0)
@@ -300,44 +461,69 @@ def _ess(y: np.ndarray, work: _Work, spread: float | None = None) -> float:
     return total / tau
 
 
-def _dev2_spread(s: np.ndarray, mean: float) -> float:
-    """``max - min`` of ``(v - mean)**2`` over the ascending values ``s``."""
+def _dev2_spread(s, mean: float) -> float:
+    """``max - min`` of ``(v - mean)**2`` over the ascending values ``s`` (an array or :class:`_Runs`)."""
+    s = s.values if isinstance(s, _Runs) else s
     k = int(np.searchsorted(s, mean))
     near = [(s[i] - mean) ** 2 for i in (k - 1, k) if 0 <= i < s.size]
     return float(max((s[0] - mean) ** 2, (s[-1] - mean) ** 2) - min(near))
 
 
-def _median_sorted(s: np.ndarray) -> float:
+def _median_sorted(s) -> float:
     n = s.size
-    return float(s[n // 2]) if n % 2 else float((s[n // 2 - 1] + s[n // 2]) / 2.0)
+    return _at(s, n // 2) if n % 2 else float((_at(s, n // 2 - 1) + _at(s, n // 2)) / 2.0)
 
 
 def _quantile_sorted(s: np.ndarray, p: float) -> float:
     """Quantile ``p`` of the ascending values ``s``, linear interpolation (Hyndman & Fan type 7)."""
     n = s.size
     if n == 1:
-        return float(s[0])
+        return _at(s, 0)
     h = n * p + (1.0 - p)
     k = int(np.floor(min(max(h, 1.0), n - 1.0)))
     g = min(max(h - k, 0.0), 1.0)
-    return float((1.0 - g) * s[k - 1] + g * s[k])
+    return float((1.0 - g) * np.float64(_at(s, k - 1)) + g * np.float64(_at(s, k)))
+
+
+def _float32(x) -> np.ndarray | None:
+    """``x`` when it holds float32 draws, else None."""
+    x = np.asarray(x)
+    return x if x.dtype == np.float32 else None
 
 
 def _valid(x: np.ndarray, min_chains: int) -> bool:
     return x.shape[0] >= min_chains and x.shape[1] >= 4 and not np.isnan(x).any()
 
 
-def _ranked(x: np.ndarray, median: str, work: _Work):
+def _ranked(x: np.ndarray, median: str, work: _Work, raw: np.ndarray | None = None):
     """Split chains of ``x`` (chain, 2, draw // 2), their sorted values, their normal scores
-    (real part) and folded normal scores (imaginary part), each shaped like the split chains,
-    and the range of the normal scores; the fold is about the median of the split draws
-    (``median="split"``) or of all draws."""
+    (``.real``) and folded normal scores (``.imag``), each shaped like the split chains, the
+    range of the normal scores, and the sorted values of all draws (None where not at hand);
+    the fold is about the median of the split draws (``median="split"``) or of all draws.
+    Sorted values are arrays or :class:`_Runs`.
+
+    Many float32 numbers (``raw``: ``x``'s draws as float32, when they were) are ranked by
+    counting their keys, others by sorting."""
     xs = _chains(x, work, "split")
     v = xs.reshape(-1)
-    order, s = _sort_order(v, work)
-    m = _median_sorted(s) if median == "split" or x.shape[1] % 2 == 0 else float(np.median(x))
-    scores, spread = _z_and_folded(v, m, work, order, s)
-    return xs, s, scores.reshape(xs.shape), spread
+    even = x.shape[1] % 2 == 0
+    counted = None
+    if v.size >= _SMALL:
+        raw32 = np.ascontiguousarray(raw).reshape(-1) if raw is not None and even else None
+        counted = _counted(v, work, raw32, raw is not None)
+    if counted is None:
+        order, s = _sort_order(v, work)
+        m = _median_sorted(s) if median == "split" or even else float(np.median(x))
+        scores, spread = _z_and_folded(v, m, work, order, s)
+        return xs, s, scores.reshape(xs.shape), spread, s if even else None
+    s, offset, where, key = counted
+    s_all = s if even else _all_runs(x, s, where, key)
+    if median == "split" or even:
+        m = _median_sorted(s)
+    else:
+        m = _median_sorted(s_all) if s_all is not None else float(np.median(x))
+    scores, spread = _counted_scores(s, m, offset, where, work)
+    return xs, s, scores.reshape(xs.shape), spread, s_all
 
 
 def _rhat_of(scores: np.ndarray, work: _Work) -> float:
@@ -354,11 +540,12 @@ def rank_rhat(x, *, work: _Work | None = None) -> float:
     >>> round(rank_rhat(np.arange(400.0).reshape(4, 100)), 1)     # chains far apart
     4.6
     """
+    raw = _float32(x)
     x = np.ascontiguousarray(x, dtype=np.float64)
     if not _valid(x, 2):
         return float("nan")
     work = _Work() if work is None else work
-    return _rhat_of(_ranked(x, "split", work)[2], work)
+    return _rhat_of(_ranked(x, "split", work, raw)[2], work)
 
 
 def ess_bulk(x, *, work: _Work | None = None) -> float:
@@ -369,22 +556,23 @@ def ess_bulk(x, *, work: _Work | None = None) -> float:
     >>> bool(ess_bulk(np.random.default_rng(1).normal(size=(2, 500))) > 700)
     True
     """
+    raw = _float32(x)
     x = np.ascontiguousarray(x, dtype=np.float64)
     if not _valid(x, 1):
         return float("nan")
     work = _Work() if work is None else work
-    _, _, scores, spread = _ranked(x, "split", work)
+    _, _, scores, spread, _ = _ranked(x, "split", work, raw)
     return _ess(scores.real, work, spread)
 
 
-def _tail(x: np.ndarray, s_all: np.ndarray, work: _Work) -> float:
+def _tail(x: np.ndarray, s_all, work: _Work, tag: str = "run") -> float:
     ess = []
     for p in (0.05, 0.95):
         q = _quantile_sorted(s_all, p)
-        below = work.get("run", x.size).reshape(x.shape)
+        below = work.get(tag, x.size).reshape(x.shape)
         np.less_equal(x, q, out=below)
         split = _chains(below, work, "folded")
-        ess.append(_ess(split, work, None if x.shape[1] % 2 else float(0 < np.searchsorted(s_all, q, "right") < x.size)))
+        ess.append(_ess(split, work, None if x.shape[1] % 2 else float(0 < _count(s_all, q, "right") < x.size)))
     return ess[1] if ess[1] < ess[0] else ess[0]
 
 
@@ -417,6 +605,7 @@ def column_summary(x, *, hdi_prob: float = 0.94, work: _Work | None = None) -> d
     """
     work = _Work() if work is None else work
     x = np.asarray(x)
+    raw = _float32(x)
     if x.ndim != 2:
         raise ValueError(f"draws must have shape (chain, draw), got {x.shape}")
     if x.dtype != np.float64 or not x.flags.c_contiguous:
@@ -430,12 +619,23 @@ def column_summary(x, *, hdi_prob: float = 0.94, work: _Work | None = None) -> d
         return out
     valid = _valid(x, 1)
     if valid:
-        xs, s, scores, spread = _ranked(x, "all", work)
-        s_all = s if x.shape[1] % 2 == 0 else np.sort(x, axis=None)
+        xs, s, scores, spread, s_all = _ranked(x, "all", work, raw)
+        if s_all is None:
+            s_all = np.sort(x, axis=None)
     else:
         s_all = np.sort(x, axis=None)
+    # scratch for the squared deviations and the tail indicators: the scores' arrays once R-hat
+    # and bulk ESS are done with them (counted), else arrays the sort left free
+    spare = ("zf", "z") if valid and isinstance(scores, _Scores) else ("key", "run")
+    if valid:
+        z = _centred(scores.real, work)                 # for R-hat and bulk ESS both
+        if x.shape[0] >= 2:
+            bulk = _rhat_basic(scores.real, work, z)
+        out["ess_bulk"] = _ess(scores.real, work, spread, z)
+        if x.shape[0] >= 2:
+            out["r_hat"] = _larger(bulk, _rhat_basic(scores.imag, work))
     mean = np.float64(x.mean())
-    dev2 = work.get("key", size).reshape(x.shape)      # (free once the scores are in place)
+    dev2 = work.get(spare[0], size).reshape(x.shape)
     np.subtract(x, mean, out=dev2)
     np.square(dev2, out=dev2)
     total = np.float64(dev2.sum())
@@ -443,12 +643,9 @@ def column_summary(x, *, hdi_prob: float = 0.94, work: _Work | None = None) -> d
     if size > 1:
         out["sd"] = float(np.sqrt(total / (size - 1)))
     if valid:
-        if x.shape[0] >= 2:
-            out["r_hat"] = _rhat_of(scores, work)
-        out["ess_bulk"] = _ess(scores.real, work, spread)
-        out["ess_tail"] = _tail(x, s_all, work)
+        out["ess_tail"] = _tail(x, s_all, work, spare[1])
         with np.errstate(divide="ignore", invalid="ignore"):
-            out["mcse_mean"] = float(np.sqrt(total / (size - 1) / np.float64(_ess(xs, work, s[-1] - s[0]))))
+            out["mcse_mean"] = float(np.sqrt(total / (size - 1) / np.float64(_ess(xs, work, _at(s, -1) - _at(s, 0)))))
             evar = total / size
             square_mean = np.einsum("ij,ij->", dev2, dev2) / size
             ess_sd = _ess(_chains(dev2, work, "folded"), work, _dev2_spread(s, mean))
@@ -457,6 +654,9 @@ def column_summary(x, *, hdi_prob: float = 0.94, work: _Work | None = None) -> d
     width = int(np.floor(hdi_prob * s_all.size))
     if width >= s_all.size:
         raise ValueError(f"hdi_prob={hdi_prob} leaves no interval among {s_all.size} draws")
+    if isinstance(s_all, _Runs):
+        out["hdi_lower"], out["hdi_upper"] = s_all.hdi(width)
+        return out
     gaps = work.get("order", s_all.size - width)
     np.subtract(s_all[width:], s_all[: s_all.size - width], out=gaps)
     lo = int(np.argmin(gaps))
