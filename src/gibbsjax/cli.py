@@ -548,6 +548,7 @@ def _cmd_plot(args) -> int:
         "lp": lambda: plots.plot_lp(idata, **chains),
         "agreement": lambda: plots.plot_agreement(idata, **chains),
         "words": lambda: plots.plot_top_words(idata, n=args.top),
+        "stable": lambda: plots.plot_stable_topics(idata),
     }[args.kind]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # arviz/matplotlib deprecation chatter
@@ -567,6 +568,52 @@ def _cmd_plot(args) -> int:
         plt.close(fig)
     print(f"saved {out}")
     return 0
+
+
+def _cmd_choose_k(args) -> int:
+    from gibbsjax.config import load_config
+
+    config = load_config(args.config)
+    if not config.model.startswith("lda."):
+        raise CLIError(f"choose-k needs an LDA config, {args.config} runs {config.model}")
+    from gibbsjax.choose_k import choose_num_topics, table_lines
+
+    hyper = {k: v for k, v in config.hyperparameters.items()
+             if k in ("alpha", "eta", "learn_alpha", "asymmetric_alpha", "learn_eta", "alpha_prior", "eta_prior")}
+    settings = config.sampler
+    chains = args.chains or settings.num_chains
+    options = dict(num_chains=chains, num_warmup=settings.num_warmup if args.warmup is None else args.warmup,
+                   num_draws=args.draws or settings.num_draws, min_share=args.min_share,
+                   seed=settings.seed if args.seed is None else args.seed, progress=not args.no_progress)
+    heldout = config.extras.get("heldout")
+    print(f"choosing K by stability: {chains} chains per K, K in {', '.join(map(str, args.K))}; "
+          f"held-out perplexity on {heldout.num_docs if heldout is not None else 0} documents ([data] heldout)")
+    table = choose_num_topics(config.extras["corpus"], args.K, heldout=heldout, sampler=config.model[4:],
+                              **hyper, **options)
+    print("\n".join(table_lines(table)))
+    print(f"stability: the mean share of chains that hold each topic's cluster (gibbsjax.choose_k); "
+          f"stable: clusters held by >= {args.min_share:.0%} of the chains")
+    return 0
+
+
+def _ks(text: str) -> list[int]:
+    try:
+        ks = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected numbers of topics like 5,10,15, got {text!r}") from None
+    if not ks or min(ks) < 1 or len(set(ks)) != len(ks):
+        raise argparse.ArgumentTypeError(f"expected distinct positive numbers of topics like 5,10,15, got {text!r}")
+    return ks
+
+
+def _share(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a share of chains in (0, 1], got {text!r}") from None
+    if not 0.0 < v <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a share of chains in (0, 1], got {text!r}")
+    return v
 
 
 # ============================================================================ parser / main
@@ -701,11 +748,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Draw a plot of a saved result (see gibbsjax.plots): trace (densities and "
         "traces, many components split into panels), rank (per-chain rank histograms), lp (the log joint "
         "per chain), agreement (chains x topics/clusters heatmap) or words (top words per "
-        "topic/cluster). Runs with more chains than --max-chains are drawn from a random "
+        "topic/cluster) or stable (the topics that recur across chains, LDA). Runs with more chains than --max-chains are drawn from a random "
         "sample of chains (fixed seed); the figure says so.",
     )
     p.add_argument("result", metavar="RESULT.nc")
-    p.add_argument("--kind", choices=("trace", "rank", "lp", "agreement", "words"), default="trace",
+    p.add_argument("--kind", choices=("trace", "rank", "lp", "agreement", "words", "stable"), default="trace",
                    help="plot kind (default: trace)")
     p.add_argument("-o", "--output", metavar="FIG.png", help="image file (default: RESULT_<kind>.png beside RESULT)")
     p.add_argument("--var", nargs="+", metavar="NAME",
@@ -718,6 +765,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dpi", type=_pos_int, default=100, help="image resolution (default: 100)")
     _add_force(p, "FIG.png")
     p.set_defaults(func=_cmd_plot)
+
+    p = sub.add_parser(
+        "choose-k",
+        help="fit an LDA config for several K and compare the stability of their topics",
+        description="Fit the LDA config's corpus for every K of --K, each with many chains, and print per K "
+        "the stability of the topics (how many chains share each topic's cluster; gibbsjax.choose_k), the "
+        "number of stable topics, held-out perplexity ([data] heldout) and coherence. Nothing is saved.",
+    )
+    p.add_argument("config", metavar="CONFIG.toml", help="an LDA config (its [model] K is replaced by --K)")
+    p.add_argument("--K", type=_ks, required=True, metavar="K1,K2,...", help="numbers of topics, e.g. 5,10,15")
+    p.add_argument("--chains", type=_pos_int, metavar="N", help="chains per K (default: the config's num_chains)")
+    p.add_argument("--warmup", type=_nonneg_int, metavar="N", help="override the config's num_warmup")
+    p.add_argument("--draws", type=_pos_int, metavar="N", help="override the config's num_draws")
+    p.add_argument("--seed", type=_seed, metavar="N", help="override the config's seed")
+    p.add_argument("--min-share", type=_share, default=0.5, metavar="X",
+                   help="share of chains a stable topic needs (default: 0.5)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_choose_k)
     return parser
 
 

@@ -18,7 +18,6 @@ import numpy as np
 
 from gibbsjax import evaluate, lda_fit, pipeline
 from gibbsjax._checks import check_seed
-from gibbsjax.diagnostics import summary
 from gibbsjax.estimator_base import Estimator, TopicModelNames, read_estimator, write_estimator
 from gibbsjax.inputs import as_corpus, word_filters
 from gibbsjax.models.lda import heldout_perplexity, infer_doc_topics
@@ -148,6 +147,9 @@ class LDA(Estimator, TopicModelNames):
         Which topics every chain reproduces (``agreement_.verdict``, e.g. "6 of 8
         topics reproduced by all 4 chains"), pairwise Hellinger distances, the
         reference chain and R-hat per aligned topic; also ``idata_.agreement``.
+    stable_topics_ : gibbsjax.stable.StableTopics
+        The topics that recur across chains (clusters held by at least half of the chains), with
+        recurrence, spread, R-hat and estimates from those chains; also ``idata_.stable_topics``.
     idata_ : arviz.InferenceData
         ``sample_stats.lp`` (log p(w, z), label-invariant), ``posterior.topic_share``
         (aligned), ``posterior_mean`` (per-chain aligned φ and θ means of the
@@ -434,9 +436,9 @@ class LDA(Estimator, TopicModelNames):
         return self
 
     def summary(self):
-        """Convergence table: R-hat/ESS of ``lp`` and of each aligned topic's share of tokens."""
+        """R-hat/ESS of ``lp``, each aligned topic's share of tokens and each stable topic's (lda_fit.summary)."""
         self._check_fitted()
-        return summary(self.idata_)
+        return lda_fit.summary(self.idata_)
 
     def to_inference_data(self):
         """The aligned ArviZ InferenceData of the fit."""

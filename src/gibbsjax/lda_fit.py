@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from gibbsjax import evaluate
+from gibbsjax import diagnostics, evaluate
 from gibbsjax._checks import check_int, check_seed
 from gibbsjax.config import get_spec
 from gibbsjax.corpus import Corpus
@@ -30,9 +30,10 @@ from gibbsjax.labels import ESTIMATE_RULES, Agreement
 from gibbsjax.models import lda
 from gibbsjax.pipeline import Job, model_attrs
 from gibbsjax.run import Settings, data_fingerprint
+from gibbsjax.stable import stable_topics_of, summary_rows
 
 __all__ = ["EMPTY_CHOICES", "check_params", "settings", "fit_settings", "kernel", "hyperparameters", "sampled",
-           "data", "job", "prior_theta", "fitted_attributes", "check_result", "rename_words", "params_from_run",
+           "data", "job", "prior_theta", "fitted_attributes", "summary", "check_result", "rename_words", "params_from_run",
            "check_training_corpus"]
 
 #: the choices of the estimator's ``empty``
@@ -179,6 +180,7 @@ def fitted_attributes(idata, corpus: Corpus | None, vocab, alpha, num_topics: in
     out["vocab_"] = tuple(vocab)
     out["n_features_in_"] = len(out["vocab_"])
     out["agreement_"] = Agreement.from_dataset(idata.agreement)
+    out["stable_topics_"] = stable_topics_of(idata)  # read back, or computed for a file written before it
     out["estimate_chains_"] = json.loads(str(idata.topics.attrs["estimate_chains"]))
     means = idata.posterior_mean
     out["topic_word_per_chain_"] = means["topic_word"].transpose("chain", "topic", "word").values
@@ -198,6 +200,18 @@ def fitted_attributes(idata, corpus: Corpus | None, vocab, alpha, num_topics: in
     out["topic_word_"] = idata.topics["topic_word"].values
     out["doc_topic_"] = per_chain[out["estimate_chains_"]].mean(axis=0)
     return out
+
+
+def summary(idata):
+    """:func:`gibbsjax.diagnostics.summary` of a fit (lp, each aligned topic's share of tokens),
+    then a row per stable topic (:func:`gibbsjax.stable.summary_rows`: its share of tokens over
+    the chains that hold it)."""
+    import pandas as pd
+
+    table = diagnostics.summary(idata)
+    if "stable_topics" not in idata.groups():
+        return table
+    return pd.concat([table, summary_rows(idata)])
 
 
 def check_result(idata, path) -> None:

@@ -17,6 +17,10 @@ them.
   group's distance to the reference chain, reproduced cells marked.
 * :func:`plot_top_words`: the top words of each topic (or cluster, or class)
   as horizontal bars, one small panel each.
+* :func:`plot_stable_topics`: the topics that recur across chains, as bars of
+  the share of chains that hold each, with spread and R-hat.
+* :func:`plot_stability`: the table of :func:`gibbsjax.choose_num_topics`
+  (stability, held-out perplexity and coherence against K).
 
 Runs with many chains are plotted from a random sample of at most
 ``max_chains`` chains (a fixed ``seed``, so the same picture every time); the
@@ -53,6 +57,8 @@ __all__ = [
     "plot_rank",
     "plot_agreement",
     "plot_top_words",
+    "plot_stable_topics",
+    "plot_stability",
     "variable_names",
     "MAX_CHAINS",
 ]
@@ -671,4 +677,108 @@ def plot_top_words(idata, n: int = 10, *, ncols: int = 4, components: Sequence[i
     for ax in flat[:len(index)][-ncols:]:
         ax.set_xlabel("probability", fontsize=7)
     _finish(fig, [note] if note else [])
+    return fig
+
+
+# ============================================================================ stable topics
+def plot_stable_topics(idata, *, max_rare: int = 10, n_words: int = 5):
+    """Which topics recur across chains (:mod:`gibbsjax.stable`): one horizontal bar per stable
+    topic, its length the share of chains that hold it, then the ``max_rare`` most recurrent rare
+    topics in grey.  Each bar is labelled by the cluster's top ``n_words`` words; beside it the
+    number of chains, the spread (mean and largest Hellinger distance of the chains' topics to
+    the cluster's centre) and R-hat over the chains that hold it.  A dashed line marks
+    ``min_share``; the title gives the verdict.  ``idata``: an LDA result (its ``stable_topics``
+    group, or computed from its per-chain estimates) or a :class:`gibbsjax.stable.StableTopics`.
+
+    >>> import numpy as np
+    >>> from gibbsjax.stable import stable_topics
+    >>> est = np.array([[[0.8, 0.1, 0.1], [0.1, 0.1, 0.8]], [[0.1, 0.1, 0.8], [0.8, 0.1, 0.1]],
+    ...                 [[0.8, 0.1, 0.1], [0.1, 0.8, 0.1]]])
+    >>> fig = plot_stable_topics(stable_topics(est, vocab=["apple", "bond", "cat"]))
+    >>> len(fig.axes[0].patches)
+    3
+    """
+    import matplotlib.pyplot as plt
+
+    from gibbsjax.stable import StableTopics, stable_topics_of
+
+    check_int("max_rare", max_rare, 0)
+    check_int("n_words", n_words, 1)
+    st = idata if isinstance(idata, StableTopics) else stable_topics_of(idata)
+    rows = st.table() + st.table(rare=True)[:max_rare]
+    n = len(rows)
+    fig, ax = plt.subplots(figsize=(9.0, 1.2 + 0.34 * max(n, 1)))
+    y = np.arange(n)
+    share = np.array([r["share"] for r in rows])
+    colours = ["C0" if r["cluster"] < st.num_stable else "0.65" for r in rows]
+    ax.barh(y, share, color=colours, height=0.7)
+    for i, r in enumerate(rows):
+        rhat = f", R-hat {r['rhat']:.2f}" if np.isfinite(r["rhat"]) else ""
+        ax.text(min(r["share"], 1.0) + 0.01, i, f"{r['chains']} chains, spread {r['spread_mean']:.2f} "
+                f"(max {r['spread_max']:.2f}){rhat}", va="center", fontsize=7)
+    labels = []
+    for r in rows:
+        kind = "stable" if r["cluster"] < st.num_stable else "rare"
+        words = " ".join(r["top_words"][:n_words]) if r["top_words"] else ""
+        labels.append(f"{kind} {r['cluster']}: {_short(words, 40)}" if words else f"{kind} {r['cluster']}")
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.6)
+    ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0])
+    ax.set_xticklabels(["0", "25%", "50%", "75%", "100%"], fontsize=7)
+    ax.set_xlabel(f"share of the {st.num_chains} chains that hold the topic", fontsize=8)
+    ax.axvline(st.min_share, color="k", ls="--", lw=0.8)
+    notes = [f"{st.num_rare - min(max_rare, st.num_rare)} more rare topics"] if st.num_rare > max_rare else []
+    if st.num_unclustered:
+        notes.append(f"{st.num_unclustered} topics of chains beyond the first {st.seed_chains} match no cluster")
+    title = st.verdict + (f"\nHellinger threshold {st.threshold:g}; dashed: min_share {st.min_share:g}; "
+                          "grey: rare topics" if n else "")
+    ax.set_title(title, fontsize=9, loc="left")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    _finish(fig, notes)
+    return fig
+
+
+def plot_stability(table):
+    """The table of :func:`gibbsjax.choose_k.choose_num_topics` against K, three panels sharing
+    the K axis: stability (with the share of stable topics), held-out perplexity and the
+    stable topics' mean coherence; the most stable K is marked in each.
+
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"K": [5, 10, 15], "stability": [0.4, 0.9, 0.8], "stable_share": [0.6, 1.0, 0.9],
+    ...                   "perplexity": [30.0, 21.0, 21.5], "coherence": [-0.9, -0.8, -0.85]})
+    >>> [len(ax.lines) for ax in plot_stability(t).axes]
+    [3, 2, 2]
+    """
+    import matplotlib.pyplot as plt
+
+    missing = [c for c in ("K", "stability") if c not in getattr(table, "columns", ())]
+    if missing:
+        raise ValueError(f"table must be choose_num_topics' table (columns K, stability, ...); missing {missing}")
+    ks = np.asarray(table["K"], dtype=np.float64)
+    if ks.size == 0:
+        raise ValueError("table has no rows")
+    best = ks[int(np.nanargmax(np.asarray(table["stability"], np.float64)))]
+    panels = [("stability", "stability (higher: chains agree)"), ("perplexity", "held-out perplexity"),
+              ("coherence", "coherence of the stable topics")]
+    panels = [(c, label) for c, label in panels if c in table.columns]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(6.0, 1.9 * len(panels) + 0.6), sharex=True, squeeze=False)
+    for ax, (column, label) in zip(axes[:, 0], panels):
+        ax.plot(ks, np.asarray(table[column], np.float64), "o-", color="C0", label=column)
+        if column == "stability" and "stable_share" in table.columns:
+            ax.plot(ks, np.asarray(table["stable_share"], np.float64), "s--", color="C1", ms=4,
+                    label="stable topics / K")
+            ax.legend(fontsize=7, frameon=False)
+        ax.axvline(best, color="0.5", ls=":", lw=1)
+        ax.set_ylabel(label, fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.grid(alpha=0.3)
+    axes[-1, 0].set_xlabel("number of topics K", fontsize=8)
+    axes[-1, 0].set_xticks(ks)
+    chains = table.attrs.get("num_chains")
+    axes[0, 0].set_title(f"choosing K by stability: most stable K = {best:g}"
+                         + (f" ({chains} chains per K)" if chains else ""), fontsize=9, loc="left")
+    fig.tight_layout()
     return fig

@@ -23,6 +23,7 @@ from gibbsjax.models.lda.layout import data
 from gibbsjax.labels import add_agreement
 from gibbsjax.reports import agreement_lines
 from gibbsjax.sources import is_number, read_corpus
+from gibbsjax.stable import add_stable_topics, report_lines, stable_topics_of
 from gibbsjax.spec import ConfigError, DataWithExtras, ModelSpec, replace_group
 
 __all__ = ["theta_draws", "postprocess", "report", "SPECS"]
@@ -83,7 +84,8 @@ def postprocess(idata, kernel, d, extras):
     stores the ``agreement`` group: Hellinger distances between the chains' topics,
     which chains reproduce each topic of the reference chain (the chain with the
     highest mean ``lp`` over the sampling phase) and R-hat of each aligned topic's
-    share of tokens.  The estimates in ``topics`` never average across modes: they
+    share of tokens; :func:`gibbsjax.stable.add_stable_topics` the ``stable_topics``
+    group (the topics that recur across chains).  The estimates in ``topics`` never average across modes: they
     come from ``extras["chains"]`` (default ``"best"``, the reference chain alone;
     ``"agreeing"``, the mean of the chains that reproduce every topic of the
     reference chain; :data:`gibbsjax.labels.ESTIMATE_RULES`), recorded in its
@@ -115,6 +117,7 @@ def postprocess(idata, kernel, d, extras):
         idata, perms = align_chains(idata, "topic_word", "topic", distance="hellinger", reference_chain=ref)
     idata, agreement = add_agreement(idata, idata.posterior_mean["topic_word"], "topic",
                                      rhat_vars=("topic_share",))
+    idata, _ = add_stable_topics(idata)  # the topics that recur across chains (gibbsjax.stable)
     chains = agreement.estimate_chains(which)
     phi = idata.posterior_mean["topic_word"].isel(chain=chains).mean("chain").values
     attrs: dict = {"estimate_chains": json.dumps(chains), "estimate_rule": ESTIMATE_RULES[which]}
@@ -202,6 +205,8 @@ def report(idata) -> str:
         if "heldout_perplexity" in attrs:
             lines.append(f"held-out perplexity (document completion, {int(attrs['heldout_docs'])} documents): "
                          f"{float(attrs['heldout_perplexity']):.1f}")
+    if "stable_topics" in idata.groups():
+        lines += report_lines(stable_topics_of(idata))
     lines += agreement_lines(idata)
     return "\n".join(lines)
 
