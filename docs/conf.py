@@ -81,7 +81,6 @@ NOT_YET_VALIDATED: list[str] = [
     "gibbsjax.models.bayes_net",
     "gibbsjax.models.lda",
     "gibbsjax.estimators",
-    "gibbsjax.corpus",
     "gibbsjax.evaluate",
     "gibbsjax.diagnostics",
     "gibbsjax.chain_stats",
