@@ -80,7 +80,6 @@ NOT_YET_VALIDATED: list[str] = [
     "gibbsjax.models.bayes_net",
     "gibbsjax.models.lda",
     "gibbsjax.estimators",
-    "gibbsjax.evaluate",
     "gibbsjax.diagnostics",
     "gibbsjax.chain_stats",
     "gibbsjax.labels",
