@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "src")))
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -70,21 +71,28 @@ numpydoc_validation_checks = {"GL08", "SS01", "PR01", "PR02", "PR03", "RT01"}
 
 # Modules whose docstrings are not yet converted to numpydoc sections: documented on the site
 # but left out of validation, by name, so that nothing is skipped silently.  Remove a module
-# from this list when it is converted; tests/test_docs.py prints the list.
+# from this list when it is converted; tests/test_docs.py prints the list.  (An entry also
+# covers the modules under it: gibbsjax.models.lda covers gibbsjax.models.lda.shard, listed anyway.)
 NOT_YET_VALIDATED: list[str] = [
-    "gibbsjax.models.naive_bayes",
-    "gibbsjax.models.mixtures",
+    # numpydoc sections for LDA's 15 methods add about 200 lines; estimators.py must stay under
+    # 500 (tests/test_layout.py), so they wait for code to move out of it (the class docstring
+    # itself is in numpydoc form: Parameters, Attributes, Notes, Examples)
+    "gibbsjax.estimators",
     "gibbsjax.models.gaussian_mixture",
     "gibbsjax.models.hmm",
     "gibbsjax.models.bayes_net",
     "gibbsjax.models.lda",
-    "gibbsjax.estimators",
+    "gibbsjax.models.lda.shard",
     "gibbsjax.diagnostics",
     "gibbsjax.chain_stats",
     "gibbsjax.labels",
     "gibbsjax.plots",
     "gibbsjax.reports",
 ]
+
+# numpydoc reports a section it does not know (e.g. "Example" for "Examples") as a Python
+# warning, not a Sphinx one; make it an error so that -W catches it too.
+warnings.filterwarnings("error", message="Unknown section", category=UserWarning)
 
 numpydoc_validation_exclude = {
     r"\.__init__$",  # documented on the class (numpydoc convention)
