@@ -29,6 +29,8 @@ __all__ = ["LDA"]
 class LDA(Estimator, TopicModelNames):
     """Latent Dirichlet allocation by exact Gibbs sampling, several chains at once.
 
+    Arguments are stored as given and checked (``ValueError`` naming one); :meth:`fit` does the rest.
+
     Parameters
     ----------
     num_topics : int
@@ -105,33 +107,8 @@ class LDA(Estimator, TopicModelNames):
     warn : bool
         ``False``: no :class:`~gibbsjax.ChainDisagreementWarning` from this model.
 
-    The constructor stores its arguments as given and checks them (``ValueError``
-    naming the argument; :meth:`set_params` checks likewise); everything else
-    happens in :meth:`fit`.
-
-    Inputs (:meth:`fit`, :meth:`transform`, :meth:`score`, :meth:`perplexity`)
-    --------------------------------------------------------------------------
-    * a :class:`~gibbsjax.corpus.Corpus`;
-    * a document-term count matrix (D × V, scipy.sparse or dense, e.g. from
-      ``CountVectorizer``), ``vocab=`` naming its columns (without it the words
-      are ``"0"``, ..., ``"V-1"``; :meth:`set_vocab` names them later);
-    * gensim's bag of words, documents ``[(id, count), ...]``, ``vocab=`` mapping
-      ids to words (a gensim ``Dictionary``, any mapping id -> word, or a list
-      of words); without it the words are the ids as strings;
-    * token lists (``[["cat", "sat"], ...]``), or raw strings, tokenised by
-      :meth:`Corpus.from_texts <gibbsjax.corpus.Corpus.from_texts>` (lower-cased);
-      for these two, :meth:`fit` leaves out ``stop_words`` and words outside
-      ``min_df``/``max_df`` (a ``ValueError`` for the other inputs, which carry
-      their vocabulary).
-
-    A mix of kinds is a ``ValueError``.  New documents are matched to the
-    model's words *by name* where both sides have names (a different vocabulary
-    is refused, naming a word); unknown words of texts and token lists are
-    ignored; a matrix without names is checked for its number of columns.
-    Details: :mod:`gibbsjax.inputs`.
-
-    Attributes (after :meth:`fit` or :meth:`load`)
-    ----------------------------------------------
+    Attributes
+    ----------
     topic_word_ : (K, V) array
         Posterior mean of φ from the chains in ``estimate_chains_`` (rows sum to
         1); ``components_`` is scikit-learn's name (sklearn's holds pseudo-counts).
@@ -168,6 +145,29 @@ class LDA(Estimator, TopicModelNames):
     n_features_in_ : int
         V, as scikit-learn names it.
 
+    Notes
+    -----
+    Inputs of :meth:`fit`, :meth:`transform`, :meth:`score`, :meth:`perplexity`:
+
+    * a :class:`~gibbsjax.corpus.Corpus`;
+    * a document-term count matrix (D × V, scipy.sparse or dense, e.g. from
+      ``CountVectorizer``), ``vocab=`` naming its columns (without it the words
+      are ``"0"``, ..., ``"V-1"``; :meth:`set_vocab` names them later);
+    * gensim's bag of words, documents ``[(id, count), ...]``, ``vocab=`` mapping
+      ids to words (a gensim ``Dictionary``, any mapping id -> word, or a list
+      of words); without it the words are the ids as strings;
+    * token lists (``[["cat", "sat"], ...]``), or raw strings, tokenised by
+      :meth:`Corpus.from_texts <gibbsjax.corpus.Corpus.from_texts>` (lower-cased);
+      for these two, :meth:`fit` leaves out ``stop_words`` and words outside
+      ``min_df``/``max_df`` (a ``ValueError`` for the other inputs, which carry
+      their vocabulary).
+
+    A mix of kinds is a ``ValueError``.  New documents are matched to the
+    model's words *by name* where both sides have names (a different vocabulary
+    is refused, naming a word); unknown words of texts and token lists are
+    ignored; a matrix without names is checked for its number of columns.
+    Details: :mod:`gibbsjax.inputs`.
+
     The names ``topic_word_`` and ``doc_topic_`` are those of the ``lda``
     package; ``n_features_in_``, ``fit_transform``, ``get_params`` and
     ``set_params`` are scikit-learn's.  :meth:`fit` warns (one line, a
@@ -175,8 +175,8 @@ class LDA(Estimator, TopicModelNames):
     "chains disagree" (:func:`gibbsjax.reports.chains_disagree`, also the warning's
     ``details``): a chain misses a topic of the reference chain, or an R-hat exceeds 1.01.
 
-    Example
-    -------
+    Examples
+    --------
     >>> from gibbsjax import LDA
     >>> from gibbsjax.datasets import abc_corpus
     >>> model = LDA(num_topics=2, alpha=1.0, eta=0.5, num_chains=2, num_warmup=50,

@@ -67,10 +67,23 @@ def _pair(pred: Any, truth: Any, mask: Any = None) -> tuple[np.ndarray, np.ndarr
 def accuracy(pred: Any, truth: Any, mask: Any = None) -> float:
     """Fraction of documents with ``pred == truth``, over those with a known label.
 
-    Entries with ``truth < 0`` (unknown) are left out, and so are those where
-    ``mask`` is false (e.g. ``mask`` = the labels hidden from the sampler).
-    Returns NaN when no document is left.
+    Parameters
+    ----------
+    pred : array_like of int
+        Predicted labels.
+    truth : array_like of int
+        Known labels; entries ``< 0`` (unknown) are left out.
+    mask : array_like of bool, optional
+        Where false, the entry is left out (e.g. ``mask`` = the labels hidden from
+        the sampler).
 
+    Returns
+    -------
+    float
+        The fraction; NaN when no document is left.
+
+    Examples
+    --------
     >>> accuracy([0, 1, 1, 0], [0, 1, 0, -1])
     0.6666666666666666
     >>> accuracy([0, 1, 1, 0], [0, 1, 0, -1], mask=[False, True, True, True])
@@ -83,8 +96,26 @@ def accuracy(pred: Any, truth: Any, mask: Any = None) -> float:
 
 
 def confusion_matrix(pred: Any, truth: Any, num_classes: int | None = None, mask: Any = None) -> np.ndarray:
-    """``M[i, j]`` = number of documents with true label i predicted as j (known labels only).
+    """Counts of (true label, predicted label) over the known labels.
 
+    Parameters
+    ----------
+    pred : array_like of int
+        Predicted labels.
+    truth : array_like of int
+        Known labels; entries ``< 0`` (unknown) are left out.
+    num_classes : int, optional
+        The matrix's size (default: one more than the largest label).
+    mask : array_like of bool, optional
+        Where false, the entry is left out.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``M[i, j]`` = number of documents with true label i predicted as j.
+
+    Examples
+    --------
     >>> confusion_matrix([0, 1, 1], [0, 1, 0]).tolist()
     [[1, 1], [0, 1]]
     """
@@ -104,9 +135,26 @@ def matched_accuracy(pred: Any, truth: Any, mask: Any = None) -> tuple[float, np
 
     Clusters of an unsupervised mixture have no names; each cluster is mapped
     to at most one label so as to maximise the number of agreements
-    (``scipy.optimize.linear_sum_assignment``).  Returns ``(accuracy, mapping)``
-    where ``mapping[c]`` is the label of cluster ``c`` (``-1`` if unmatched).
+    (``scipy.optimize.linear_sum_assignment``).
 
+    Parameters
+    ----------
+    pred : array_like of int
+        Cluster of each document.
+    truth : array_like of int
+        Known labels (``< 0``: unknown, left out).
+    mask : array_like of bool, optional
+        Where false, the entry is left out.
+
+    Returns
+    -------
+    accuracy : float
+        The accuracy after matching.
+    mapping : numpy.ndarray
+        ``mapping[c]`` is the label of cluster ``c`` (``-1`` if unmatched).
+
+    Examples
+    --------
     >>> acc, mapping = matched_accuracy([1, 1, 0, 0], [0, 0, 1, 1])
     >>> acc, mapping.tolist()
     (1.0, [1, 0])
@@ -134,6 +182,24 @@ def top_words(matrix: Any, vocab: Sequence[str], n: int = 10, *, with_probabilit
     every entry is a pair ``(word, value)`` (the value a Python float), as
     gensim's ``show_topic`` and tomotopy's ``get_topic_words`` give them.
 
+    Parameters
+    ----------
+    matrix : array_like
+        (K, V), e.g. the posterior mean of a topic-word or class-word distribution.
+    vocab : sequence of str
+        The V words.
+    n : int, default 10
+        Words per row.
+    with_probabilities : bool, default False
+        Give ``(word, value)`` pairs instead of words.
+
+    Returns
+    -------
+    list of list
+        One list of words (or pairs) per row, best first.
+
+    Examples
+    --------
     >>> top_words([[0.1, 0.6, 0.3], [0.5, 0.2, 0.3]], ["a", "b", "c"], n=2)
     [['b', 'c'], ['a', 'c']]
     >>> top_words([[0.1, 0.6, 0.3]], ["a", "b", "c"], n=1, with_probabilities=True)
@@ -154,10 +220,31 @@ def top_words(matrix: Any, vocab: Sequence[str], n: int = 10, *, with_probabilit
 
 # ============================================================================ topic models
 def as_corpus(X, name: str, vocab_size: int | None = None):
-    """``X`` as a :class:`~gibbsjax.corpus.Corpus` (a Corpus, or a document-term
-    matrix), checked against ``vocab_size``; errors name ``name``.  Kept for callers
-    of this name: :func:`gibbsjax.inputs.as_corpus` converts every input.
+    """A corpus or document-term matrix as a :class:`~gibbsjax.corpus.Corpus`.
 
+    Kept for callers of this name: :func:`gibbsjax.inputs.as_corpus` converts every input.
+
+    Parameters
+    ----------
+    X : Corpus or array_like or scipy.sparse matrix
+        The documents.
+    name : str
+        The argument's name, for error messages.
+    vocab_size : int, optional
+        The vocabulary size ``X`` must have.
+
+    Returns
+    -------
+    Corpus
+        The corpus.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, when ``X`` is not a corpus or count matrix of that size.
+
+    Examples
+    --------
     >>> as_corpus([[1, 0], [0, 2]], "X").num_tokens
     3
     """
@@ -282,6 +369,36 @@ def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 
     ``X`` is the reference corpus (a Corpus or document-term matrix with the
     same vocabulary), usually the training corpus.  Returns one value per topic.
 
+    Parameters
+    ----------
+    topic_word : array_like
+        (K, V) topic-word probabilities (or any scores ranking the words).
+    X : Corpus or array_like or scipy.sparse matrix
+        The reference corpus, with the same vocabulary.
+    kind : {"u_mass", "c_npmi", "c_v", "umass_sum"}, default "u_mass"
+        The measure (see above).
+    n : int, default 10
+        Top words per topic.
+    eps : float, default 1e-12
+        ε, the smoothing of ``u_mass``, ``c_npmi`` and ``c_v``.
+    window_size : int or "document", optional
+        The sliding window of ``c_npmi`` (default 10) and ``c_v`` (default 110);
+        ``"document"`` makes every document one window.
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per topic (K,).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``kind`` (naming the new names of the old ones), a
+        ``window_size`` given to a kind that counts documents, or sliding windows
+        asked of an ``X`` without tokens in reading order.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> X = np.array([[3, 2, 0, 0], [2, 1, 0, 0], [0, 0, 4, 1], [0, 0, 1, 3]])
     >>> good = np.array([[.5, .5, 0, 0], [0, 0, .5, .5]])
@@ -406,23 +523,36 @@ def _c_v(joint: np.ndarray, index: np.ndarray, eps: float) -> np.ndarray:
 
 
 def pyldavis_data(topic_word, doc_topic, X, vocab: Sequence[str] | None = None) -> dict[str, Any]:
-    """The five arrays ``pyLDAvis.prepare`` takes, as a dict, so that
+    """The five arrays ``pyLDAvis.prepare`` takes, as a dict.
+
     ``pyLDAvis.prepare(**pyldavis_data(phi, theta, X))`` draws the topics
-    (gibbsjax does not depend on pyLDAvis).
+    (gibbsjax does not depend on pyLDAvis).  Documents without tokens are left out
+    (pyLDAvis weighs documents by their length).  pyLDAvis divides by
+    ``term_frequency``: a word that never occurs in ``X`` (possible with a
+    vocabulary fixed in advance) gives it infinities, so drop such words first.
 
-    * ``topic_term_dists`` (K × V): ``topic_word`` as float64, rows rescaled to sum to 1;
-    * ``doc_topic_dists`` (D × K): ``doc_topic`` likewise;
-    * ``doc_lengths`` (D,): tokens per document of ``X``;
-    * ``vocab`` (V,): the words (``vocab``, else the corpus's own);
-    * ``term_frequency`` (V,): occurrences of every word in ``X``.
+    Parameters
+    ----------
+    topic_word : array_like
+        (K, V) topic-word distributions.
+    doc_topic : array_like
+        (D, K) document-topic proportions of the documents of ``X``.
+    X : Corpus or array_like or scipy.sparse matrix
+        The documents (usually the training corpus).
+    vocab : sequence of str, optional
+        The words (default: the corpus's own).
 
-    ``X`` (a Corpus or document-term matrix) holds the documents whose
-    proportions ``doc_topic`` are, usually the training corpus.  Documents
-    without tokens are left out (pyLDAvis weighs documents by their length).
-    pyLDAvis divides by ``term_frequency``: a word that never occurs in ``X``
-    (possible with a vocabulary fixed in advance) gives it infinities, so drop
-    such words first.
+    Returns
+    -------
+    dict
+        * ``topic_term_dists`` (K × V): ``topic_word`` as float64, rows rescaled to sum to 1;
+        * ``doc_topic_dists`` (D × K): ``doc_topic`` likewise;
+        * ``doc_lengths`` (D,): tokens per document of ``X``;
+        * ``vocab`` (V,): the words;
+        * ``term_frequency`` (V,): occurrences of every word in ``X``.
 
+    Examples
+    --------
     >>> import numpy as np
     >>> d = pyldavis_data([[.5, .5, 0], [0, .2, .8]], [[1, 0], [.3, .7]], np.array([[2, 1, 0], [0, 1, 3]]))
     >>> sorted(d), d["doc_lengths"].tolist(), d["term_frequency"].tolist()

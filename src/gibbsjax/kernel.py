@@ -65,8 +65,8 @@ runner (:func:`gibbsjax.sample`) vmaps it over chains and scans it over sweeps.
 States are pytrees (usually NamedTuples).  Data is a pytree built by a model's
 validating constructor; hyperparameters are closed over by the model factory.
 
-Example
--------
+Examples
+--------
 >>> import jax, jax.numpy as jnp
 >>> from typing import NamedTuple
 >>> from gibbsjax.kernel import Kernel, sweep
@@ -98,7 +98,58 @@ Update = Callable[[jax.Array, State, Data], State]
 
 
 class Kernel(NamedTuple):
-    """A Gibbs sampler for one chain, as pure functions (see the module docs)."""
+    """A Gibbs sampler for one chain, as pure functions (see the module docs).
+
+    Parameters
+    ----------
+    init : callable
+        ``init(key, data) -> state``: a random starting state for one chain.
+    step : callable
+        ``step(key, state, data) -> state``: one full Gibbs sweep (pure).
+    record : callable
+        ``record(state, data) -> dict[str, Array]``: what one stored draw keeps.
+    dims : mapping of str to tuple of str, optional
+        ArviZ dimension names of each recorded array (beyond ``chain, draw``).
+    log_joint : callable, optional
+        ``log_joint(state, data) -> scalar``: the log joint density up to a
+        constant, recorded as ``lp`` in ``sample_stats``.
+    coords : callable, optional
+        ``coords(data) -> dict``: ArviZ coordinates for the dims.
+    sample_prior : callable, optional
+        ``sample_prior(key, data) -> state``: the unknowns drawn from the prior.
+    simulate_data : callable, optional
+        ``simulate_data(key, state, data) -> data``: new data from the likelihood,
+        of the template's structure, shapes and dtypes.  With ``sample_prior``,
+        :func:`gibbsjax.testing.geweke_test` can check the kernel.
+    name : str, default "kernel"
+        The registry name (``"<module>.<factory>"``), recorded in the result.
+    accumulate : callable, optional
+        ``accumulate(state, data) -> dict[str, Array]``: quantities too big to store
+        per draw, averaged per chain on the device (the ``posterior_mean`` group).
+    data_type : type or tuple of type, optional
+        The type(s) of data the kernel takes; :func:`gibbsjax.sample` refuses others.
+    check_init : callable, optional
+        ``check_init(values) -> None``: checks user-given initial values and raises
+        ``ValueError`` naming the field.
+    warmup_step : callable, optional
+        ``warmup_step(key, state, data) -> state``: the transition used during
+        warm-up instead of ``step``.
+    warmup_name : str, default ""
+        What ``warmup_step`` is, recorded in ``attrs["warmup"]``.
+    label_dims : tuple of str, default ()
+        Dimensions whose labels the posterior is symmetric in (left out of stopping rules).
+    shard : callable, optional
+        ``shard(data, devices, num_shards=None) -> Sharded``: the kernel and its data
+        split over devices (``shard="data"`` runs).
+    sizes : callable, optional
+        ``sizes(data) -> dict[str, int]``: the sizes of the dims, computed without
+        tracing (for the memory check).
+
+    See Also
+    --------
+    sweep : Compose conditional updates into ``step``.
+    gibbsjax.run.sample : Run many chains of a kernel.
+    """
 
     init: Callable[[jax.Array, Data], State]
     step: Callable[[jax.Array, State, Data], State]
@@ -122,16 +173,29 @@ class Kernel(NamedTuple):
 class Sharded(NamedTuple):
     """A kernel and its data split along one axis over the devices of a mesh (``Kernel.shard``).
 
-    * ``kernel``: the per-chain kernel on ``data`` (same ``name``); its functions use
-      ``jax.shard_map`` over ``mesh`` and cross-device sums (``jax.lax.psum``) for the
-      reductions, so every device holds its shard of the data and of the state.
-    * ``data``: the sharded data pytree; ``data_specs``, ``state_specs``, ``acc_specs``:
-      ``PartitionSpec`` pytrees (or prefixes) of the data, of one chain's state and of
-      one chain's accumulators (the runner prepends the chain axis, unsharded).
-    * ``means(dict) -> dict``: the per-chain means of ``accumulate`` (numpy, chains
-      first) in the unsharded kernel's layout, with its ``dims``.
-    * ``num_shards``, ``description``: recorded in a result's ``attrs["sharding"]``.
+    Parameters
+    ----------
+    kernel : Kernel
+        The per-chain kernel on ``data`` (same ``name``); its functions use
+        ``jax.shard_map`` over ``mesh`` and cross-device sums (``jax.lax.psum``) for the
+        reductions, so every device holds its shard of the data and of the state.
+    data : pytree
+        The sharded data.
+    mesh : jax.sharding.Mesh
+        The devices the data is split over.
+    data_specs, state_specs, acc_specs : pytree of PartitionSpec
+        ``PartitionSpec`` pytrees (or prefixes) of the data, of one chain's state and of
+        one chain's accumulators (the runner prepends the chain axis, unsharded).
+    means : callable
+        ``means(dict) -> dict``: the per-chain means of ``accumulate`` (numpy, chains
+        first) in the unsharded kernel's layout, with its ``dims``.
+    num_shards : int
+        How many shards; recorded in a result's ``attrs["sharding"]``.
+    description : str
+        The sharding in words; recorded in a result's ``attrs["sharding"]``.
 
+    Examples
+    --------
     >>> from gibbsjax.models import lda
     >>> callable(lda.partially_collapsed(3).shard)
     True
@@ -153,6 +217,22 @@ def set_field(state: State, field: str, value: Any) -> State:
 
     Works for NamedTuple states (``_replace``) and dict states (a new dict).
 
+    Parameters
+    ----------
+    state : NamedTuple or dict
+        The state.
+    field : str
+        The field to replace.
+    value : object
+        Its new value.
+
+    Returns
+    -------
+    NamedTuple or dict
+        A new state of the same type.
+
+    Examples
+    --------
     >>> set_field({"a": 1, "b": 2}, "a", 5)
     {'a': 5, 'b': 2}
     """
@@ -170,16 +250,25 @@ def set_field(state: State, field: str, value: Any) -> State:
 def sweep(*updates: Update | tuple[str, Callable[[jax.Array, State, Data], Any]]) -> Update:
     """Compose conditional updates into one Gibbs sweep, splitting keys for them.
 
-    Each argument is either
+    Parameters
+    ----------
+    *updates : callable or tuple of (str, callable)
+        Each is either
 
-    * a full update ``update(key, state, data) -> state``, or
-    * a pair ``(field, sampler)`` where ``sampler(key, state, data)`` returns a
-      draw from the full conditional of ``field`` given the rest of ``state``;
-      the sweep stores it in ``state.field`` before the next update runs.
+        * a full update ``update(key, state, data) -> state``, or
+        * a pair ``(field, sampler)`` where ``sampler(key, state, data)`` returns a
+          draw from the full conditional of ``field`` given the rest of ``state``;
+          the sweep stores it in ``state.field`` before the next update runs.
 
-    Updates run in the order given (a systematic-scan Gibbs sampler), each with
-    its own key from ``jax.random.split(key, len(updates))``.
+    Returns
+    -------
+    callable
+        ``step(key, state, data) -> state``: the updates run in the order given (a
+        systematic-scan Gibbs sampler), each with its own key from
+        ``jax.random.split(key, len(updates))``.
 
+    Examples
+    --------
     >>> import jax, jax.numpy as jnp
     >>> step = sweep(("a", lambda k, s, d: s["b"] + 1.0),
     ...              ("b", lambda k, s, d: s["a"] * 2.0))

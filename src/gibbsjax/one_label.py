@@ -634,7 +634,17 @@ def uniform_log(*shape: int) -> jax.Array:
 
 
 class UnigramState(NamedTuple):
-    """Uncollapsed mixture of unigrams: log π (K,), log β (K, V), Z (D,)."""
+    """Uncollapsed mixture of unigrams state.
+
+    Parameters
+    ----------
+    log_pi : jax.Array
+        log π, (K,).
+    log_beta : jax.Array
+        log β, (K, V).
+    z : jax.Array
+        Z, (D,) int32.
+    """
 
     log_pi: jax.Array
     log_beta: jax.Array
@@ -647,6 +657,23 @@ def pi_posterior(state, data, *, alpha, rows: Rows | None = None) -> jax.Array:
     Seed 001, 1.; source document 004, eq. (16) (corrected: Beta(C_0 + α, C_1 + β) for K = 2).
     ``rows``: with documents split over devices (:mod:`gibbsjax.rows`), the counts of
     every device's documents.
+
+    Parameters
+    ----------
+    state : NamedTuple
+        The current state (labels ``z`` are used).
+    data : Documents or BinaryData
+        The documents.
+    alpha : float or jax.Array
+        The concentration α.
+    rows : Rows, optional
+        With documents split over devices (:mod:`gibbsjax.rows`), the counts of
+        every device's documents.
+
+    Returns
+    -------
+    jax.Array
+        (K,) concentrations n_k + α_k.
     """
     k = state.log_pi.shape[0]
     counts = rw.total(rows, cj.class_counts(rw.here(rows, current_labels(state, data), k), k))
@@ -658,6 +685,22 @@ def beta_posterior(state, data: Documents, *, lam: float, rows: Rows | None = No
 
     m_kv = #{(i, d) : W_id = v, Z_d = k}, counted by scatter-add over the tokens
     (``rows``: summed over the devices).
+
+    Parameters
+    ----------
+    state : NamedTuple
+        The current state (labels ``z`` are used).
+    data : Documents
+        The documents.
+    lam : float
+        The concentration λ.
+    rows : Rows, optional
+        Documents split over devices: counts summed over the devices.
+
+    Returns
+    -------
+    jax.Array
+        (K, V) concentrations m_kv + λ.
     """
     k = state.log_beta.shape[0]
     counts = rw.total(rows, word_counts(rw.here(rows, current_labels(state, data), k), data, k))
@@ -669,8 +712,27 @@ def sample_pi_beta(key, state: UnigramState, data: Documents, *, alpha, lam, row
 
     Given Z, π and the β_k are independent (π's Markov blanket is Z; β's is Z
     and W), so drawing them together is the same as drawing them one after the
-    other; one gamma call serves both (less compiled code).  Returns the state
-    with new log π and log β.
+    other; one gamma call serves both (less compiled code).
+
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    state : UnigramState
+        The current state (labels are used).
+    data : Documents
+        The documents.
+    alpha : float or jax.Array
+        The concentration of π.
+    lam : float
+        The concentration λ of every β_k.
+    rows : Rows, optional
+        Documents split over devices: counts summed over the devices.
+
+    Returns
+    -------
+    UnigramState
+        The state with new log π and log β.
     """
     log_pi, log_beta = cj.sample_log_dirichlets(
         key, pi_posterior(state, data, alpha=alpha, rows=rows), beta_posterior(state, data, lam=lam, rows=rows))
@@ -684,7 +746,22 @@ def _z_logits(state, data: Documents) -> jax.Array:
 def sample_z(key, state: UnigramState, data: Documents, rows: Rows | None = None) -> jax.Array:
     """Z_d | π, β, W ~ P(Z_d = k) ∝ π_k Π_i β_{k, W_id}, every d at once (source document 001, 3.).
 
-    ``rows``: documents split over devices; document d's draw is the same as on one device."""
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    state : UnigramState
+        The current state.
+    data : Documents
+        The documents.
+    rows : Rows, optional
+        Documents split over devices; document d's draw is the same as on one device.
+
+    Returns
+    -------
+    jax.Array
+        The new labels, (D,) int32.
+    """
     if rows is None:
         return sample_labels_parallel(key, _z_logits(state, data), data.labels)
     return merge_labels(rows.categorical(key, _z_logits(state, data)), data.labels)

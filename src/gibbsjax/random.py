@@ -389,6 +389,22 @@ def uniform(key, shape=(), dtype=None):
     Never 0, so ``log(U)`` is always finite: the smallest value is 2**-33 in
     float32 (2**-65 in float64).
 
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key (``jax.random.key``).
+    shape : tuple of int, default ()
+        The shape of the draws (static).
+    dtype : dtype, optional
+        The float type (default JAX's default float).
+
+    Returns
+    -------
+    jax.Array
+        Draws of shape ``shape``.
+
+    Examples
+    --------
     >>> import jax
     >>> from gibbsjax import random as gr
     >>> u = gr.uniform(jax.random.key(0), (3,))
@@ -406,11 +422,29 @@ def _uniform(key, shape, dtype):
 
 
 def normal(key, mean=0.0, sd=1.0, shape=None, dtype=None):
-    """Normal draws N(mean, sd^2), density exp(-(x - mean)^2 / (2 sd^2)) / (sd sqrt(2 pi)).
+    """Normal draws N(mean, sd^2), density ``exp(-(x - mean)^2 / (2 sd^2)) / (sd sqrt(2 pi))``.
 
     By inversion, ``sqrt(2) erfinv(V)`` with V uniform on a symmetric grid in
-    (-1, 1) (24 bits in float32, so |z| < 5.42 sd; 53 bits in float64).
+    (-1, 1) (24 bits in float32, so ``|z| < 5.42`` sd; 53 bits in float64).
 
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    mean, sd : array_like, default 0.0 and 1.0
+        Mean and standard deviation (broadcast).
+    shape : tuple of int, optional
+        The shape of the draws (default: the broadcast shape of the parameters).
+    dtype : dtype, optional
+        The float type (default: that of the parameters).
+
+    Returns
+    -------
+    jax.Array
+        Draws of shape ``shape``.
+
+    Examples
+    --------
     >>> import jax
     >>> from gibbsjax import random as gr
     >>> gr.normal(jax.random.key(0), mean=[0.0, 10.0], sd=2.0).shape
@@ -441,6 +475,24 @@ def gamma(key, a, shape=None, dtype=None):
     when the scale matters.  Rate b: divide by b.  Returns NaN where a is not
     a positive finite number.
 
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    a : array_like
+        The shape parameter(s), positive.
+    shape : tuple of int, optional
+        The shape of the draws (default ``a``'s shape).
+    dtype : dtype, optional
+        The float type (default: that of ``a``).
+
+    Returns
+    -------
+    jax.Array
+        Gamma(a, 1) draws; NaN where ``a`` is not a positive finite number.
+
+    Examples
+    --------
     >>> import jax
     >>> from gibbsjax import random as gr
     >>> x = gr.gamma(jax.random.key(0), 2.5, shape=(100_000,))
@@ -466,6 +518,24 @@ def log_gamma(key, a, shape=None, dtype=None):
     float32 (and for far smaller a).  E[log G] = digamma(a),
     Var[log G] = trigamma(a).
 
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    a : array_like
+        The shape parameter(s), positive.
+    shape : tuple of int, optional
+        The shape of the draws (default ``a``'s shape).
+    dtype : dtype, optional
+        The float type (default: that of ``a``).
+
+    Returns
+    -------
+    jax.Array
+        ``log G`` for G ~ Gamma(a, 1).
+
+    Examples
+    --------
     >>> import jax
     >>> from gibbsjax import random as gr
     >>> lg = gr.log_gamma(jax.random.key(0), 1e-3, shape=(4,))
@@ -489,6 +559,24 @@ def beta(key, a, b, shape=None, dtype=None):
     computed from their logs (``exp(la - logaddexp(la, lb))``), so it stays
     well defined for small a and b.
 
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    a, b : array_like
+        The two positive shape parameters (broadcast).
+    shape : tuple of int, optional
+        The shape of the draws (default: the broadcast shape of ``a`` and ``b``).
+    dtype : dtype, optional
+        The float type (default: that of the parameters).
+
+    Returns
+    -------
+    jax.Array
+        Draws in (0, 1).
+
+    Examples
+    --------
     >>> import jax
     >>> from gibbsjax import random as gr
     >>> x = gr.beta(jax.random.key(0), 2.0, 6.0, shape=(100_000,))
@@ -509,14 +597,29 @@ def _beta(key, a, b, shape, dtype):
 def log_dirichlet(key, alpha, shape=None, dtype=None):
     """Log-probabilities of a Dirichlet(alpha) draw, along the last axis.
 
-    The Dirichlet density is Gamma(sum alpha) / prod Gamma(alpha_k) *
-    prod p_k^(alpha_k - 1) on the simplex.  log p_k = log G_k - logsumexp(log G)
-    with log G_k = :func:`log_gamma` (alpha_k): finite and accurate even for
+    The Dirichlet density is ``Gamma(sum alpha) / prod Gamma(alpha_k) *
+    prod p_k^(alpha_k - 1)`` on the simplex.  ``log p_k = log G_k - logsumexp(log G)``
+    with ``log G_k`` = :func:`log_gamma` (alpha_k): finite and accurate even for
     concentrations like 1e-3 in float32, where most G_k underflow.
 
-    ``alpha`` has shape (..., K); ``shape`` is the batch shape (default
-    ``alpha.shape[:-1]``) and the result has shape ``shape + (K,)``.
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    alpha : array_like
+        Concentrations, shape ``(..., K)``, positive.
+    shape : tuple of int, optional
+        The batch shape (default ``alpha.shape[:-1]``).
+    dtype : dtype, optional
+        The float type (default: that of ``alpha``).
 
+    Returns
+    -------
+    jax.Array
+        Log-probabilities of shape ``shape + (K,)``.
+
+    Examples
+    --------
     >>> import jax, jax.numpy as jnp
     >>> from gibbsjax import random as gr
     >>> lp = gr.log_dirichlet(jax.random.key(0), jnp.full(5, 1e-3))
@@ -529,12 +632,28 @@ def log_dirichlet(key, alpha, shape=None, dtype=None):
 def dirichlet(key, alpha, shape=None, dtype=None):
     """Dirichlet(alpha) draws along the last axis: ``exp(log_dirichlet(...))``.
 
-    Density Gamma(sum alpha) / prod Gamma(alpha_k) * prod p_k^(alpha_k - 1),
+    Density ``Gamma(sum alpha) / prod Gamma(alpha_k) * prod p_k^(alpha_k - 1)``,
     p on the simplex.  Computed in log space, so no NaN and no all-zero rows
     even with concentrations like 1e-3 in float32 (every row sums to 1).
-    ``shape`` is the batch shape (default ``alpha.shape[:-1]``); the result has
-    shape ``shape + (K,)``.
 
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    alpha : array_like
+        Concentrations, shape ``(..., K)``, positive.
+    shape : tuple of int, optional
+        The batch shape (default ``alpha.shape[:-1]``).
+    dtype : dtype, optional
+        The float type (default: that of ``alpha``).
+
+    Returns
+    -------
+    jax.Array
+        Probability vectors of shape ``shape + (K,)``.
+
+    Examples
+    --------
     >>> import jax, jax.numpy as jnp
     >>> from gibbsjax import random as gr
     >>> p = gr.dirichlet(jax.random.key(0), jnp.ones(4), shape=(3,))
@@ -575,6 +694,26 @@ def inverse_gamma(key, a, b, shape=None, dtype=None):
     X = b / G with G ~ Gamma(a, 1), computed as exp(log b - log G).
     E[X] = b / (a - 1) for a > 1; Var[X] = b^2 / ((a - 1)^2 (a - 2)) for a > 2.
 
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    a : array_like
+        The shape parameter(s), positive.
+    b : array_like
+        The scale parameter(s), positive.
+    shape : tuple of int, optional
+        The shape of the draws (default: the broadcast shape of ``a`` and ``b``).
+    dtype : dtype, optional
+        The float type (default: that of the parameters).
+
+    Returns
+    -------
+    jax.Array
+        Positive draws.
+
+    Examples
+    --------
     >>> import jax
     >>> from gibbsjax import random as gr
     >>> x = gr.inverse_gamma(jax.random.key(0), 5.0, 8.0, shape=(100_000,))
@@ -595,12 +734,36 @@ def _inverse_gamma(key, a, b, shape, dtype):
 def normal_gamma(key, mu0, lam, a, b, shape=None, dtype=None):
     """Normal-gamma draws ``(mu, tau)``.
 
-    tau ~ Gamma(shape a, rate b) (density b^a / Gamma(a) tau^(a-1) exp(-b tau)),
+    tau ~ Gamma(shape a, rate b) (density ``b^a / Gamma(a) tau^(a-1) exp(-b tau)``),
     mu | tau ~ N(mu0, 1 / (lam tau)).  The standard deviation
-    exp(-(log lam + log G - log b) / 2) is formed from log G, so mu is
+    ``exp(-(log lam + log G - log b) / 2)`` is formed from log G, so mu is
     accurate even where tau underflows to 0; it is never NaN, and infinite
-    only where |mu| really exceeds the float range (tiny a).
+    only where ``|mu|`` really exceeds the float range (tiny a).
 
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    mu0 : array_like
+        The prior mean of mu.
+    lam : array_like
+        The precision multiplier of mu given tau, positive.
+    a, b : array_like
+        Shape and rate of tau, positive.
+    shape : tuple of int, optional
+        The shape of the draws (default: the broadcast shape of the parameters).
+    dtype : dtype, optional
+        The float type (default: that of the parameters).
+
+    Returns
+    -------
+    mu : jax.Array
+        The means.
+    tau : jax.Array
+        The precisions.
+
+    Examples
+    --------
     >>> import jax
     >>> from gibbsjax import random as gr
     >>> mu, tau = gr.normal_gamma(jax.random.key(0), 0.0, 1.0, 3.0, 2.0, shape=(5,))
@@ -714,18 +877,32 @@ def log_dirichlet_counts(key, counts, concentration, dtype=None):
     """Log-probabilities of Dirichlet(counts + concentration) draws along the last axis.
 
     The same distribution as ``log_dirichlet(key, counts + concentration)``
-    (each row p ~ Dir(n + c), log p_k = log G_k - logsumexp(log G)), with a
+    (each row p ~ Dir(n + c), ``log p_k = log G_k - logsumexp(log G)``), with a
     gamma sampler built for the usual Gibbs case of sparse counts and a
     concentration below 1 (topic-word and document-topic rows of LDA): shapes
     below 1 are drawn by an exponential-envelope rejection sampler for
-    G(1 + a) with a boost (one hash and three logs per proposal; see
-    :func:`_log_gamma_below_one`), and only the remaining shapes by
-    Marsaglia-Tsang.  Exact like :func:`log_gamma`, not equal draw for draw
-    to :func:`log_dirichlet`.  ``counts`` (..., K) nonnegative (any numeric
-    dtype), ``concentration`` broadcasting to it (positive); the result has
-    ``counts``' shape and the dtype of ``concentration`` (float32 for Python
-    numbers).
+    G(1 + a) with a boost (one hash and three logs per proposal), and only the
+    remaining shapes by Marsaglia-Tsang.  Exact like :func:`log_gamma`, not equal
+    draw for draw to :func:`log_dirichlet`.
 
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    counts : array_like
+        Nonnegative counts, shape ``(..., K)`` (any numeric dtype).
+    concentration : array_like
+        Positive, broadcasting to ``counts``.
+    dtype : dtype, optional
+        The float type (default: that of ``concentration``, float32 for Python numbers).
+
+    Returns
+    -------
+    jax.Array
+        Log-probabilities of ``counts``' shape.
+
+    Examples
+    --------
     >>> import jax, jax.numpy as jnp
     >>> from gibbsjax import random as gr
     >>> lp = gr.log_dirichlet_counts(jax.random.key(0), jnp.array([[0, 3, 0, 0], [5, 0, 1, 0]]), 0.01)
@@ -762,18 +939,38 @@ def _log_dirichlet_counts(key, counts, concentration, dtype):
 
 
 def log_dirichlet_dense(key, counts, concentration, dtype=None):
-    """Log-probabilities of Dirichlet(counts + concentration) draws along the last axis, drawn by
-    ``jax.random.loggamma`` (XLA's own gamma sampler) on every entry.
+    """Log-probabilities of Dirichlet(counts + concentration) draws along the last axis, by ``jax.random.loggamma``.
 
-    The distribution of :func:`log_dirichlet_counts` (log p_k = log G_k − logsumexp(log G),
+    XLA's own gamma sampler draws every entry.  The distribution of
+    :func:`log_dirichlet_counts` (``log p_k = log G_k - logsumexp(log G)``,
     G_k ~ Gamma(n_k + c), independent), drawn the way that is fastest on a GPU:
-    ``jax.random.gamma`` drew 570 M variates/s on an H100, 27–53× faster than the sparse-count
-    sampler on LDA's (K, V) counts, but only about 1.6 M/s on a CPU (``PERFORMANCE.md``), so
-    the LDA kernels pick one per backend (:func:`gibbsjax.models.lda.resolve_dirichlet_draw`).
-    Exact: ``jax.random.loggamma`` draws log G(a) for a < 1 as log G(a + 1) + log(U)/a (the
-    boost), in log space, so tiny concentrations do not underflow.  Its variates depend on the
-    array's shape, not on how the rows are laid out over devices.
+    ``jax.random.gamma`` drew 570 M variates/s on an H100, 27–53× faster than the
+    sparse-count sampler on LDA's (K, V) counts, but only about 1.6 M/s on a CPU
+    (``PERFORMANCE.md``), so the LDA kernels pick one per backend
+    (:func:`gibbsjax.models.lda.resolve_dirichlet_draw`).  Exact:
+    ``jax.random.loggamma`` draws log G(a) for a < 1 as log G(a + 1) + log(U)/a
+    (the boost), in log space, so tiny concentrations do not underflow.  Its
+    variates depend on the array's shape, not on how the rows are laid out over
+    devices.
 
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    counts : array_like
+        Nonnegative counts, shape ``(..., K)``.
+    concentration : array_like
+        Positive, broadcasting to ``counts``.
+    dtype : dtype, optional
+        The float type (default: that of ``concentration``).
+
+    Returns
+    -------
+    jax.Array
+        Log-probabilities of ``counts``' shape.
+
+    Examples
+    --------
     >>> import jax, jax.numpy as jnp
     >>> from gibbsjax import random as gr
     >>> lp = gr.log_dirichlet_dense(jax.random.key(0), jnp.array([[0, 3, 0, 0], [5, 0, 1, 0]]), 0.01)
@@ -895,15 +1092,31 @@ def categorical(key, logits, axis=-1, shape=None):
     P(k) = exp(logits_k) / sum_j exp(logits_j) along ``axis``; ``-inf`` logits
     have probability 0 and are never returned.  Inverse CDF: with weights
     w = exp(logits - max), total W and U ~ U[0, 1), return the k with
-    w_0 + ... + w_{k-1} <= U W < w_0 + ... + w_k, clamped to the last index of
+    ``w_0 + ... + w_{k-1} <= U W < w_0 + ... + w_k``, clamped to the last index of
     positive weight (so rounding can never pick a zero-weight index).  U has
     24 bits in float32 (53 in float64), so probabilities are resolved to
     about 6e-8 of the total (float32 cumulative sums have the same limit).
-    Returns int32 of shape ``shape`` (default: ``logits.shape`` without
-    ``axis``; like ``jax.random.categorical``, ``shape`` must broadcast with
-    that batch shape).  A row with no finite logit gives index 0; +inf and
-    NaN logits are not supported.
+    A row with no finite logit gives index 0; +inf and NaN logits are not supported.
 
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    logits : array_like
+        Unnormalised log-weights.
+    axis : int, default -1
+        The category axis.
+    shape : tuple of int, optional
+        The shape of the draws (default: ``logits.shape`` without ``axis``; like
+        ``jax.random.categorical``, it must broadcast with that batch shape).
+
+    Returns
+    -------
+    jax.Array
+        int32 category indices of shape ``shape``.
+
+    Examples
+    --------
     >>> import jax, jax.numpy as jnp
     >>> from gibbsjax import random as gr
     >>> logits = jnp.log(jnp.array([0.2, 0.0, 0.8]))   # category 1 impossible
@@ -939,12 +1152,27 @@ def categorical_at(key, logits, index):
 
     ``categorical(key, logits_all)`` for a batch of rows (logits (N, K), draws (N,))
     gives row i the uniform of counter i under ``key``.  This gives row j of
-    ``logits`` (shape (..., K)) the uniform of counter ``index[j]``, so
+    ``logits`` the uniform of counter ``index[j]``, so
     ``categorical_at(key, logits_all[idx], idx) == categorical(key, logits_all)[idx]``,
     bit for bit: a model whose rows are split over devices draws exactly what it draws
-    on one device when each device passes its rows' global positions.  ``index``:
-    integers in [0, 2**32), the batch shape of ``logits``.
+    on one device when each device passes its rows' global positions.
 
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    logits : array_like
+        Unnormalised log-weights, shape ``(..., K)``.
+    index : array_like
+        Integers in [0, 2**32): each row's flat position, of the batch shape of ``logits``.
+
+    Returns
+    -------
+    jax.Array
+        int32 category indices of the batch shape.
+
+    Examples
+    --------
     >>> import jax, jax.numpy as jnp
     >>> from gibbsjax import random as gr
     >>> logits = jnp.log(jax.random.dirichlet(jax.random.key(1), jnp.ones(4), (6,)))

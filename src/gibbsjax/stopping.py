@@ -40,7 +40,17 @@ _PATTERN = re.compile(r"^\s*([A-Za-z_]+)\s*(<=|>=|<|>)\s*([0-9.eE+-]+)\s*$")
 
 @dataclass(frozen=True)
 class Condition:
-    """One condition: ``stat op value`` (e.g. ``rhat < 1.01``)."""
+    """One condition: ``stat op value`` (e.g. ``rhat < 1.01``).
+
+    Parameters
+    ----------
+    stat : {"rhat", "ess_bulk", "ess_tail"}
+        The statistic.
+    op : {"<", "<=", ">", ">="}
+        The comparison.
+    value : float
+        The bound.
+    """
 
     stat: str
     op: str
@@ -50,13 +60,41 @@ class Condition:
         return f"{self.stat}{self.op}{self.value:g}"
 
     def holds(self, measured: float) -> bool:
-        """Whether the measured worst value satisfies the condition."""
+        """Whether the measured worst value satisfies the condition.
+
+        Parameters
+        ----------
+        measured : float
+            The worst value of ``stat`` over the variables.
+
+        Returns
+        -------
+        bool
+            ``measured op value``.
+        """
         return bool(np.isfinite(measured)) and _OPS[self.op](measured, self.value)
 
 
 def parse_until(text: str) -> tuple[Condition, ...]:
-    """Parse ``"rhat<1.01,ess>400"``; ``ValueError`` saying what is wrong.
+    """Parse a stopping rule such as ``"rhat<1.01,ess>400"``.
 
+    Parameters
+    ----------
+    text : str
+        Comma-separated conditions (see the module docs).
+
+    Returns
+    -------
+    tuple of Condition
+        The conditions, ``ess`` named ``ess_bulk``.
+
+    Raises
+    ------
+    ValueError
+        Saying what is wrong with ``text``.
+
+    Examples
+    --------
     >>> parse_until("ess_tail>=100")[0].stat
     'ess_tail'
     """
@@ -90,14 +128,30 @@ def parse_until(text: str) -> tuple[Condition, ...]:
 
 @dataclass(frozen=True)
 class UntilResult:
-    """The outcome of one check: whether every condition holds and the worst values."""
+    """The outcome of one check: whether every condition holds and the worst values.
+
+    Parameters
+    ----------
+    met : bool
+        Whether every condition holds.
+    worst : mapping of str to tuple of (float, str)
+        ``stat -> (value, variable)``: the worst value of each statistic and where.
+    num_draws : int
+        Draws per chain checked.
+    """
 
     met: bool
     worst: Mapping[str, tuple[float, str]]  # stat -> (value, variable)
     num_draws: int
 
     def describe(self) -> str:
-        """``max R-hat 1.004 (lp), min bulk ESS 512 (mu)``."""
+        """The worst values in words.
+
+        Returns
+        -------
+        str
+            E.g. ``max R-hat 1.004 (lp), min bulk ESS 512 (mu)``.
+        """
         names = {"rhat": "max R-hat", "ess_bulk": "min bulk ESS", "ess_tail": "min tail ESS"}
         parts = []
         for stat, (value, var) in self.worst.items():
@@ -112,6 +166,20 @@ def check_until(rule: Sequence[Condition], draws: Mapping[str, np.ndarray]) -> U
     The worst value over every variable (and every element of a vector
     variable) is compared.  Fewer than 4 draws per chain never meet a rule.
 
+    Parameters
+    ----------
+    rule : sequence of Condition
+        The rule, from :func:`parse_until`.
+    draws : mapping of str to numpy.ndarray
+        ``name -> (chain, draw, ...)`` arrays.
+
+    Returns
+    -------
+    UntilResult
+        Whether the rule holds and the worst values.
+
+    Examples
+    --------
     >>> rng = np.random.default_rng(0)
     >>> check_until(parse_until("rhat<1.05,ess>100"), {"x": rng.normal(size=(4, 500))}).met
     True

@@ -112,21 +112,27 @@ class _BonferroniVerdict:
 class GewekeResult(_BonferroniVerdict):
     """Outcome of :func:`geweke_test`; one entry per (scalar) test function.
 
-    Attributes
+    Parameters
     ----------
     names : tuple of str
         Test-function names; array-valued functions give one name per element
         (``"theta[0, 1]"``), squares of recorded values are named ``"x^2"``.
-    mean_mc, se_mc : numpy arrays
+    mean_mc, se_mc : numpy.ndarray
         Mean and standard error from the marginal-conditional simulator.
-    mean_sc, se_sc : numpy arrays
+    mean_sc, se_sc : numpy.ndarray
         Mean and standard error from the successive-conditional simulator.
-    z, p_values : numpy arrays
+    z, p_values : numpy.ndarray
         ``(mean_mc - mean_sc) / sqrt(se_mc**2 + se_sc**2)`` and its two-sided
         normal p-value.
     alpha : float
         Family-wise level; each p-value is compared with ``alpha / m``
         (Bonferroni over the ``m`` test functions).
+    num_chains, num_steps : int
+        Successive-conditional chains and steps per chain.
+    num_prior_draws : int
+        Marginal-conditional draws.
+    kernel_name : str, default "kernel"
+        The kernel's name, for the summary.
     """
 
     names: tuple[str, ...]
@@ -145,8 +151,16 @@ class GewekeResult(_BonferroniVerdict):
     def summary(self, max_rows: int | None = 40) -> str:
         """A table of all test functions (failing rows marked ``<-- FAIL``).
 
-        With more than ``max_rows`` functions, only the ``max_rows`` smallest
-        p-values are shown.
+        Parameters
+        ----------
+        max_rows : int or None, default 40
+            With more functions, only the ``max_rows`` smallest p-values are shown
+            (``None``: all).
+
+        Returns
+        -------
+        str
+            The table, with a header saying whether the test passed.
         """
         m = self.num_functions
         status = "PASSED" if self.passed else f"FAILED ({len(self.failures)} of {m})"
@@ -188,8 +202,22 @@ def default_test_functions(kernel: Kernel, data: Any) -> dict[str, TestFunction]
 
     For each entry ``k`` of ``kernel.record(state, data)`` this returns ``k``
     (first moments, elementwise) and ``k^2`` (second moments).  Extend it with
-    your own functions of parameters *and data*, which often add power:
+    your own functions of parameters *and data*, which often add power.
 
+    Parameters
+    ----------
+    kernel : Kernel
+        The kernel.
+    data : pytree
+        Its data.
+
+    Returns
+    -------
+    dict
+        ``{name: g(state, data)}``.
+
+    Examples
+    --------
     >>> fns = default_test_functions(kernel, data)            # doctest: +SKIP
     >>> fns["mu_ybar"] = lambda s, d: s.mu * d.y.mean()       # doctest: +SKIP
     >>> geweke_test(kernel, data, fns).assert_passes()        # doctest: +SKIP
@@ -252,42 +280,49 @@ def geweke_test(
 
     Parameters
     ----------
-    kernel
+    kernel : Kernel
         A :class:`~gibbsjax.kernel.Kernel` with ``sample_prior`` and
         ``simulate_data``.
-    data
+    data : pytree
         A data pytree used as a *template*: ``simulate_data`` must return a
         pytree of the same structure and array shapes.  Array leaves are
         re-simulated; non-array leaves (Python ints, strings...) are kept
         fixed from the template.
-    test_functions
+    test_functions : dict, optional
         ``{name: g(state, data)}``; ``g`` returns a scalar or an array (each
         element is a separate test function).  Default:
         :func:`default_test_functions` (every leaf of ``kernel.record``
         elementwise and its square).  Functions of both parameters and data
         (e.g. ``theta * mean(y)``) add power against some bugs.
-    num_chains, num_steps
-        Successive-conditional chains and Gibbs sweeps per chain.  The default
-        1000 x 200 costs ``2e5`` sweeps; enough to catch gross errors in small
-        models.  Subtle errors need more.
-    num_prior_draws
+    num_chains : int, default 1000
+        Successive-conditional chains.
+    num_steps : int, default 200
+        Gibbs sweeps per chain.  The default 1000 x 200 costs ``2e5`` sweeps;
+        enough to catch gross errors in small models.  Subtle errors need more.
+    num_prior_draws : int, optional
         Marginal-conditional draws; default ``num_chains * num_steps`` (drawn
         in ``num_steps`` vmapped batches of ``num_chains``; a value that is not
         a multiple of ``num_chains`` is rounded up to one).
-    seed
+    seed : int or jax.Array, default 0
         An int or a JAX PRNG key.
-    alpha
-        Family-wise significance level (default ``1e-3``: rare false alarms in
-        test suites, still very powerful against real bugs given the sample
-        sizes).
+    alpha : float, default 1e-3
+        Family-wise significance level (rare false alarms in test suites, still
+        very powerful against real bugs given the sample sizes).
 
+    Returns
+    -------
+    GewekeResult
+        ``passed``, ``summary()``, ``assert_passes()`` and the statistics.
+
+    Notes
+    -----
     Computation follows the global float precision: float64 when x64 is
     enabled (``jax.config.update("jax_enable_x64", True)`` or the
     ``jax.enable_x64(True)`` context), else float32; the final statistics are
     always computed in numpy float64.
 
-    Example
-    -------
+    Examples
+    --------
     theta ~ N(0, 1), y ~ N(theta, 1), so theta | y ~ N(y / 2, 1 / 2):
 
     >>> import jax, jax.numpy as jnp
@@ -514,7 +549,21 @@ def _element_names(name: str, shape: tuple[int, ...]) -> list[str]:
 
 
 class MomentCheck(NamedTuple):
-    """One moment comparison: ``z = (estimate - expected) / mcse``."""
+    """One moment comparison: ``z = (estimate - expected) / mcse``.
+
+    Parameters
+    ----------
+    label : str
+        What was compared, e.g. ``"mean(x)"``.
+    estimate : float
+        The MCMC estimate.
+    expected : float
+        The exact value.
+    mcse : float
+        The Monte Carlo standard error of the estimate.
+    z : float
+        ``(estimate - expected) / mcse``.
+    """
 
     label: str
     estimate: float
@@ -540,30 +589,47 @@ def moment_zscores(
 ) -> list[MomentCheck]:
     """Compare MCMC draws with exact moments in units of Monte Carlo standard error.
 
-    ``draws`` has shape ``(chain, draw, *event)``: a numpy/JAX array or an
-    ArviZ variable (``idata.posterior["x"]``, an xarray ``DataArray`` with
-    ``chain`` and ``draw`` dims).  Each requested moment is estimated per
-    element of ``event`` and compared with its exact value:
+    Each requested moment is estimated per element of the event and compared
+    with its exact value:
 
     * ``mean``: the sample mean; MCSE from ``arviz.mcse(method="mean")``,
       i.e. ``sd / sqrt(ESS)``, which accounts for autocorrelation.
     * ``var``: the mean of ``(x - xbar)**2``; MCSE of that mean (the
       estimation of ``xbar`` does not matter to first order).
     * ``sd``: ``sqrt(var)``; MCSE by the delta method, ``MCSE(var) / (2 sd)``.
-    * ``corr``: the sample correlation of every pair of event elements, given
-      as a full ``(k, k)`` matrix over the flattened event (or a scalar when
-      ``k == 2``); MCSE of the mean of its influence function
-      ``z_i z_j - r (z_i**2 + z_j**2) / 2`` of the standardised draws.
+    * ``corr``: the sample correlation of every pair of event elements; MCSE of
+      the mean of its influence function ``z_i z_j - r (z_i**2 + z_j**2) / 2``
+      of the standardised draws.
 
     Expected values broadcast against the event shape; NaN entries are
     skipped.  MCSEs are themselves estimates: use several chains and a few
     hundred effective draws or more.
 
-    Returns a list of :class:`MomentCheck` rows ``(label, estimate, expected,
-    mcse, z)``.
+    Parameters
+    ----------
+    draws : array_like or xarray.DataArray
+        Shape ``(chain, draw, *event)``: a numpy/JAX array or an ArviZ variable
+        (``idata.posterior["x"]``, with ``chain`` and ``draw`` dims).
+    mean, var, sd : array_like, optional
+        Exact moments per event element.
+    corr : array_like, optional
+        The exact correlations, a full ``(k, k)`` matrix over the flattened event
+        (or a scalar when ``k == 2``).
+    name : str, optional
+        The variable's name in the labels (default the DataArray's name or ``"x"``).
 
-    Example
+    Returns
     -------
+    list of MomentCheck
+        Rows ``(label, estimate, expected, mcse, z)``.
+
+    Raises
+    ------
+    ValueError
+        For draws of the wrong shape (fewer than 4 draws per chain, no event).
+
+    Examples
+    --------
     >>> import numpy as np
     >>> x = np.random.default_rng(0).normal(2.0, 3.0, size=(4, 1000))
     >>> for check in moment_zscores(x, mean=2.0, sd=3.0):
@@ -644,14 +710,33 @@ def assert_moments(
 ) -> list[MomentCheck]:
     """Assert that draws match exact moments within ``n_se`` Monte Carlo SEs.
 
-    Same arguments as :func:`moment_zscores`; raises ``AssertionError``
-    listing every comparison (estimate, expected, MCSE, z) if any
-    ``|z| > n_se`` (or a z-score is NaN).  The default ``n_se=4`` gives a
-    false-alarm probability of about ``6e-5`` per comparison.  Returns the
-    checks when all pass.
+    The default ``n_se=4`` gives a false-alarm probability of about ``6e-5``
+    per comparison.
 
-    Example
+    Parameters
+    ----------
+    draws : array_like or xarray.DataArray
+        Shape ``(chain, draw, *event)``, as in :func:`moment_zscores`.
+    mean, var, sd, corr : array_like, optional
+        Exact moments, as in :func:`moment_zscores`.
+    n_se : float, default 4.0
+        The largest allowed ``|z|``.
+    name : str, optional
+        The variable's name in the labels.
+
+    Returns
     -------
+    list of MomentCheck
+        The checks, when all pass.
+
+    Raises
+    ------
+    AssertionError
+        Listing every comparison (estimate, expected, MCSE, z) if any
+        ``|z| > n_se`` (or a z-score is NaN).
+
+    Examples
+    --------
     >>> import numpy as np
     >>> x = np.random.default_rng(0).normal(2.0, 3.0, size=(4, 1000))
     >>> _ = assert_moments(x, mean=2.0, var=9.0)
@@ -731,7 +816,17 @@ def _z(est: float, exp: float, se: float) -> float:
 
 
 class ChiSquareResult(NamedTuple):
-    """Pearson chi-square statistic, degrees of freedom and p-value."""
+    """Pearson chi-square statistic, degrees of freedom and p-value.
+
+    Parameters
+    ----------
+    statistic : float
+        Pearson's statistic.
+    dof : int
+        Degrees of freedom.
+    p_value : float
+        The upper-tail p-value.
+    """
 
     statistic: float
     dof: int
@@ -741,23 +836,37 @@ class ChiSquareResult(NamedTuple):
 def chi_square_test(counts: Any, probs: Any, *, min_expected: float = 5.0) -> ChiSquareResult:
     """Pearson chi-square test of observed state counts against exact probabilities.
 
-    ``counts[i]`` is how often state ``i`` was seen and ``probs[i]`` its exact
-    probability (any matching shapes; they are flattened).  Bins whose expected
-    count ``n * probs[i]`` is below ``min_expected`` are pooled into one bin; if
-    that bin is itself below ``min_expected`` it is merged with the smallest
-    remaining bin.  A visit to a state of probability zero gives
-    ``statistic=inf, p_value=0``.
+    Bins whose expected count ``n * probs[i]`` is below ``min_expected`` are
+    pooled into one bin; if that bin is itself below ``min_expected`` it is
+    merged with the smallest remaining bin.  A visit to a state of probability
+    zero gives ``statistic=inf, p_value=0``.
 
     The chi-square distribution of the statistic assumes *independent* draws.
     With MCMC, take the counts from independent chains (e.g. the last state of
     each of many independent chains, vmapped), not from all draws of one
     autocorrelated chain, which would make the test far too liberal.
 
-    Returns ``ChiSquareResult(statistic, dof, p_value)`` (unpacks as a triple).
-    Raises ``ValueError`` if fewer than two bins remain after pooling.
+    Parameters
+    ----------
+    counts : array_like
+        ``counts[i]`` is how often state ``i`` was seen (flattened).
+    probs : array_like
+        ``probs[i]`` its exact probability (same shape).
+    min_expected : float, default 5.0
+        The smallest expected count of a bin before pooling.
 
-    Example
+    Returns
     -------
+    ChiSquareResult
+        ``(statistic, dof, p_value)``; unpacks as a triple.
+
+    Raises
+    ------
+    ValueError
+        If fewer than two bins remain after pooling.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> p = np.array([0.5, 0.3, 0.15, 0.05])
     >>> states = np.random.default_rng(0).choice(4, size=2000, p=p)
@@ -821,22 +930,25 @@ def chi_square_test(counts: Any, probs: Any, *, min_expected: float = 5.0) -> Ch
 class SBCResult(_BonferroniVerdict):
     """Outcome of :func:`sbc`; one column of ranks per (scalar) test function.
 
-    Attributes
+    Parameters
     ----------
     names : tuple of str
         Test-function names, one per scalar (``"mu[1]"``).
-    ranks : numpy array, (num_replications, m) int
-        Rank of the true value among the ``num_draws`` posterior draws of each
-        replication, in ``0..num_draws`` (ties broken uniformly at random).
+    ranks : numpy.ndarray
+        ``(num_replications, m)`` int: rank of the true value among the
+        ``num_draws`` posterior draws of each replication, in ``0..num_draws``
+        (ties broken uniformly at random).
     num_draws : int
         Posterior draws per replication ``L`` (chains x draws per chain).
     num_bins : int
         Rank-histogram bins used by the chi-square uniformity test.
-    statistics, p_values : numpy arrays
+    statistics, p_values : numpy.ndarray
         Pearson chi-square statistic of each function's binned ranks against
         the exact bin probabilities of a uniform rank on ``0..L``, and its p-value.
     alpha : float
         Family-wise level; each p-value is compared with ``alpha / m``.
+    kernel_name : str, default "kernel"
+        The kernel's name, for the summary.
     """
 
     names: tuple[str, ...]
@@ -850,20 +962,45 @@ class SBCResult(_BonferroniVerdict):
 
     @property
     def num_replications(self) -> int:
+        """Number of replications (rows of ``ranks``)."""
         return int(self.ranks.shape[0])
 
     def bin_probabilities(self) -> np.ndarray:
-        """Exact probability of each bin for a uniform rank on ``0..num_draws``."""
+        """Exact probability of each bin for a uniform rank on ``0..num_draws``.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(num_bins,)`` probabilities.
+        """
         edges = _rank_bin_of(np.arange(self.num_draws + 1), self.num_draws, self.num_bins)
         return np.bincount(edges, minlength=self.num_bins) / (self.num_draws + 1)
 
     def bin_counts(self) -> np.ndarray:
-        """Rank-histogram counts, shape ``(m, num_bins)``."""
+        """Rank-histogram counts.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(m, num_bins)``.
+        """
         bins = _rank_bin_of(self.ranks, self.num_draws, self.num_bins)
         return np.stack([np.bincount(bins[:, j], minlength=self.num_bins) for j in range(self.num_functions)])
 
     def summary(self, max_rows: int | None = 40) -> str:
-        """A table of every function's chi-square statistic and p-value (failures marked)."""
+        """A table of every function's chi-square statistic and p-value (failures marked).
+
+        Parameters
+        ----------
+        max_rows : int or None, default 40
+            With more functions, only the ``max_rows`` smallest p-values are shown
+            (``None``: all).
+
+        Returns
+        -------
+        str
+            The table, with a header saying whether the test passed.
+        """
         m = self.num_functions
         status = "PASSED" if self.passed else f"FAILED ({len(self.failures)} of {m})"
         lines = [
@@ -905,6 +1042,20 @@ def _rank_bin_of(ranks: np.ndarray, num_draws: int, num_bins: int) -> np.ndarray
 def recorded_test_functions(kernel: Kernel, data: Any) -> dict[str, TestFunction]:
     """Every value of ``kernel.record``, elementwise: the default :func:`sbc` functions.
 
+    Parameters
+    ----------
+    kernel : Kernel
+        The kernel.
+    data : pytree
+        Its data.
+
+    Returns
+    -------
+    dict
+        ``{name: g(state, data)}``, one per recorded value.
+
+    Examples
+    --------
     >>> import jax
     >>> from gibbsjax.models import normal
     >>> sorted(recorded_test_functions(normal.semiconjugate(), normal.data([98.0, 99.0])))
@@ -924,6 +1075,18 @@ def sorted_values(x: jax.Array) -> jax.Array:
     Mixture components and hidden states are exchangeable a posteriori, so an SBC or Geweke test
     of a model with labels ranks label-invariant quantities such as this one.
 
+    Parameters
+    ----------
+    x : jax.Array
+        Values of exchangeable components.
+
+    Returns
+    -------
+    jax.Array
+        The values, flattened and sorted.
+
+    Examples
+    --------
     >>> sorted_values(jnp.array([[3.0, 1.0], [2.0, 0.0]])).tolist()
     [0.0, 1.0, 2.0, 3.0]
     """
@@ -933,6 +1096,18 @@ def sorted_values(x: jax.Array) -> jax.Array:
 def co_clustered_pairs(z: jax.Array) -> jax.Array:
     """The number of pairs i < j with equal labels ``z[i] == z[j]``: invariant under relabelling.
 
+    Parameters
+    ----------
+    z : jax.Array
+        Integer labels.
+
+    Returns
+    -------
+    jax.Array
+        The number of pairs, a scalar.
+
+    Examples
+    --------
     >>> int(co_clustered_pairs(jnp.array([0, 1, 0, 0])))
     3
     """
@@ -984,33 +1159,41 @@ def sbc(
 
     Parameters
     ----------
-    kernel
+    kernel : Kernel
         A :class:`~gibbsjax.kernel.Kernel` with ``sample_prior`` and ``simulate_data``.
-    data
+    data : pytree
         A data template: array leaves are re-simulated, others kept fixed.
-    test_functions
+    test_functions : dict, optional
         ``{name: g(state, data)}`` with scalar or array values (each element
         is ranked separately).  Default: every recorded value
         (:func:`recorded_test_functions`).
-    num_replications, num_draws, num_chains, num_warmup, thin
-        Replications; posterior draws per replication (a multiple of
-        ``num_chains``); chains per replication; warm-up sweeps per chain;
-        sweeps between kept draws.
-    num_bins
+    num_replications : int, default 500
+        Replications.
+    num_draws : int, default 99
+        Posterior draws per replication (a multiple of ``num_chains``).
+    num_chains : int, default 1
+        Chains per replication.
+    num_warmup : int, default 50
+        Warm-up sweeps per chain.
+    thin : int, default 1
+        Sweeps between kept draws.
+    num_bins : int, optional
         Histogram bins for the uniformity test; default the largest divisor
         of ``num_draws + 1`` that is at most 20 and leaves at least 10
         replications per bin on average.
-    seed
+    seed : int or jax.Array, default 0
         An int or a JAX PRNG key (replication ``i`` uses ``fold_in(key, i)``).
-    alpha
+    alpha : float, default 1e-3
         Family-wise significance level.
 
-    Returns an :class:`SBCResult` (``passed``, ``summary()``,
-    ``assert_passes()``, ``ranks``); :func:`plot_sbc_ranks` draws the rank
-    histograms.
-
-    Example
+    Returns
     -------
+    SBCResult
+        ``passed``, ``summary()``, ``assert_passes()``, ``ranks``;
+        :func:`plot_sbc_ranks` draws the rank histograms.
+
+    Examples
+    --------
     theta ~ N(0, 1), y ~ N(theta, 1), so theta | y ~ N(y / 2, 1 / 2):
 
     >>> import jax, jax.numpy as jnp
@@ -1154,9 +1337,26 @@ def plot_sbc_ranks(result: SBCResult, names: Any = None, *, ncols: int = 4, band
     Histograms that sag in the middle (∪) mean posteriors too narrow, a hump
     (∩) too wide, a slope a biased posterior.
 
-    ``names``: a subset of ``result.names`` (default all, at most 16 panels).
-    Returns the matplotlib ``Figure``.
+    Parameters
+    ----------
+    result : SBCResult
+        The result of :func:`sbc`.
+    names : str or list of str, optional
+        A subset of ``result.names`` (default all, at most 16 panels).
+    ncols : int, default 4
+        Panels per row.
+    band : float, default 0.99
+        The probability of the grey band, in (0, 1).
+    axes : array of matplotlib.axes.Axes, optional
+        Axes to draw in (default: a new figure).
 
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Examples
+    --------
     >>> fig = plot_sbc_ranks(result, ["theta"])     # doctest: +SKIP
     """
     import matplotlib.pyplot as plt  # lazy: only for plotting

@@ -154,7 +154,10 @@ def _encode_labels(labels, label_names) -> tuple[np.ndarray | None, tuple[str, .
 class Corpus:
     """Tokens of ``num_docs`` documents over a vocabulary of ``vocab_size`` words.
 
-    Attributes
+    The arrays are read-only.  The constructor accepts empty documents;
+    the readers (``from_*``, ``read_*``) drop them by default (``empty=``).
+
+    Parameters
     ----------
     tokens : int32 array (N,)
         Word id of every token, documents one after another.
@@ -162,13 +165,22 @@ class Corpus:
         Document ``d`` holds ``tokens[doc_offsets[d]:doc_offsets[d + 1]]``.
     vocab : tuple of str
         ``vocab[w]`` is the word with id ``w``.
-    doc_names : tuple of str
-        A name per document (file name, index, ...).
-    labels : int32 array (D,) or None
-        Optional document labels (``-1`` = unknown), with ``label_names``.
+    doc_names : tuple of str, optional
+        A name per document (file name, index, ...); default the positions.
+    labels : int32 array (D,), optional
+        Document labels (``-1`` = unknown).
+    label_names : tuple of str, optional
+        The name of each label.
 
-    The arrays are read-only.  The constructor accepts empty documents;
-    the readers (``from_*``, ``read_*``) drop them by default (``empty=``).
+    Raises
+    ------
+    ValueError
+        When the arrays disagree (offsets not increasing, a word id out of the
+        vocabulary, a label out of range).
+
+    See Also
+    --------
+    Corpus.from_texts, Corpus.from_token_lists, Corpus.from_dtm, read_ldac, read_uci, read_folder
     """
 
     tokens: np.ndarray
@@ -220,14 +232,17 @@ class Corpus:
     # ------------------------------------------------------------------ sizes
     @property
     def num_docs(self) -> int:
+        """Number of documents, ``D``."""
         return int(self.doc_offsets.size - 1)
 
     @property
     def num_tokens(self) -> int:
+        """Number of tokens, ``N``."""
         return int(self.tokens.size)
 
     @property
     def vocab_size(self) -> int:
+        """Number of words in the vocabulary, ``V``."""
         return len(self.vocab)
 
     @property
@@ -279,6 +294,28 @@ class Corpus:
         names are the documents' positions in ``docs``, so they still identify
         the input after empty documents are dropped.
 
+        Parameters
+        ----------
+        docs : iterable of sequence of str
+            The documents, each a list of words.
+        vocab : sequence of str, optional
+            The vocabulary (word ids in its order).
+        doc_names : sequence of str, optional
+            A name per document.
+        labels : sequence of int, optional
+            A label per document (``-1`` unknown).
+        label_names : sequence of str, optional
+            The labels' names.
+        empty : {"drop", "error", "keep"}, default "drop"
+            What to do with documents without words (see the module docstring).
+
+        Returns
+        -------
+        Corpus
+            The corpus.
+
+        Examples
+        --------
         >>> Corpus.from_token_lists([["b", "a"]]).vocab
         ('a', 'b')
         >>> Corpus.from_token_lists([["a"], []], empty="keep").doc_lengths.tolist()
@@ -356,6 +393,42 @@ class Corpus:
         ``label_names`` if given, else alphabetically.  Default ``doc_names``
         are the positions in ``texts``.
 
+        Parameters
+        ----------
+        texts : iterable of str
+            The documents.
+        tokenizer : callable, optional
+            ``tokenizer(text) -> iterable of str``; default :func:`tokenize`.
+        lowercase : bool, default True
+            Lower-case texts before tokenizing.
+        stop_words : None, "english" or iterable of str, optional
+            Words to remove.
+        min_count : int, default 1
+            Remove words seen fewer times in the whole corpus.
+        max_doc_freq : float, default 1.0
+            Remove words in more than this fraction of the documents.
+        max_vocab : int, optional
+            Keep only this many most frequent words.
+        vocab : sequence of str, optional
+            A fixed vocabulary (words outside it are dropped).
+        min_doc_length : int, default 1
+            Documents shorter than this (after filtering) are handled by ``empty``.
+        doc_names : sequence of str, optional
+            A name per document.
+        labels : sequence of int, str or None, optional
+            A label per document.
+        label_names : sequence of str, optional
+            The labels' names (and order).
+        empty : {"drop", "error", "keep"}, default "drop"
+            What to do with documents left too short.
+
+        Returns
+        -------
+        Corpus
+            The corpus, vocabulary sorted alphabetically unless ``vocab`` is given.
+
+        Examples
+        --------
         >>> c = Corpus.from_texts(["The cat sat on the mat.", "A dog and a cat!", "The end"],
         ...                       stop_words="english", labels=["pets", "pets", None])
         >>> c.vocab, c.doc_lengths.tolist(), c.labels.tolist(), c.label_names
@@ -403,9 +476,26 @@ class Corpus:
         the ``lda`` package).  Tokens of a document are ordered by word id.
         Rows without counts are handled by ``empty`` (see the module
         docstring); default document names are the row indices, so they keep
-        naming the rows of ``X`` after empty rows are dropped.  ``kwargs``:
-        ``doc_names``, ``labels``, ``label_names``.
+        naming the rows of ``X`` after empty rows are dropped.
 
+        Parameters
+        ----------
+        X : array_like or scipy.sparse matrix
+            Nonnegative integer counts, D × V.
+        vocab : sequence of str, optional
+            The V words (default their ids as strings).
+        empty : {"drop", "error", "keep"}, default "drop"
+            What to do with rows without counts.
+        **kwargs
+            ``doc_names``, ``labels``, ``label_names``, as in the constructor.
+
+        Returns
+        -------
+        Corpus
+            The corpus.
+
+        Examples
+        --------
         >>> import numpy as np
         >>> Corpus.from_dtm(np.array([[2, 0, 1]])).tokens.tolist()
         [0, 0, 2]
@@ -436,6 +526,28 @@ class Corpus:
         documents left shorter than ``min_doc_length`` are handled by
         ``empty``.
 
+        Parameters
+        ----------
+        stop_words : None, "english" or iterable of str, optional
+            Words to remove.
+        min_count : int, default 1
+            Remove words with fewer occurrences.
+        max_doc_freq : float, default 1.0
+            Remove words in more than this fraction of the documents.
+        max_vocab : int, optional
+            Keep only this many most frequent words.
+        min_doc_length : int, default 1
+            Documents shorter than this afterwards are handled by ``empty``.
+        empty : {"drop", "error", "keep"}, default "drop"
+            What to do with those documents.
+
+        Returns
+        -------
+        Corpus
+            A new corpus with the kept words renumbered.
+
+        Examples
+        --------
         >>> c = Corpus.from_token_lists([["the", "cat"], ["the", "dog"], ["the"]], empty="keep")
         >>> f = c.filter_vocab(stop_words="english", empty="keep")
         >>> f.vocab, f.doc_lengths.tolist()
@@ -495,7 +607,13 @@ class Corpus:
 
     # ------------------------------------------------------------------ conversions
     def to_dtm(self):
-        """The document-term count matrix, ``scipy.sparse.csr_matrix`` (D × V, int32)."""
+        """The document-term count matrix.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix
+            D × V counts, int32.
+        """
         import scipy.sparse as sp
 
         M = sp.csr_matrix(
@@ -508,6 +626,13 @@ class Corpus:
     def to_token_lists(self) -> list[list[str]]:
         """The documents as lists of word strings, in token order.
 
+        Returns
+        -------
+        list of list of str
+            One list of words per document.
+
+        Examples
+        --------
         >>> Corpus.from_token_lists([["b", "a"], ["a"]]).to_token_lists()
         [['b', 'a'], ['a']]
         """
@@ -522,13 +647,36 @@ class Corpus:
         its words are lower-case :func:`tokenize` words (the vocabulary may
         shrink to the words that occur).
 
+        Parameters
+        ----------
+        sep : str, default " "
+            The separator between words.
+
+        Returns
+        -------
+        list of str
+            One string per document.
+
+        Examples
+        --------
         >>> Corpus.from_token_lists([["b", "a"], ["a"]]).to_texts()
         ['b a', 'a']
         """
         return [sep.join(d) for d in self.to_token_lists()]
 
     def subset(self, docs: Sequence[int] | np.ndarray) -> Corpus:
-        """A corpus of the documents ``docs`` (indices or a boolean mask), same vocabulary."""
+        """A corpus of some of the documents, same vocabulary.
+
+        Parameters
+        ----------
+        docs : sequence of int or boolean array
+            Document indices or a boolean mask.
+
+        Returns
+        -------
+        Corpus
+            The chosen documents with their names and labels.
+        """
         idx = np.asarray(docs)
         if idx.dtype == bool:
             idx = np.flatnonzero(idx)
@@ -557,6 +705,22 @@ class Corpus:
         included) is split in the same proportion.  The split depends only on
         ``seed`` (``numpy.random.default_rng``).
 
+        Parameters
+        ----------
+        test_fraction : float, default 0.2
+            The fraction of documents in ``test``.
+        seed : int, default 0
+            The seed of the split.
+        stratify : bool, default False
+            Split every label in the same proportion.
+
+        Returns
+        -------
+        train, test : Corpus
+            The two parts.
+
+        Examples
+        --------
         >>> train, test = Corpus.from_token_lists([["a"]] * 10).split(0.3, seed=1)
         >>> train.num_docs, test.num_docs, sorted(train.doc_names + test.doc_names, key=int) == list("0123456789")
         (7, 3, True)
@@ -603,6 +767,20 @@ class Corpus:
         "words with small ids": pass ``seed`` to shuffle the tokens within each
         document first (``numpy.random.default_rng(seed)``).
 
+        Parameters
+        ----------
+        fraction : float, default 0.5
+            The fraction of each document's tokens kept in ``observed``.
+        seed : int, optional
+            Shuffle the tokens within each document first (with this seed).
+
+        Returns
+        -------
+        observed, held_out : Corpus
+            The two parts, with the same documents.
+
+        Examples
+        --------
         >>> c = Corpus.from_token_lists([["a", "b", "c", "d"], ["a", "b", "c"]])
         >>> obs, held = c.split_tokens(0.5)
         >>> obs.to_token_lists(), held.to_token_lists()

@@ -26,19 +26,40 @@ def read_folder(
     Document names are the file paths relative to ``path`` (``"/"``
     separated; for files directly in ``path``, the file names).
 
-    With ``labels_from="subfolder"``, files matching ``pattern`` at any depth
-    are read and labelled by the top-level sub-folder they are in (label
-    names: the sub-folder names, sorted); files directly in ``path`` get the
-    unknown label ``-1`` (useful for semi-supervised models).
+    Parameters
+    ----------
+    path : str or path-like
+        The folder.
+    pattern : str, default ``"*.txt"``
+        The glob of the files to read.
+    labels_from : {None, "subfolder"}, optional
+        With ``"subfolder"``, files matching ``pattern`` at any depth are read and
+        labelled by the top-level sub-folder they are in (label names: the
+        sub-folder names, sorted); files directly in ``path`` get the unknown
+        label ``-1`` (useful for semi-supervised models).
+    encoding : str, default "utf-8"
+        The files' text encoding.
+    **from_texts_kwargs
+        Passed to :meth:`Corpus.from_texts` (``stop_words``, ``min_count``,
+        ``max_doc_freq``, ``empty``, ...).
 
-    ``from_texts_kwargs`` go to :meth:`Corpus.from_texts` (``stop_words``,
-    ``min_count``, ``max_doc_freq``, ``empty``, ...).  A missing folder
-    raises ``FileNotFoundError`` (also a ``ValueError``); no matching files, a
-    file that is not valid ``encoding`` text, a matching entry that is not a
-    regular file (a FIFO, a device, a broken link; matching folders are
-    skipped), a file that cannot be read, or files adding up to more than the
-    data limit (see :mod:`gibbsjax.reading`), ``ValueError`` naming the file.
+    Returns
+    -------
+    Corpus
+        One document per file.
 
+    Raises
+    ------
+    FileNotFoundError
+        For a missing folder (also a ``ValueError``).
+    ValueError
+        Naming the file: no matching files, a file that is not valid ``encoding``
+        text, a matching entry that is not a regular file (a FIFO, a device, a
+        broken link; matching folders are skipped), a file that cannot be read, or
+        files adding up to more than the data limit (see :mod:`gibbsjax.reading`).
+
+    Examples
+    --------
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> for name, text in [("pets/a.txt", "cats and dogs"), ("cars/b.txt", "fast cars"), ("c.txt", "cats")]:

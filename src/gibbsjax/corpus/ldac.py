@@ -30,44 +30,64 @@ _LDAC_PAIR = re.compile(r"(-?\d+):(-?\d+)")
 
 def read_ldac(path: PathLike, vocab_path: PathLike | None = None, *, empty: str = "drop",
               docs: tuple[int, int] | None = None, part: tuple[int, int] | None = None) -> Corpus:
-    """Read a corpus in Blei's LDA-C format.
+    r"""Read a corpus in Blei's LDA-C format.
 
     One document per line: ``N id:count id:count ...``, where ``N`` is the
     number of ``id:count`` pairs (distinct words) and word ids are 0-based
     (``0 <= id < V``).  An empty document is the line ``0``.  Repeated ids in a
-    line are summed; a document's tokens are ordered by word id.  The
-    vocabulary file (optional) has one word per line, line ``i + 1`` being
-    word ``i``; without it the vocabulary is the ids as strings, ``V`` the
-    largest id + 1.  Document names are the 0-based line indices.
-
-    Raises ``ValueError`` naming the file and line for a malformed line, an
-    ``N`` that disagrees with the pairs, a word id out of range, a negative
-    count or a blank line (except at the end), a file that is not UTF-8 text,
-    not a regular file, not readable or larger than the data limit (see
-    :mod:`gibbsjax.reading`); ``FileNotFoundError`` (also a ``ValueError``)
-    for a missing file.
+    line are summed; a document's tokens are ordered by word id.  Document names
+    are the 0-based line indices.
 
     **A part of the file** (one host's share of a corpus read on several hosts,
-    see :func:`gibbsjax.models.lda_shard.from_parts`): ``docs=(start, stop)``
-    reads documents ``start .. stop - 1`` (0-based lines; ``stop`` past the end
-    means to the end), ``part=(i, n)`` the ``i``-th of ``n`` pieces of about
-    equal size in bytes, cut at line starts (a line belongs to the piece holding
-    its first byte), so the ``n`` parts hold every document exactly once, in
-    order.  Only the part's lines are parsed; the lines before it are counted
-    (a byte scan for newlines, no parsing) so that documents keep their names,
-    the 0-based line index, as in a whole-file read.  ``empty`` applies to the
-    part's documents.  A part needs ``vocab_path`` (the vocabulary size must
-    not depend on which documents a part holds); ``part`` needs an uncompressed
-    file (``docs`` also reads ``.gz``, decompressing the lines before it).
+    see :func:`gibbsjax.models.lda_shard.from_parts`): only the part's lines are
+    parsed; the lines before it are counted (a byte scan for newlines, no
+    parsing) so that documents keep their names, the 0-based line index, as in a
+    whole-file read.  A part needs ``vocab_path`` (the vocabulary size must not
+    depend on which documents a part holds); ``part`` needs an uncompressed file
+    (``docs`` also reads ``.gz``, decompressing the lines before it).
 
+    Parameters
+    ----------
+    path : str or path-like
+        The LDA-C file (``.gz`` read through gzip).
+    vocab_path : str or path-like, optional
+        One word per line, line ``i + 1`` being word ``i``; without it the
+        vocabulary is the ids as strings, ``V`` the largest id + 1.
+    empty : {"drop", "error", "keep"}, default "drop"
+        What to do with empty documents (of the part, for a part).
+    docs : tuple of (int, int), optional
+        ``(start, stop)``: read documents ``start .. stop - 1`` (0-based lines;
+        ``stop`` past the end means to the end).
+    part : tuple of (int, int), optional
+        ``(i, n)``: the ``i``-th of ``n`` pieces of about equal size in bytes, cut
+        at line starts (a line belongs to the piece holding its first byte), so
+        the ``n`` parts hold every document exactly once, in order.
+
+    Returns
+    -------
+    Corpus
+        The documents read.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and line for a malformed line, an ``N`` that disagrees
+        with the pairs, a word id out of range, a negative count or a blank line
+        (except at the end), a file that is not UTF-8 text, not a regular file,
+        not readable or larger than the data limit (see :mod:`gibbsjax.reading`).
+    FileNotFoundError
+        For a missing file (also a ``ValueError``).
+
+    Examples
+    --------
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "docs.ldac"
-    >>> _ = p.write_text("2 0:2 2:1\\n1 1:3\\n")
+    >>> _ = p.write_text("2 0:2 2:1\n1 1:3\n")
     >>> c = read_ldac(p)
     >>> c.to_token_lists()
     [['0', '0', '2'], ['1', '1', '1']]
     >>> v = p.with_name("vocab.txt")
-    >>> _ = v.write_text("a\\nb\\nc\\n")
+    >>> _ = v.write_text("a\nb\nc\n")
     >>> read_ldac(p, v, docs=(1, 2)).doc_names, read_ldac(p, v, part=(0, 2)).doc_names
     (('1',), ('0',))
     """
@@ -197,17 +217,28 @@ def _ldac_part_lines(path: Path, docs, part) -> tuple[list[str], int]:
 
 
 def write_ldac(corpus: Corpus, path: PathLike, vocab_path: PathLike | None = None) -> None:
-    """Write ``corpus`` in LDA-C format (see :func:`read_ldac`), and its vocabulary.
+    r"""Write ``corpus`` in LDA-C format (see :func:`read_ldac`), and its vocabulary.
 
     One line per document, ``N id:count ...`` with ids ascending; empty
     documents are written ``0``.  Names and labels are not written.
 
+    Parameters
+    ----------
+    corpus : Corpus
+        The corpus to write.
+    path : str or path-like
+        The LDA-C file.
+    vocab_path : str or path-like, optional
+        Where to write the vocabulary, one word per line.
+
+    Examples
+    --------
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> c = Corpus.from_token_lists([["b", "a", "b"], ["c"]])
     >>> write_ldac(c, d / "c.ldac", d / "vocab.txt")
     >>> (d / "c.ldac").read_text()
-    '2 0:1 1:2\\n1 2:1\\n'
+    '2 0:1 1:2\n1 2:1\n'
     >>> read_ldac(d / "c.ldac", d / "vocab.txt").to_dtm().toarray().tolist()
     [[1, 2, 0], [0, 0, 1]]
     """

@@ -36,6 +36,22 @@ def tokenize(text: str, *, lowercase: bool = True, pattern: str | re.Pattern | N
 
     ``pattern`` replaces the word regex (every non-overlapping match is a word).
 
+    Parameters
+    ----------
+    text : str
+        The text.
+    lowercase : bool, default True
+        Lower-case the text first.
+    pattern : str or re.Pattern, optional
+        A regex replacing the word regex (every non-overlapping match is a word).
+
+    Returns
+    -------
+    list of str
+        The words, in order.
+
+    Examples
+    --------
     >>> tokenize("The cat's 2 well-known toys: x1, __init__ and Ünïcode!")
     ['the', "cat's", 'well', 'known', 'toys', 'x1', 'init', 'and', 'ünïcode']
     """
@@ -57,6 +73,13 @@ def english_stop_words() -> frozenset[str]:
     common adverbs, and contractions such as ``"don't"``; all lower case.  The
     list is ``gibbsjax/datasets/data/stopwords_en.txt``.
 
+    Returns
+    -------
+    frozenset of str
+        The stop words.
+
+    Examples
+    --------
     >>> {"the", "and", "don't"} <= english_stop_words(), "topic" in english_stop_words()
     (True, False)
     """

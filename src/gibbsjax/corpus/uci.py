@@ -77,43 +77,64 @@ def _uci_body_slow(fh, path: Path, D: int, W: int, nnz: int) -> np.ndarray:
 
 def read_uci(docword_path: PathLike, vocab_path: PathLike | None = None, *, empty: str = "drop",
              docs: tuple[int, int] | None = None, part: tuple[int, int] | None = None) -> Corpus:
-    """Read a corpus in the UCI bag-of-words format (``docword.*.txt`` + ``vocab.*.txt``).
+    r"""Read a corpus in the UCI bag-of-words format (``docword.*.txt`` + ``vocab.*.txt``).
 
     The docword file has three header lines -- ``D`` (documents), ``W``
     (words), ``NNZ`` (entries) -- then ``NNZ`` lines ``docID wordID count``
     with 1-based ids (``1 <= docID <= D``, ``1 <= wordID <= W``).  Blank lines
     are ignored; repeated (docID, wordID) entries are summed; documents
-    without entries are empty.  The vocabulary file has ``W`` lines, line
-    ``w`` being word ``w``; without it the vocabulary is ``"1"`` .. ``"W"``.
-    Document names are the docIDs (``"1"``, ``"2"``, ...); word ``w`` of the
-    file has id ``w - 1`` in the corpus.  ``.gz`` files are read through gzip.
-
-    Raises ``ValueError`` naming the file and line for a malformed line, an id
-    out of range, a negative count, a header that disagrees with the body
-    (NNZ) or with the vocabulary file (W), a file that is not UTF-8 text, not
-    a regular file, not readable or larger than the data limit (see
-    :mod:`gibbsjax.reading`; a part: its bytes); ``FileNotFoundError`` (also a
-    ``ValueError``) for a missing file.
+    without entries are empty.  Document names are the docIDs (``"1"``,
+    ``"2"``, ...); word ``w`` of the file has id ``w - 1`` in the corpus.
+    ``.gz`` files are read through gzip.
 
     **A part of the file** (one host's share, see
-    :func:`gibbsjax.models.lda_shard.from_parts`): ``docs=(start, stop)`` reads
-    the documents with 0-based index ``start .. stop - 1`` (docIDs ``start + 1
-    .. stop``; ``stop`` past ``D`` means to the end); ``part=(i, n)`` the
-    ``i``-th of ``n`` pieces of the body of about equal size in bytes, a
-    document going to the piece that holds the first byte of its first entry
-    (documents without entries: to the piece of the next document), so the
-    ``n`` parts hold every document exactly once, in order.  The entries are
-    found by bisection on byte offsets, so only the part's lines are parsed;
-    this needs the entries sorted by docID (as the UCI files and
-    :func:`write_uci` write them; entries out of order within the part raise
-    ``ValueError``) and an uncompressed file.  Documents keep their names
-    (docIDs); ``empty`` applies to the part's documents; ``NNZ`` is not checked
-    against a part.
+    :func:`gibbsjax.models.lda_shard.from_parts`): the entries are found by
+    bisection on byte offsets, so only the part's lines are parsed; this needs
+    the entries sorted by docID (as the UCI files and :func:`write_uci` write
+    them; entries out of order within the part raise ``ValueError``) and an
+    uncompressed file.  Documents keep their names (docIDs); ``NNZ`` is not
+    checked against a part.
 
+    Parameters
+    ----------
+    docword_path : str or path-like
+        The ``docword.*.txt`` file.
+    vocab_path : str or path-like, optional
+        The vocabulary file, ``W`` lines, line ``w`` being word ``w``; without it
+        the vocabulary is ``"1"`` .. ``"W"``.
+    empty : {"drop", "error", "keep"}, default "drop"
+        What to do with empty documents (of the part, for a part).
+    docs : tuple of (int, int), optional
+        ``(start, stop)``: the documents with 0-based index ``start .. stop - 1``
+        (docIDs ``start + 1 .. stop``; ``stop`` past ``D`` means to the end).
+    part : tuple of (int, int), optional
+        ``(i, n)``: the ``i``-th of ``n`` pieces of the body of about equal size
+        in bytes, a document going to the piece that holds the first byte of its
+        first entry (documents without entries: to the piece of the next
+        document), so the ``n`` parts hold every document exactly once, in order.
+
+    Returns
+    -------
+    Corpus
+        The documents read.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and line for a malformed line, an id out of range, a
+        negative count, a header that disagrees with the body (NNZ) or with the
+        vocabulary file (W), a file that is not UTF-8 text, not a regular file,
+        not readable or larger than the data limit (see :mod:`gibbsjax.reading`;
+        a part: its bytes).
+    FileNotFoundError
+        For a missing file (also a ``ValueError``).
+
+    Examples
+    --------
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "docword.txt").write_text("2\\n3\\n3\\n1 1 2\\n1 3 1\\n2 2 4\\n")
-    >>> _ = (d / "vocab.txt").write_text("apple\\nbanana\\ncherry\\n")
+    >>> _ = (d / "docword.txt").write_text("2\n3\n3\n1 1 2\n1 3 1\n2 2 4\n")
+    >>> _ = (d / "vocab.txt").write_text("apple\nbanana\ncherry\n")
     >>> c = read_uci(d / "docword.txt", d / "vocab.txt")
     >>> c.doc_names, c.to_token_lists()
     (('1', '2'), [['apple', 'apple', 'cherry'], ['banana', 'banana', 'banana', 'banana']])
@@ -332,15 +353,26 @@ def _uci_part_slow(block: bytes, path: Path, line0: int, start: int, stop: int, 
 
 
 def write_uci(corpus: Corpus, docword_path: PathLike, vocab_path: PathLike | None = None) -> None:
-    """Write ``corpus`` in the UCI bag-of-words format (see :func:`read_uci`).
+    r"""Write ``corpus`` in the UCI bag-of-words format (see :func:`read_uci`).
 
     Entries are sorted by document, then word; ids are 1-based.  Names and
     labels are not written.  ``.gz`` paths are written through gzip.
 
+    Parameters
+    ----------
+    corpus : Corpus
+        The corpus to write.
+    docword_path : str or path-like
+        The docword file (``.gz``: written through gzip).
+    vocab_path : str or path-like, optional
+        Where to write the vocabulary, one word per line.
+
+    Examples
+    --------
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> write_uci(Corpus.from_token_lists([["b", "a", "b"], ["c"]]), d / "docword.txt")
-    >>> (d / "docword.txt").read_text().split("\\n")
+    >>> (d / "docword.txt").read_text().split("\n")
     ['2', '3', '3', '1 1 1', '1 2 2', '2 3 1', '']
     """
     M = corpus.to_dtm().tocoo()

@@ -43,9 +43,20 @@ KINDS = ("table", "corpus", "sequences", "network")
 
 
 def available(kind: str = "table") -> list[str]:
-    """Names of the shipped data sets of one kind (``"table"``, ``"corpus"``,
-    ``"sequences"``, ``"network"``), as accepted by :func:`load`.
+    """Names of the shipped data sets of one kind, as accepted by :func:`load`.
 
+    Parameters
+    ----------
+    kind : {"table", "corpus", "sequences", "network"}, default "table"
+        The kind of data set.
+
+    Returns
+    -------
+    list of str
+        The names, sorted.
+
+    Examples
+    --------
     >>> available()
     ['body_temperature', 'faithful']
     """
@@ -58,9 +69,15 @@ def body_temperature() -> dict[str, np.ndarray]:
     """Body temperature (°F), sex (1 male, 2 female) and heart rate of 130 healthy adults.
 
     Mackowiak, Wasserman & Levine (1992), JAMA 268(12):1578–1580, as reconstructed
-    by Shoemaker (1996), J. Statistics Education 4(2).  Returns columns
-    ``temperature_f``, ``sex``, ``heart_rate`` as numpy arrays (130 rows).
+    by Shoemaker (1996), J. Statistics Education 4(2).
 
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Columns ``temperature_f``, ``sex``, ``heart_rate`` (130 rows).
+
+    Examples
+    --------
     >>> round(float(body_temperature()["temperature_f"].mean()), 3)
     98.249
     """
@@ -68,9 +85,30 @@ def body_temperature() -> dict[str, np.ndarray]:
 
 
 def load(name: str, kind: str = "table", **kwargs):
-    """Load a shipped data set of ``kind`` by name (see :func:`available`);
-    ``kwargs`` go to its loader (e.g. a generator's ``seed``).
+    """Load a shipped data set by name (see :func:`available`).
 
+    Parameters
+    ----------
+    name : str
+        The data set's name.
+    kind : {"table", "corpus", "sequences", "network"}, default "table"
+        Its kind.
+    **kwargs
+        Passed to its loader (e.g. a generator's ``seed``).
+
+    Returns
+    -------
+    object
+        What the loader returns: a dict of columns, a :class:`~gibbsjax.corpus.Corpus`,
+        a dict of sequences or a :class:`~gibbsjax.datasets.networks.NetworkExample`.
+
+    Raises
+    ------
+    ValueError
+        For an unknown kind or name.
+
+    Examples
+    --------
     >>> load("body_temperature")["temperature_f"].shape
     (130,)
     """

@@ -28,6 +28,13 @@ def abc_corpus() -> Corpus:
     ``datasets/data/abc.txt`` (one document per line); vocabulary ``("a", "b", "c")``,
     token order kept (word ``i`` of document ``d`` is ``tokens[3 * d + i]``).
 
+    Returns
+    -------
+    Corpus
+        Twelve documents of three tokens.
+
+    Examples
+    --------
     >>> c = abc_corpus()
     >>> c.tokens.reshape(12, 3)[:3].tolist()
     [[0, 1, 0], [2, 1, 2], [1, 0, 0]]
@@ -178,12 +185,30 @@ def stdlib_docs(
     ``max_doc_freq`` of the documents; documents left with fewer than
     ``min_doc_length`` tokens are dropped (without a warning).
 
-    ``packages``: label names from :data:`STDLIB_GROUPS` (default: all
-    eight -- asyncio, decimal, email, http (with urllib), importlib,
-    logging, unittest, xml), or a mapping ``label -> top-level module
-    names``.  Labels are numbered in the given order; ``doc_names`` are
-    qualified names (``"email.message.Message.get_payload"``).
+    Parameters
+    ----------
+    packages : sequence of str or mapping, optional
+        Label names from :data:`STDLIB_GROUPS` (default: all eight -- asyncio,
+        decimal, email, http (with urllib), importlib, logging, unittest, xml), or
+        a mapping ``label -> top-level module names``.  Labels are numbered in the
+        given order.
+    min_words : int, default 20
+        The fewest words (before filtering) of a docstring kept as a document.
+    min_count : int, default 5
+        Remove words seen fewer times.
+    max_doc_freq : float, default 0.25
+        Remove words in more than this fraction of the documents.
+    min_doc_length : int, default 10
+        Drop documents left with fewer tokens.
 
+    Returns
+    -------
+    Corpus
+        Labelled documents; ``doc_names`` are qualified names
+        (``"email.message.Message.get_payload"``).
+
+    Examples
+    --------
     >>> c = stdlib_docs()
     >>> c.label_names
     ('asyncio', 'decimal', 'email', 'http', 'importlib', 'logging', 'unittest', 'xml')

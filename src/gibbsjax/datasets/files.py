@@ -18,8 +18,21 @@ __all__ = ["load_csv"]
 
 
 def load_csv(filename: str) -> dict[str, np.ndarray]:
-    """Read a shipped CSV file into a dict of float64 numpy columns (through
-    :func:`gibbsjax.reading.read_text`: a regular file within the data limit)."""
+    """Read a shipped CSV file into a dict of float64 numpy columns.
+
+    The file is read through :func:`gibbsjax.reading.read_text` (a regular file
+    within the data limit).
+
+    Parameters
+    ----------
+    filename : str
+        The file's name in ``gibbsjax/datasets/data``.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        One float64 column per header name.
+    """
     with resources.as_file(resources.files("gibbsjax.datasets").joinpath("data", filename)) as path:
         text = reading.read_text(path, kind="data", what="CSV file")
     rows = list(csv.reader(io.StringIO(text, newline="")))

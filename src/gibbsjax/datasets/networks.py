@@ -20,6 +20,24 @@ __all__ = ["NetworkExample", "abc", "sprinkler", "EXAMPLES"]
 
 
 class NetworkExample(NamedTuple):
+    """A Bayesian network example: its structure, data and prior.
+
+    Parameters
+    ----------
+    variables : list of tuple
+        ``(name, cardinality, parents)`` triples, parents before children.
+    rows : numpy.ndarray
+        Cases × variables, ``-1`` = missing.
+    concentration : float or dict, default 1.0
+        The Dirichlet concentration of the conditional probability tables (as
+        :func:`gibbsjax.models.bayes_net.network` takes it).
+    tied : dict of str to str, optional
+        Variables that share the table of another: ``name -> owner name``.
+    truth : numpy.ndarray, optional
+        For simulated data, the complete table the missing entries were hidden from.
+    description : str, default ""
+        What the example is.
+    """
     variables: list
     rows: np.ndarray
     concentration: Any = 1.0
@@ -29,9 +47,17 @@ class NetworkExample(NamedTuple):
 
 
 def abc() -> NetworkExample:
-    """The a/b/c corpus of source document 002 §23.3 as a network: topic Z (2 values, never observed) →
-    words X1, X2, X3 (a, b, c = 0, 1, 2), the three word slots tied to one CPT (the notes'
-    single word distribution per topic); Dirichlet(1) priors as in the notes' code."""
+    """The a/b/c corpus of source document 002 §23.3 as a network.
+
+    Topic Z (2 values, never observed) → words X1, X2, X3 (a, b, c = 0, 1, 2),
+    the three word slots tied to one CPT (the notes' single word distribution per
+    topic); Dirichlet(1) priors as in the notes' code.
+
+    Returns
+    -------
+    NetworkExample
+        Twelve cases.
+    """
     from gibbsjax.datasets.corpora import abc_corpus
 
     words = abc_corpus().tokens.reshape(-1, 3)
@@ -51,8 +77,26 @@ SPRINKLER_CPTS = {
 
 
 def sprinkler(num_rows: int = 100, hide: float = 0.2, seed: int = 1988) -> NetworkExample:
-    """Cloudy → Sprinkler, Rain; Sprinkler, Rain → WetGrass (all binary, 1 = true), ``num_rows`` cases
-    simulated from the classic CPTs with a fixed seed, each entry hidden with probability ``hide``."""
+    """The sprinkler network: Cloudy → Sprinkler, Rain; Sprinkler, Rain → WetGrass.
+
+    All binary, 1 = true; cases simulated from the classic CPTs
+    (:data:`SPRINKLER_CPTS`) with a fixed seed, then ``round(hide * size)``
+    entries, chosen at random, hidden.
+
+    Parameters
+    ----------
+    num_rows : int, default 100
+        Number of cases.
+    hide : float, default 0.2
+        The fraction of entries hidden, in [0, 1).
+    seed : int, default 1988
+        The seed.
+
+    Returns
+    -------
+    NetworkExample
+        The cases, with the complete table as ``truth``.
+    """
     if isinstance(num_rows, bool) or not isinstance(num_rows, (int, np.integer)) or num_rows < 1:
         raise ValueError(f"num_rows must be a positive integer, got {num_rows!r}")
     if not isinstance(hide, (int, float)) or not 0.0 <= float(hide) < 1.0:

@@ -29,8 +29,35 @@ def lda_corpus(
     (at least 1; exactly ``doc_length`` with ``fixed_length``); z_i ~ Cat(θ_d);
     w_i ~ Cat(φ_{z_i}) (drawn as per-document topic counts, then words topic by
     topic, then shuffled within documents: the same distribution, O(N) memory).
-    Returns ``(corpus, phi, theta)``: the corpus (words named ``w0 .. w{V-1}``)
-    and the true parameters.  About 10 M tokens take a few seconds.
+    About 10 M tokens take a few seconds.
+
+    Parameters
+    ----------
+    num_docs : int, default 2000
+        Documents, D.
+    num_topics : int, default 10
+        Topics, K.
+    vocab_size : int, default 500
+        Words, V.
+    doc_length : int, default 100
+        The mean document length.
+    alpha : float, default 0.1
+        The document-topic concentration α.
+    eta : float, default 0.05
+        The topic-word concentration η.
+    fixed_length : bool, default False
+        Every document exactly ``doc_length`` tokens long.
+    seed : int, default 0
+        The seed.
+
+    Returns
+    -------
+    corpus : Corpus
+        The corpus (words named ``w0 .. w{V-1}``).
+    phi : numpy.ndarray
+        The true topic-word distributions, (K, V).
+    theta : numpy.ndarray
+        The true document-topic proportions, (D, K).
     """
     from gibbsjax.corpus import Corpus
 

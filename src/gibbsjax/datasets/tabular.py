@@ -24,10 +24,16 @@ def faithful() -> dict[str, np.ndarray]:
     """Old Faithful eruptions: duration and waiting time to the next one (minutes), 272 rows.
 
     R's ``faithful`` data (Härdle 1991; Azzalini & Bowman 1990, Applied
-    Statistics 39:357–365).  Columns ``eruptions_min`` and ``waiting_min``,
-    float64, in time order.  Both are bimodal: eruptions cluster near 2.0 and
+    Statistics 39:357–365).  Both are bimodal: eruptions cluster near 2.0 and
     4.3 minutes.
 
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Columns ``eruptions_min`` and ``waiting_min``, float64, in time order.
+
+    Examples
+    --------
     >>> round(float(faithful()["eruptions_min"].mean()), 4)
     3.4878
     """
@@ -56,14 +62,27 @@ def casino(
     loaded die (6 with probability 1/2, each other face 1/10); the casino
     switches fair → loaded with probability 0.05 and loaded → fair with 0.1
     after each roll, and starts in either state with probability 1/2.  Faces
-    1..6 are symbols 0..5.  Sequence lengths are drawn uniformly from
-    [min_length, max_length], so the sequences differ in length (padding and
-    masking are exercised).  Deterministic for a given ``seed`` (numpy's PCG64).
+    1..6 are symbols 0..5.  Deterministic for a given ``seed`` (numpy's PCG64).
 
-    Returns a dict: ``sequences`` (list of int arrays), ``states`` (the hidden
-    die used for each roll), ``num_symbols`` (6), and the true parameters
-    ``initial``, ``transition``, ``emission``.
+    Parameters
+    ----------
+    num_sequences : int, default 8
+        How many sequences.
+    min_length, max_length : int, default 100 and 300
+        Sequence lengths are drawn uniformly from [min_length, max_length], so the
+        sequences differ in length (padding and masking are exercised).
+    seed : int, default 1998
+        The seed.
 
+    Returns
+    -------
+    dict
+        ``sequences`` (list of int arrays), ``states`` (the hidden die used for
+        each roll), ``num_symbols`` (6), and the true parameters ``initial``,
+        ``transition``, ``emission``.
+
+    Examples
+    --------
     >>> d = casino(num_sequences=3, min_length=5, max_length=9)
     >>> len(d["sequences"]), d["num_symbols"]
     (3, 6)

@@ -103,9 +103,14 @@ __all__ = [
 class MixtureData(NamedTuple):
     """Observations and their frozen reference scale.
 
-    ``x``: (N,) or (N, D).  ``center`` and ``scale2``: (D,) mean and variance
-    (ddof 1; 1 where there is no spread) of the observed data, used only by
-    data-scaled default hyperparameters.
+    Parameters
+    ----------
+    x : jax.Array
+        (N,) or (N, D) observations.
+    center : jax.Array
+        (D,) mean of the observed data, used only by data-scaled default hyperparameters.
+    scale2 : jax.Array
+        (D,) variance (ddof 1; 1 where there is no spread), used likewise.
     """
 
     x: jax.Array
@@ -116,8 +121,23 @@ class MixtureData(NamedTuple):
 def data(x) -> MixtureData:
     """Validate observations for :func:`normal_gamma`: (N,) univariate or (N, D) diagonal.
 
-    Raises ``ValueError`` for empty, non-numeric, NaN/infinite or wrongly shaped input.
+    Parameters
+    ----------
+    x : array_like
+        (N,) univariate or (N, D) observations.
 
+    Returns
+    -------
+    MixtureData
+        The validated data.
+
+    Raises
+    ------
+    ValueError
+        For empty, non-numeric, NaN/infinite or wrongly shaped input.
+
+    Examples
+    --------
     >>> d = data([1.0, 2.0, 4.0])
     >>> d.x.shape, round(float(d.center[0]), 4), round(float(d.scale2[0]), 4)
     ((3,), 2.3333, 2.3333)
@@ -153,9 +173,16 @@ def _p2(p: jax.Array) -> jax.Array:
 class MixtureState(NamedTuple):
     """One chain's state.
 
-    ``z`` (N,) int32 assignments; ``log_weights`` (K,) log mixing weights;
-    ``mu`` and ``tau`` (K,) univariate or (K, D) diagonal: component means and
-    precisions (σ = τ^(-1/2)).
+    Parameters
+    ----------
+    z : jax.Array
+        (N,) int32 assignments.
+    log_weights : jax.Array
+        (K,) log mixing weights.
+    mu : jax.Array
+        (K,) univariate or (K, D) diagonal: component means.
+    tau : jax.Array
+        Component precisions (σ = τ^(-1/2)), shaped like ``mu``.
     """
 
     z: jax.Array
@@ -167,9 +194,24 @@ class MixtureState(NamedTuple):
 def prior(d: MixtureData, num_components: int, *, mu0=None, lam=cn.DEFAULT_LAM, a=cn.DEFAULT_A, b=None):
     """The Normal-Gamma hyperparameters in force for data ``d``: ``None`` ones data-scaled.
 
-    Returns a :class:`gibbsjax.conjugate_normal.NormalGamma` of (D,) arrays;
-    see :func:`gibbsjax.conjugate_normal.data_scaled_prior`.
+    See :func:`gibbsjax.conjugate_normal.data_scaled_prior`.
 
+    Parameters
+    ----------
+    d : MixtureData
+        The data.
+    num_components : int
+        K.
+    mu0, lam, a, b : float or array_like, optional
+        As in :func:`normal_gamma`.
+
+    Returns
+    -------
+    gibbsjax.conjugate_normal.NormalGamma
+        The hyperparameters as (D,) arrays.
+
+    Examples
+    --------
     >>> p = prior(data([1.0, 2.0, 4.0]), 2)
     >>> [round(float(v.squeeze()), 3) for v in p]   # mu0, lam, a, b = a s^2 / K^2
     [2.333, 0.01, 1.5, 0.875]
@@ -178,13 +220,41 @@ def prior(d: MixtureData, num_components: int, *, mu0=None, lam=cn.DEFAULT_LAM, 
 
 
 def backward_messages(state: MixtureState, d: MixtureData) -> jax.Array:
-    """log (b_n)_k = Σ_d log N(x_nd; μ_kd, σ_kd): the source document's backward message, (N, K)."""
+    """log (b_n)_k = Σ_d log N(x_nd; μ_kd, σ_kd): the source document's backward message, (N, K).
+
+    Parameters
+    ----------
+    state : MixtureState
+        The current state.
+    d : MixtureData
+        The data.
+
+    Returns
+    -------
+    jax.Array
+        (N, K) log messages.
+    """
     x = _x2(d)
     return jnp.sum(cn.log_normal(x[:, None, :], _p2(state.mu)[None], _p2(state.tau)[None]), axis=-1)
 
 
 def log_likelihood(state: MixtureState, d: MixtureData, rows: Rows | None = None) -> jax.Array:
-    """log p(x | w, μ, τ) = Σ_n log Σ_k w_k N(x_n; μ_k, σ_k): z summed out, label-invariant."""
+    """log p(x | w, μ, τ) = Σ_n log Σ_k w_k N(x_n; μ_k, σ_k): z summed out, label-invariant.
+
+    Parameters
+    ----------
+    state : MixtureState
+        The current state.
+    d : MixtureData
+        The data.
+    rows : Rows, optional
+        Observations split over devices: summed over the devices.
+
+    Returns
+    -------
+    jax.Array
+        The log likelihood, a scalar.
+    """
     return rw.row_sum(rows, jax.nn.logsumexp(state.log_weights + backward_messages(state, d), axis=-1))
 
 
@@ -192,15 +262,47 @@ def sample_z(key, state: MixtureState, d: MixtureData, rows: Rows | None = None)
     """z_n | w, μ, τ, x ~ Categorical(w_k (b_n)_k), (b_n)_k = N(x_n; μ_k, σ_k), all n at once.
 
     Exact: given the parameters the z_n are independent.  One uniform per draw.
-    ``rows``: observations split over devices (:mod:`gibbsjax.rows`); observation n's
-    draw is the same as on one device.
+
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    state : MixtureState
+        The current state.
+    d : MixtureData
+        The data.
+    rows : Rows, optional
+        Observations split over devices (:mod:`gibbsjax.rows`); observation n's
+        draw is the same as on one device.
+
+    Returns
+    -------
+    jax.Array
+        The new assignments, (N,) int32.
     """
     logits = state.log_weights + backward_messages(state, d)
     return gr.categorical(key, logits) if rows is None else rows.categorical(key, logits)
 
 
 def weights_posterior(state: MixtureState, d: MixtureData, *, alpha, rows: Rows | None = None) -> jax.Array:
-    """w | z ~ Dirichlet(α + n), n_k = #{n : z_n = k}: returns the concentrations α + n, (K,)."""
+    """w | z ~ Dirichlet(α + n), n_k = #{n : z_n = k}.
+
+    Parameters
+    ----------
+    state : MixtureState
+        The current state (``z`` is used).
+    d : MixtureData
+        The data.
+    alpha : float or jax.Array
+        The concentration α.
+    rows : Rows, optional
+        Observations split over devices: counts summed over the devices.
+
+    Returns
+    -------
+    jax.Array
+        The concentrations α + n, (K,).
+    """
     k = state.log_weights.shape[0]
     dtype = d.x.dtype
     return jnp.asarray(alpha, dtype) + rw.total(rows, cj.counts(rw.here(rows, state.z, k), k)).astype(dtype)
@@ -213,7 +315,23 @@ def components_posterior(state: MixtureState, d: MixtureData, *, mu0=None, lam=c
     With N_k, x̄_k and SS_k the count, mean and sum of squares of the points
     assigned to k: λ_n = λ + N_k, μ_n = (λ μ0 + N_k x̄_k)/λ_n, a_n = a + N_k/2,
     b_n = b + SS_k/2 + λ N_k (x̄_k − μ0)²/(2 λ_n)  (source document 002 §23.4 with a proper
-    prior).  Returns the posterior parameters, (K, D) arrays.
+    prior).
+
+    Parameters
+    ----------
+    state : MixtureState
+        The current state (``z`` is used).
+    d : MixtureData
+        The data.
+    mu0, lam, a, b : float or array_like, optional
+        The prior, as in :func:`normal_gamma`.
+    rows : Rows, optional
+        Observations split over devices: sums over the devices.
+
+    Returns
+    -------
+    gibbsjax.conjugate_normal.NormalGamma
+        The posterior parameters, (K, D) arrays.
     """
     k = state.log_weights.shape[0]
     ng = prior(d, k, mu0=mu0, lam=lam, a=a, b=b)
@@ -230,6 +348,26 @@ def sample_parameters(key, state: MixtureState, d: MixtureData, *, alpha, mu0=No
     two conditionals are drawn as one block, with one Gamma call
     (:func:`gibbsjax.conjugate_normal.sample_conjugate`); log w is drawn in
     log space (safe for tiny α).
+
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    state : MixtureState
+        The current state (``z`` is used).
+    d : MixtureData
+        The data.
+    alpha : float or jax.Array
+        The concentration of the weights.
+    mu0, lam, a, b : float or array_like, optional
+        The prior, as in :func:`normal_gamma`.
+    rows : Rows, optional
+        Observations split over devices: sums over the devices.
+
+    Returns
+    -------
+    MixtureState
+        The state with new log weights, μ and τ.
     """
     post_w = weights_posterior(state, d, alpha=alpha, rows=rows)
     post_c = components_posterior(state, d, mu0=mu0, lam=lam, a=a, b=b, rows=rows)
@@ -251,27 +389,39 @@ def normal_gamma(
 ) -> Kernel:
     """Gibbs sampler for a K-component Gaussian mixture with Normal-Gamma priors.
 
-    Parameters
-    ----------
-    K:
-        Number of components (>= 1).
-    alpha:
-        Dirichlet concentration of the weights: a positive number or K numbers.
-    mu0, lam, a, b:
-        Normal-Gamma hyperparameters (τ ~ Gamma(a, rate b), μ | τ ~ N(μ0, 1/(λτ))).
-        ``mu0=None``: the data mean; ``b=None``: a s²/K^(2/D) (module docs).
-        ``mu0`` and ``b`` may also be given per dimension.
-    dim:
-        ``None`` for univariate data x of shape (N,); an integer D for data of
-        shape (N, D) with a diagonal precision (independent Normal-Gamma per
-        dimension).
-    allow_improper:
-        Accept λ, a or b equal to 0 (module docs: what can go wrong).
-
     Data: :func:`data`.  Records: module docs (label switching).  Random
     starts: K data points drawn without replacement as means, precisions
     K^(2/D)/s², equal weights.
 
+    Parameters
+    ----------
+    K : int, default 2
+        Number of components (>= 1).
+    alpha : float or sequence of float, default 1.0
+        Dirichlet concentration of the weights: a positive number or K numbers.
+    mu0 : float or array_like, optional
+        Normal-Gamma prior mean (μ | τ ~ N(μ0, 1/(λτ))); ``None``: the data mean.
+        May be given per dimension.
+    lam : float, default 0.01
+        λ, the prior's precision multiplier.
+    a : float, default 1.5
+        The shape of τ ~ Gamma(a, rate b).
+    b : float or array_like, optional
+        The rate of τ; ``None``: a s²/K^(2/D) (module docs).  May be given per dimension.
+    dim : int, optional
+        ``None`` for univariate data x of shape (N,); an integer D for data of
+        shape (N, D) with a diagonal precision (independent Normal-Gamma per
+        dimension).
+    allow_improper : bool, default False
+        Accept λ, a or b equal to 0 (module docs: what can go wrong).
+
+    Returns
+    -------
+    Kernel
+        The sampler.
+
+    Examples
+    --------
     >>> import gibbsjax
     >>> from gibbsjax.datasets.tabular import faithful
     >>> x = data(faithful()["eruptions_min"])
@@ -421,7 +571,18 @@ def align(idata, *, var_name: str = "mu"):
     component in every chain and their R-hat means something.  Label-invariant
     variables (``*_sorted``, ``log_lik``, ``lp``) are unchanged.  The
     permutations are stored in ``posterior.attrs["component_permutations"]``.
-    Returns the aligned InferenceData.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result of :func:`gibbsjax.sample` with this model.
+    var_name : str, default "mu"
+        The variable whose posterior means are matched.
+
+    Returns
+    -------
+    arviz.InferenceData
+        The aligned result.
     """
     from gibbsjax.labels import align_chains
 
@@ -452,7 +613,23 @@ def postprocess(idata, kernel=None, d=None, extras=None):
     reproduce every component of the reference chain (the chain with the highest
     mean ``lp``): every chain when they agree, never a blend of modes
     (``attrs["estimate_chains"]``, ``attrs["estimate_rule"]``).  The spec's
-    ``postprocess`` for ``gibbsjax run``; returns the new InferenceData.
+    ``postprocess`` for ``gibbsjax run``.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result of :func:`gibbsjax.sample` with this model.
+    kernel : Kernel, optional
+        Unused (the spec's signature).
+    d : MixtureData, optional
+        Unused (the spec's signature).
+    extras : dict, optional
+        Unused (the spec's signature).
+
+    Returns
+    -------
+    arviz.InferenceData
+        The new result.
     """
     import json
 
@@ -477,7 +654,18 @@ def postprocess(idata, kernel=None, d=None, extras=None):
 
 def report(idata) -> str:
     """Aligned components: posterior mean weight, mean(s) and sd(s) per component (from the
-    chains named in ``estimates``), then the agreement of the chains and R-hat per component."""
+    chains named in ``estimates``), then the agreement of the chains and R-hat per component.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A post-processed result (:func:`postprocess`).
+
+    Returns
+    -------
+    str
+        The report's text.
+    """
     import json
 
     from gibbsjax.reports import agreement_lines, fmt

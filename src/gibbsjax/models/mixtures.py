@@ -115,8 +115,23 @@ def unigram_data(corpus) -> Documents:
     """Validate a :class:`~gibbsjax.corpus.Corpus` for :func:`unigrams` / :func:`unigrams_collapsed`.
 
     Every document's cluster is latent; the corpus's labels, if any, are kept in
-    ``true_labels`` for evaluation only.  Raises ``ValueError`` for an empty
-    corpus or a document without tokens (see :func:`gibbsjax.one_label.documents`).
+    ``true_labels`` for evaluation only.
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The documents.
+
+    Returns
+    -------
+    Documents
+        The validated data.
+
+    Raises
+    ------
+    ValueError
+        For an empty corpus or a document without tokens (see
+        :func:`gibbsjax.one_label.documents`).
     """
     return ol.documents(corpus, observed=False)
 
@@ -125,13 +140,34 @@ def bernoulli_data(features, *, labels=None, feature_names=None, label_names=(),
                    max_features: int | None = None) -> BinaryData:
     """Validate binary features for :func:`bernoulli`.
 
-    ``features`` is a D × F 0/1 matrix (numpy, nested lists or scipy.sparse), or
-    a :class:`~gibbsjax.corpus.Corpus`, which becomes word presence (x_dv = 1 if
-    word v occurs in document d), restricted to the ``max_features`` words that
-    occur in most documents (ties by word id), with the corpus's vocabulary,
-    document names and labels.  ``labels`` (-1 = unknown) are for evaluation
-    only.  Raises ``ValueError`` naming the argument for a matrix that is not
-    2-D, empty or not binary, and for names or labels of the wrong length.
+    Parameters
+    ----------
+    features : array_like, scipy.sparse matrix or Corpus
+        A D × F 0/1 matrix (numpy, nested lists or scipy.sparse), or a
+        :class:`~gibbsjax.corpus.Corpus`, which becomes word presence (x_dv = 1 if
+        word v occurs in document d), with the corpus's vocabulary, document names
+        and labels.
+    labels : array_like of int, optional
+        Known labels (-1 = unknown), for evaluation only.
+    feature_names : sequence of str, optional
+        A name per feature.
+    label_names : sequence of str, optional
+        The labels' names.
+    doc_names : sequence of str, optional
+        A name per document.
+    max_features : int, optional
+        For a corpus: keep the words that occur in most documents (ties by word id).
+
+    Returns
+    -------
+    BinaryData
+        The validated data.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument for a matrix that is not 2-D, empty or not binary, and
+        for names or labels of the wrong length.
     """
     if max_features is not None:
         max_features = check_int("max_features", max_features, 1)
@@ -181,14 +217,32 @@ def _doc_coords(data, k: int, item_dim: str) -> dict:
 
 # ============================================================================ conditionals
 class CollapsedUnigramState(NamedTuple):
-    """π-collapsed mixture of unigrams: log β (K, V), Z (D,)."""
+    """π-collapsed mixture of unigrams.
+
+    Parameters
+    ----------
+    log_beta : jax.Array
+        log β, (K, V).
+    z : jax.Array
+        Z, (D,) int32.
+    """
 
     log_beta: jax.Array
     z: jax.Array
 
 
 class BernoulliState(NamedTuple):
-    """Bernoulli mixture: log π (K,), log p and log(1 − p) (K, F), S (D,)."""
+    """Bernoulli mixture state.
+
+    Parameters
+    ----------
+    log_pi : jax.Array
+        log π, (K,).
+    log_p, log1m_p : jax.Array
+        log p and log(1 − p), (K, F).
+    z : jax.Array
+        S, (D,) int32.
+    """
 
     log_pi: jax.Array
     log_p: jax.Array
@@ -197,7 +251,24 @@ class BernoulliState(NamedTuple):
 
 
 def sample_beta(key, state, data: Documents, *, lam: float) -> jax.Array:
-    """β_k | {Z_d}, {W_id} ~ Dir(m_k + λ) for every k (source document 001, 2.); returns log β."""
+    """β_k | {Z_d}, {W_id} ~ Dir(m_k + λ) for every k (source document 001, 2.).
+
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    state : CollapsedUnigramState
+        The current state (labels are used).
+    data : Documents
+        The documents.
+    lam : float
+        The concentration λ.
+
+    Returns
+    -------
+    jax.Array
+        The new log β, (K, V).
+    """
     return gr.log_dirichlet(key, beta_posterior(state, data, lam=lam))
 
 
@@ -206,6 +277,22 @@ def sample_z_collapsed(key, state: CollapsedUnigramState, data: Documents, *, al
 
     n_k^{(−d)} = #{d' ≠ d : Z_d' = k}.  Sequential because collapsing π couples
     the labels through the counts (``lax.scan`` over documents).
+
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    state : CollapsedUnigramState
+        The current state.
+    data : Documents
+        The documents.
+    alpha : float or jax.Array
+        The concentration of π.
+
+    Returns
+    -------
+    jax.Array
+        The new labels, (D,) int32.
     """
     k = state.log_beta.shape[0]
     loglik = ol.doc_log_likelihood(state.log_beta, data)
@@ -219,6 +306,23 @@ def p_posterior(state: BernoulliState, data: BinaryData, *, a: float, b: float,
 
     n1_kf / n0_kf = number of class-k documents with feature f on / off: the
     prior adds a pseudo-counts of "on" and b of "off".
+
+    Parameters
+    ----------
+    state : BernoulliState
+        The current state (labels are used).
+    data : BinaryData
+        The features.
+    a, b : float
+        The Beta prior.
+    rows : Rows, optional
+        With documents split over devices (:mod:`gibbsjax.rows`), counts summed
+        over every device's documents.
+
+    Returns
+    -------
+    jax.Array
+        (K, F, 2): the two Beta parameters.
     """
     k = state.log_p.shape[0]
     n1, n0 = rw.total(rows, ol.feature_counts(rw.here(rows, state.z, k), data.x, k))
@@ -233,6 +337,26 @@ def sample_pi_p(key, state: BernoulliState, data: BinaryData, *, alpha, a: float
     Given the labels S, π and the p_kf are independent, so one joint draw (one
     gamma call; a Beta draw is a two-category Dirichlet draw, which keeps both
     log p and log(1 − p) accurate) equals drawing them in turn.
+
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    state : BernoulliState
+        The current state (labels are used).
+    data : BinaryData
+        The features.
+    alpha : float or jax.Array
+        The concentration of π.
+    a, b : float
+        The Beta prior of p.
+    rows : Rows, optional
+        Documents split over devices: counts summed over the devices.
+
+    Returns
+    -------
+    BernoulliState
+        The state with new log π, log p and log(1 − p).
     """
     log_pi, log_pq = cj.sample_log_dirichlets(
         key, pi_posterior(state, data, alpha=alpha, rows=rows), p_posterior(state, data, a=a, b=b, rows=rows))
@@ -244,7 +368,26 @@ def _s_logits(state: BernoulliState, data: BinaryData) -> jax.Array:
 
 
 def sample_s(key, state: BernoulliState, data: BinaryData, rows: Rows | None = None) -> jax.Array:
-    """S_d | π, p, F: P(S_d = k) ∝ π_k Π_f p_kf^{F_df} (1 − p_kf)^{1 − F_df}, every d at once (source document 004, eq. 7)."""
+    """S_d | π, p, F for every d at once (source document 004, eq. 7).
+
+    P(S_d = k) ∝ π_k Π_f p_kf^{F_df} (1 − p_kf)^{1 − F_df}.
+
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    state : BernoulliState
+        The current state.
+    data : BinaryData
+        The features.
+    rows : Rows, optional
+        Documents split over devices; document d's draw is the same as on one device.
+
+    Returns
+    -------
+    jax.Array
+        The new labels, (D,) int32.
+    """
     if rows is None:
         return ol.sample_labels_parallel(key, _s_logits(state, data))
     return rows.categorical(key, _s_logits(state, data))
@@ -255,14 +398,29 @@ def unigrams(K: int = 2, alpha: float | tuple[float, ...] = 1.0, lam: float = 1.
              keep_draws: bool = True) -> Kernel:
     """Uncollapsed Gibbs sampler for the mixture of unigrams (source document 001; source document 002 §23.3).
 
-    ``K`` >= 2 clusters; ``alpha`` the Dirichlet concentration of π (a
-    number or one per cluster); ``lam`` the symmetric Dirichlet concentration
-    λ of every β_k.  The source document 002 code uses α = λ = 1.  Each sweep draws
-    π | Z, β | Z, W, then all Z_d | π, β at once (exact: see the module docs).
-    Random start: Z uniform (π and β are drawn from Z first).  ``keep_draws``:
-    record ``beta`` and ``doc_probs`` every draw (default), or only their
-    per-chain means (see the module docs).
+    The source document 002 code uses α = λ = 1.  Each sweep draws π | Z, β | Z,
+    W, then all Z_d | π, β at once (exact: see the module docs).  Random start: Z
+    uniform (π and β are drawn from Z first).
 
+    Parameters
+    ----------
+    K : int, default 2
+        Clusters, >= 2.
+    alpha : float or tuple of float, default 1.0
+        The Dirichlet concentration of π (a number or one per cluster).
+    lam : float, default 1.0
+        The symmetric Dirichlet concentration λ of every β_k.
+    keep_draws : bool, default True
+        Record ``beta`` and ``doc_probs`` every draw, or (False) only their
+        per-chain means (see the module docs).
+
+    Returns
+    -------
+    Kernel
+        The sampler.
+
+    Examples
+    --------
     >>> import gibbsjax
     >>> from gibbsjax.corpus import Corpus
     >>> c = Corpus.from_token_lists([["a", "a"], ["c", "c"]] * 3)
@@ -323,11 +481,26 @@ def unigrams_collapsed(K: int = 2, alpha: float | tuple[float, ...] = 1.0,
                        lam: float = 1.0, keep_draws: bool = True) -> Kernel:
     """Gibbs sampler for the mixture of unigrams with π integrated out (source document 001 §21.2.2).
 
-    Same model and arguments as :func:`unigrams`.  Each sweep draws β | Z, W,
-    then the labels one document at a time from
+    Each sweep draws β | Z, W, then the labels one document at a time from
     (n_k^{(−d)} + α_k) Π_i β_{k, W_id} (exact: see the module docs).  ``pi`` is
     recorded as E[π | Z] = (n + α) / (D + Σα).  Random start: Z uniform (β is
     drawn from Z first).
+
+    Parameters
+    ----------
+    K : int, default 2
+        Clusters, >= 2.
+    alpha : float or tuple of float, default 1.0
+        The Dirichlet concentration of π.
+    lam : float, default 1.0
+        The symmetric Dirichlet concentration λ of every β_k.
+    keep_draws : bool, default True
+        As in :func:`unigrams`.
+
+    Returns
+    -------
+    Kernel
+        The sampler.
     """
     k = _check_num_clusters(K)
     alpha = check_concentration("alpha", alpha, ((), (None,)))
@@ -400,14 +573,27 @@ def bernoulli(K: int = 2, alpha: float | tuple[float, ...] = 1.0, a: float = 1.0
               b: float = 1.0, keep_draws: bool = True) -> Kernel:
     """Gibbs sampler for the mixture of Bernoulli feature vectors (source document 004).
 
-    ``K`` >= 2 clusters (the seed: 2); ``alpha`` the Dirichlet concentration
-    of the class proportions π (Beta(α_0, α_1) for K = 2; a number or one per
-    class -- the source document's α = 2, β = 2 is ``alpha=2.0``, its 20/80 prior
-    ``alpha=(20.0, 80.0)``); ``a``, ``b`` the Beta prior of every p_kf, read as
-    a pseudo-counts of "on" and b of "off" per class and feature.  Each sweep
-    draws π | S, p | S, F, then all S_d | π, p at once (exact: see the module
-    docs).  Random start: S uniform (π and p are drawn from S first).
-    ``keep_draws`` as in :func:`unigrams`.
+    Each sweep draws π | S, p | S, F, then all S_d | π, p at once (exact: see the
+    module docs).  Random start: S uniform (π and p are drawn from S first).
+
+    Parameters
+    ----------
+    K : int, default 2
+        Clusters, >= 2 (the seed: 2).
+    alpha : float or tuple of float, default 1.0
+        The Dirichlet concentration of the class proportions π (Beta(α_0, α_1) for
+        K = 2; a number or one per class -- the source document's α = 2, β = 2 is
+        ``alpha=2.0``, its 20/80 prior ``alpha=(20.0, 80.0)``).
+    a, b : float, default 1.0
+        The Beta prior of every p_kf, read as a pseudo-counts of "on" and b of
+        "off" per class and feature.
+    keep_draws : bool, default True
+        As in :func:`unigrams`.
+
+    Returns
+    -------
+    Kernel
+        The sampler.
     """
     k = _check_num_clusters(K)
     alpha = check_concentration("alpha", alpha, ((), (None,)))

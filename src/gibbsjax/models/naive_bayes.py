@@ -103,9 +103,13 @@ __all__ = [
 class NaiveBayesState(NamedTuple):
     """One chain's state.
 
-    ``labels`` (D,) int32: L_j for every document (entries of observed documents
-    are overwritten by the data's labels wherever they are used).
-    ``log_theta`` (K, V): log θ_{x,w}.
+    Parameters
+    ----------
+    labels : jax.Array
+        (D,) int32: L_j for every document (entries of observed documents are
+        overwritten by the data's labels wherever they are used).
+    log_theta : jax.Array
+        (K, V): log θ_{x,w}.
     """
 
     labels: jax.Array
@@ -116,14 +120,35 @@ def data(corpus, *, num_classes: int | None = None, labels=None, hide_labels: fl
          split_seed: int = 0) -> Documents:
     """Validate a labelled :class:`~gibbsjax.corpus.Corpus` for :func:`dirichlet_multinomial`.
 
-    Known labels (``labels``, default ``corpus.labels``) are observed; ``-1``
-    marks a label to sample.  K is ``num_classes``, default
-    ``len(corpus.label_names)`` (else the largest label + 1); it must be >= 2.
     ``hide_labels`` hides a random fraction of the known labels (chosen with
     ``split_seed``) from the sampler, keeping them in ``true_labels`` so that
     accuracy on them can be measured (:func:`gibbsjax.evaluate.accuracy`).
-    Raises ``ValueError`` naming the argument (see :func:`gibbsjax.one_label.documents`).
 
+    Parameters
+    ----------
+    corpus : Corpus
+        The documents.
+    num_classes : int, optional
+        K, default ``len(corpus.label_names)`` (else the largest label + 1); >= 2.
+    labels : array_like of int, optional
+        Known labels (default ``corpus.labels``); ``-1`` marks a label to sample.
+    hide_labels : float, default 0.0
+        The fraction of known labels hidden from the sampler.
+    split_seed : int, default 0
+        The seed choosing them.
+
+    Returns
+    -------
+    Documents
+        The validated data.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument (see :func:`gibbsjax.one_label.documents`).
+
+    Examples
+    --------
     >>> from gibbsjax.corpus import Corpus
     >>> c = Corpus.from_token_lists([["a", "b"], ["b", "b"], ["a"]], labels=[0, 1, -1])
     >>> data(c).latent.tolist()
@@ -139,18 +164,50 @@ def _labels(state: NaiveBayesState, data: Documents) -> jax.Array:
 
 
 def sample_theta(key, state: NaiveBayesState, data: Documents, *, gamma_theta: float) -> jax.Array:
-    """θ_x | L, C ~ Dir(count(w ∈ C_x) + γ_θ) for every class x (source document 000, §3.2); returns log θ."""
+    """θ_x | L, C ~ Dir(count(w ∈ C_x) + γ_θ) for every class x (source document 000, §3.2).
+
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    state : NaiveBayesState
+        The current state (labels are used).
+    data : Documents
+        The documents.
+    gamma_theta : float
+        The concentration γ_θ.
+
+    Returns
+    -------
+    jax.Array
+        The new log θ, (K, V).
+    """
     counts = ol.word_counts(_labels(state, data), data, data.num_classes)
     return cj.sample_log_dirichlet_rows(key, counts, gamma_theta)
 
 
 def sample_labels(key, state: NaiveBayesState, data: Documents, *, gamma_pi) -> jax.Array:
-    """Each unobserved L_j in turn (source document 000, §3.1, corrected):
+    """Each unobserved L_j in turn (source document 000, §3.1, corrected).
 
     P(L_j = x | L_{−j}, C, θ) ∝ (C_x^{(−j)} + γ_π,x) · Π_w θ_{x,w}^{W_jw},
-
     C_x^{(−j)} = #{documents i ≠ j with L_i = x}.  Sequential (``lax.scan`` over
     the unobserved documents): collapsing π couples the labels through C.
+
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    state : NaiveBayesState
+        The current state.
+    data : Documents
+        The documents.
+    gamma_pi : float or jax.Array
+        The concentration γ_π (one per class).
+
+    Returns
+    -------
+    jax.Array
+        The new labels, (D,) int32.
     """
     alpha = cj.concentration_vector("gamma_pi", gamma_pi, data.num_classes)
     loglik = ol.doc_log_likelihood(state.log_theta, data)
@@ -158,7 +215,22 @@ def sample_labels(key, state: NaiveBayesState, data: Documents, *, gamma_pi) -> 
 
 
 def label_conditionals(state: NaiveBayesState, data: Documents, *, gamma_pi) -> jax.Array:
-    """P(L_j = x | L_{−j}, C, θ) for every document at once, (D, K); one-hot for observed ones."""
+    """P(L_j = x | L_{−j}, C, θ) for every document at once; one-hot for observed ones.
+
+    Parameters
+    ----------
+    state : NaiveBayesState
+        The current state.
+    data : Documents
+        The documents.
+    gamma_pi : float or jax.Array
+        The concentration γ_π.
+
+    Returns
+    -------
+    jax.Array
+        (D, K) probabilities.
+    """
     alpha = cj.concentration_vector("gamma_pi", gamma_pi, data.num_classes)
     loglik = ol.doc_log_likelihood(state.log_theta, data)
     return ol.collapsed_label_probs(_labels(state, data), loglik, alpha, data.labels)
@@ -167,18 +239,25 @@ def label_conditionals(state: NaiveBayesState, data: Documents, *, gamma_pi) -> 
 def dirichlet_multinomial(gamma_pi: float | tuple[float, ...] = 1.0, gamma_theta: float = 1.0) -> Kernel:
     """Gibbs sampler for Dirichlet-multinomial naive Bayes, π collapsed (source document 000).
 
-    Parameters
-    ----------
-    gamma_pi
-        Dirichlet (Beta for K = 2) concentration of the class prior π: a number
-        (symmetric) or one value per class (the source document's γ_π = [γ_π0, γ_π1]).
-    gamma_theta
-        Symmetric Dirichlet concentration of every class's word distribution θ_x.
-
     The number of classes K comes from the data (:func:`data`).  Each sweep
     draws θ | L then the unobserved labels one by one (see the module docs for
     why this is exact).  Random start: unobserved labels uniform (θ is drawn from L first).
 
+    Parameters
+    ----------
+    gamma_pi : float or tuple of float, default 1.0
+        Dirichlet (Beta for K = 2) concentration of the class prior π: a number
+        (symmetric) or one value per class (the source document's γ_π = [γ_π0, γ_π1]).
+    gamma_theta : float, default 1.0
+        Symmetric Dirichlet concentration of every class's word distribution θ_x.
+
+    Returns
+    -------
+    Kernel
+        The sampler.
+
+    Examples
+    --------
     >>> import gibbsjax
     >>> from gibbsjax.corpus import Corpus
     >>> c = Corpus.from_token_lists([["a", "a"], ["b", "b"], ["a"], ["b"]], labels=[0, 1, -1, -1])
@@ -319,6 +398,20 @@ def uncollapsed(gamma_pi: float | tuple[float, ...] = 1.0, gamma_theta: float = 
     on one device.  Records ``pi`` (class) per draw; ``theta`` and ``doc_probs``
     = P(L_j = x | π, θ) are averaged on the device (``posterior_mean``).
 
+    Parameters
+    ----------
+    gamma_pi : float or tuple of float, default 1.0
+        Concentration of the class prior π, as in :func:`dirichlet_multinomial`.
+    gamma_theta : float, default 1.0
+        Symmetric Dirichlet concentration of every θ_x.
+
+    Returns
+    -------
+    Kernel
+        The sampler.
+
+    Examples
+    --------
     >>> import gibbsjax
     >>> from gibbsjax.corpus import Corpus
     >>> c = Corpus.from_token_lists([["a", "a"], ["b", "b"], ["a"], ["b"]], labels=[0, 1, -1, -1])

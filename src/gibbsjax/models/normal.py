@@ -50,19 +50,59 @@ __all__ = [
 
 # ============================================================================ bivariate normal
 class BivariateState(NamedTuple):
-    """One chain's state: the two coordinates."""
+    """One chain's state: the two coordinates.
+
+    Parameters
+    ----------
+    x1, x2 : jax.Array
+        The coordinates (scalars).
+    """
 
     x1: jax.Array
     x2: jax.Array
 
 
 def sample_x1(key, state: BivariateState, data, *, rho: float) -> jax.Array:
-    """x1 | x2 ~ N(ρ x2, 1 − ρ²)  (source document 003, Example 1)."""
+    """x1 | x2 ~ N(ρ x2, 1 − ρ²)  (source document 003, Example 1).
+
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    state : BivariateState
+        The current state.
+    data : None
+        Unused (the model has no data).
+    rho : float
+        The correlation ρ.
+
+    Returns
+    -------
+    jax.Array
+        The new x1.
+    """
     return gr.normal(key, rho * state.x2, math.sqrt(1.0 - rho * rho))
 
 
 def sample_x2(key, state: BivariateState, data, *, rho: float) -> jax.Array:
-    """x2 | x1 ~ N(ρ x1, 1 − ρ²)  (source document 003, Example 1)."""
+    """x2 | x1 ~ N(ρ x1, 1 − ρ²)  (source document 003, Example 1).
+
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    state : BivariateState
+        The current state.
+    data : None
+        Unused (the model has no data).
+    rho : float
+        The correlation ρ.
+
+    Returns
+    -------
+    jax.Array
+        The new x2.
+    """
     return gr.normal(key, rho * state.x1, math.sqrt(1.0 - rho * rho))
 
 
@@ -74,6 +114,18 @@ def bivariate(rho: float = 0.8) -> Kernel:
     N(0, 3²) per coordinate (overdispersed); the source document's four starting points
     are the corners (±2.5, ±2.5), given with ``init=``.
 
+    Parameters
+    ----------
+    rho : float, default 0.8
+        The correlation ρ, in (−1, 1).
+
+    Returns
+    -------
+    Kernel
+        The sampler (name ``"normal.bivariate"``), recording ``x1`` and ``x2``.
+
+    Examples
+    --------
     >>> import gibbsjax
     >>> idata = gibbsjax.sample(bivariate(0.8), seed=0, num_warmup=0, num_draws=100,
     ...     init={"x1": [2.5, -2.5, 2.5, -2.5], "x2": [2.5, 2.5, -2.5, -2.5]}, progress=False)
@@ -126,7 +178,17 @@ class NormalData(NamedTuple):
     """Observations y_1..y_n, with the sufficient statistics the sampler uses.
 
     ``ybar`` is the mean and ``ss`` = Σ (y_i − ȳ)²; then Σ (y_i − μ)² =
-    ss + n (ȳ − μ)² exactly, with no cancellation in float32.
+    ss + n (ȳ − μ)² exactly, with no cancellation in float32.  Build it with
+    :func:`data`.
+
+    Parameters
+    ----------
+    y : jax.Array
+        The observations, (n,).
+    ybar : jax.Array
+        Their mean.
+    ss : jax.Array
+        Σ (y_i − ȳ)².
     """
 
     y: jax.Array
@@ -142,8 +204,23 @@ def _stats(y):
 def data(y) -> NormalData:
     """Validate observations and build the data for :func:`semiconjugate`.
 
-    Raises ``ValueError`` for empty, non-1-D, non-numeric (strings, bools) or non-finite input.
+    Parameters
+    ----------
+    y : array_like
+        The observations, 1-D, finite numbers.
 
+    Returns
+    -------
+    NormalData
+        The observations and their sufficient statistics.
+
+    Raises
+    ------
+    ValueError
+        For empty, non-1-D, non-numeric (strings, bools) or non-finite input.
+
+    Examples
+    --------
     >>> d = data([98.2, 98.6, 97.9])
     >>> round(float(d.ybar), 3)
     98.233
@@ -165,14 +242,39 @@ def data(y) -> NormalData:
 
 
 class NormalState(NamedTuple):
-    """One chain's state: mean μ and variance σ²."""
+    """One chain's state: mean μ and variance σ².
+
+    Parameters
+    ----------
+    mu : jax.Array
+        The mean μ.
+    sigma2 : jax.Array
+        The variance σ².
+    """
 
     mu: jax.Array
     sigma2: jax.Array
 
 
 def sample_mu(key, state: NormalState, data: NormalData, *, mu0: float, sigma0: float) -> jax.Array:
-    """μ | σ², y ~ N(ω ȳ + (1 − ω) μ0, ω σ²/n), ω = σ0² / (σ²/n + σ0²)  (source document 003, Ex. 2)."""
+    """μ | σ², y ~ N(ω ȳ + (1 − ω) μ0, ω σ²/n), ω = σ0² / (σ²/n + σ0²)  (source document 003, Ex. 2).
+
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    state : NormalState
+        The current state (σ² is used).
+    data : NormalData
+        The observations.
+    mu0, sigma0 : float
+        The prior mean and standard deviation of μ.
+
+    Returns
+    -------
+    jax.Array
+        The new μ.
+    """
     n = data.y.shape[0]
     s02 = sigma0 * sigma0
     omega = s02 / (state.sigma2 / n + s02)
@@ -181,7 +283,24 @@ def sample_mu(key, state: NormalState, data: NormalData, *, mu0: float, sigma0: 
 
 
 def sample_sigma2(key, state: NormalState, data: NormalData, *, a0: float, b0: float) -> jax.Array:
-    """σ² | μ, y ~ InvGamma(a0 + n/2, b0 + Σ (y_i − μ)²/2)  (source document 003, Ex. 2)."""
+    """σ² | μ, y ~ InvGamma(a0 + n/2, b0 + Σ (y_i − μ)²/2)  (source document 003, Ex. 2).
+
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    state : NormalState
+        The current state (μ is used).
+    data : NormalData
+        The observations.
+    a0, b0 : float
+        Shape and scale of the inverse-gamma prior.
+
+    Returns
+    -------
+    jax.Array
+        The new σ².
+    """
     n = data.y.shape[0]
     sq = data.ss + n * (data.ybar - state.mu) ** 2
     return gr.inverse_gamma(key, a0 + 0.5 * n, b0 + 0.5 * sq)
@@ -195,6 +314,22 @@ def semiconjugate(mu0: float = 98.6, sigma0: float = 0.5, a0: float = 1e-3, b0: 
     σ² | μ (:func:`sample_sigma2`).  Random starts: μ from its prior, σ² the
     sample variance times e^u, u ~ U(−2, 2) (overdispersed).
 
+    Parameters
+    ----------
+    mu0 : float, default 98.6
+        The prior mean of μ.
+    sigma0 : float, default 0.5
+        The prior standard deviation of μ.
+    a0, b0 : float, default 0.001
+        Shape and scale of the inverse-gamma prior of σ².
+
+    Returns
+    -------
+    Kernel
+        The sampler (name ``"normal.semiconjugate"``), recording ``mu`` and ``sigma2``.
+
+    Examples
+    --------
     >>> import gibbsjax
     >>> from gibbsjax.datasets import body_temperature
     >>> y = data(body_temperature()["temperature_f"])

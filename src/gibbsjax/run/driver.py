@@ -433,35 +433,38 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
 
     Parameters
     ----------
-    kernel:
+    kernel : Kernel
         A :class:`gibbsjax.Kernel`, e.g. ``gibbsjax.models.normal.semiconjugate()``.
-    data:
+    data : pytree, optional
         The model's validated data pytree (e.g. ``normal.data(y)``); ``None``
         for models without data.
-    settings, **options:
-        A :class:`Settings`, and/or its fields as keywords (``seed``,
-        ``num_chains``, ``num_warmup``, ``num_draws``, ``thin``, ``init``,
-        ``progress``, ``chunk_size``, ``save_warmup``, ``until``,
-        ``max_draws``), which override it.  Without a seed (nor ``key``) a
-        fresh one is drawn and stored in ``attrs["seed"]`` so the run can be
-        repeated.  With ``until`` (e.g. ``"rhat<1.01,ess>400"``) the run goes on
-        past ``num_draws`` until the rule holds or ``max_draws`` draws are kept
-        (see :class:`Settings`); ``attrs["until_met"]`` says which.
-    key:
+    settings : Settings, optional
+        How to run (:class:`Settings`); its fields may also be given as keywords
+        (``**options``), which override it.
+    key : jax.Array, optional
         A typed key ``jax.random.key(...)`` instead of a seed.
-    attrs:
+    attrs : mapping, optional
         Extra attributes stored in the result.
-    until_vars:
-        The recorded variables the rule looks at besides ``lp`` (default: the
-        label-invariant ones).
-    callback:
+    until_vars : sequence of str, optional
+        The recorded variables the rule ``until`` looks at besides ``lp`` (default:
+        the label-invariant ones).
+    callback : callable, optional
         Called on the host once per finished chunk (about ``DEFAULT_NUM_CHUNKS``
         times per phase, never per sweep) with a dict: ``phase`` (``"warm-up"``
         or ``"sampling"``), ``sweeps_done`` and ``sweeps_total`` (as the progress
         bar counts them), ``draws`` (kept per chain so far) and ``lp`` (the log
         joint of every chain's last sweep, a numpy array; None for a kernel
         without ``log_joint``, and in the warm-up of a multi-process run without
-        ``save_warmup``).  An exception it raises ends the run and propagates.  The progress bar shows the same ``lp`` (:func:`format_lp`).
+        ``save_warmup``).  An exception it raises ends the run and propagates.
+        The progress bar shows the same ``lp`` (:func:`format_lp`).
+    **options
+        Fields of :class:`Settings` (``seed``, ``num_chains``, ``num_warmup``,
+        ``num_draws``, ``thin``, ``init``, ``progress``, ``chunk_size``,
+        ``save_warmup``, ``until``, ``max_draws``, ``devices``, ``shard``).  Without
+        a seed (nor ``key``) a fresh one is drawn and stored in ``attrs["seed"]`` so
+        the run can be repeated.  With ``until`` (e.g. ``"rhat<1.01,ess>400"``) the
+        run goes on past ``num_draws`` until the rule holds or ``max_draws`` draws
+        are kept; ``attrs["until_met"]`` says which.
 
     Returns
     -------
@@ -476,8 +479,14 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         ``interrupted`` (1 when the run was cut short by Ctrl-C or SIGTERM:
         every finished draw is kept).
 
-    Example
-    -------
+    Raises
+    ------
+    ValueError
+        On bad settings, a key that is not a typed key, data of a type the kernel
+        does not take, or bad initial values, before anything is compiled.
+
+    Examples
+    --------
     >>> import gibbsjax
     >>> from gibbsjax.models import normal
     >>> idata = gibbsjax.sample(normal.bivariate(rho=0.8), seed=1, num_draws=200,

@@ -173,11 +173,26 @@ def _state_dataset(run: Run):
 
 
 def keep_raw_draws(processed, raw):
-    """``processed`` with copies ``raw_<group>`` of the groups of ``raw`` that a
-    postprocess changed (e.g. components relabelled), so :func:`resume` can
-    continue from the draws as the sampler made them.  Unchanged groups are not
-    copied.  Returns ``processed``.
+    """Keep copies of the draws as the sampler made them beside their postprocessed form.
 
+    Unchanged groups are not copied.
+
+    Parameters
+    ----------
+    processed : arviz.InferenceData
+        The postprocessed result (e.g. components relabelled); changed in place.
+    raw : arviz.InferenceData
+        The result as :func:`sample` returned it.
+
+    Returns
+    -------
+    arviz.InferenceData
+        ``processed``, with copies ``raw_<group>`` of the groups of ``raw`` that the
+        postprocess changed, so :func:`resume` can continue from the draws as the
+        sampler made them.
+
+    Examples
+    --------
     >>> from gibbsjax.models import normal
     >>> from gibbsjax.run import sample
     >>> idata = sample(normal.bivariate(rho=0.5), seed=0, num_warmup=5, num_draws=5, progress=False)

@@ -28,26 +28,54 @@ def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None
            max_draws: int | None = None, until_vars: Sequence[str] | None = None, devices: int | None = None):
     """Continue a finished or interrupted run for ``num_draws`` more draws per chain.
 
-    ``idata`` is a result of :func:`sample` (or a file saved from one, read
-    with ``arviz.from_netcdf``), with its ``sampler_state`` group; ``kernel``
-    and ``data`` must be the ones it ran (the data are checked against
-    ``attrs["data_sha256"]``).  An unfinished warm-up is finished first.  The
-    draws of a run of 200 draws resumed for 300 more are bit-identical to those
-    of one run of 500 draws (sweep ``t`` of chain ``c`` always uses the same
-    key), and so are the per-chain means.  Returns the whole run: the old draws
-    (as the sampler made them: ``raw_<group>`` copies where a postprocess
-    relabelled components) followed by the new ones; model postprocessing
-    (alignment, estimates) must be applied again.
+    An unfinished warm-up is finished first.  The draws of a run of 200 draws
+    resumed for 300 more are bit-identical to those of one run of 500 draws (sweep
+    ``t`` of chain ``c`` always uses the same key), and so are the per-chain means.
+    Model postprocessing (alignment, estimates) must be applied again.
 
-    ``devices`` spreads the chains over devices as in :class:`Settings` (the
-    draws do not depend on it).  A run with its data split over devices
-    (``attrs["sharding"]``) goes on with the same number of shards, by default
-    on as many devices as before (``devices`` must divide the shards).
-    ``until``/``max_draws`` work as in :func:`sample` (``max_draws`` counts
-    every kept draw, old and new); ``num_draws`` defaults to the run's own
-    ``num_draws_requested``.  ``num_draws=0`` only finishes an interrupted
-    warm-up (or returns the run as it is).
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result of :func:`sample` (or a file saved from one, read with
+        ``arviz.from_netcdf``), with its ``sampler_state`` group.
+    kernel : Kernel
+        The kernel it ran.
+    data : pytree, optional
+        The data it ran on (checked against ``attrs["data_sha256"]``).
+    num_draws : int, optional
+        Draws per chain to add; defaults to the run's own ``num_draws_requested``.
+        ``num_draws=0`` only finishes an interrupted warm-up (or returns the run as
+        it is).
+    progress : bool, default True
+        Show a progress bar.
+    chunk_size : int, optional
+        Draws per compiled chunk (the draws do not depend on it).
+    until : str, optional
+        A stopping rule, as in :func:`sample`.
+    max_draws : int, optional
+        The cap of a run with ``until``; it counts every kept draw, old and new.
+    until_vars : sequence of str, optional
+        The variables the rule looks at besides ``lp``, as in :func:`sample`.
+    devices : int, optional
+        Spread the chains over this many devices as in :class:`Settings` (the
+        draws do not depend on it).  A run with its data split over devices
+        (``attrs["sharding"]``) goes on with the same number of shards, by default
+        on as many devices as before (``devices`` must divide the shards).
 
+    Returns
+    -------
+    arviz.InferenceData
+        The whole run: the old draws (as the sampler made them: ``raw_<group>``
+        copies where a postprocess relabelled components) followed by the new ones.
+
+    Raises
+    ------
+    ValueError
+        When ``idata`` has no ``sampler_state``, or ``kernel`` or ``data`` are not
+        the ones it ran.
+
+    Examples
+    --------
     >>> from gibbsjax.models import normal
     >>> from gibbsjax.run import sample
     >>> k = normal.bivariate(rho=0.5)

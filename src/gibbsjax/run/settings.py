@@ -29,35 +29,53 @@ class Settings:
     """How to run a sampler: the one settings object of :func:`sample`, of a
     config's ``[sampler]`` table and of the estimators' defaults.
 
-    * ``seed``: an integer; ``None`` draws a fresh one (recorded in ``attrs``).
-    * ``num_chains``: independent chains, run side by side with ``vmap``.
-    * ``num_warmup``: sweeps discarded at the start of every chain (burn-in).
-    * ``num_draws``: draws kept per chain; ``thin`` sweeps between kept draws.
-    * ``init``: starting values overriding the kernel's random start: a mapping
-      from state field names to arrays whose first axis has length
-      ``num_chains`` (fields not given keep their random start).
-    * ``progress``: a tqdm progress bar, updated between chunks, showing the log
-      joint of the chains' last sweep (``lp=min..max``) when the kernel has one.
-    * ``chunk_size``: draws per compiled chunk; default about
-      ``DEFAULT_NUM_CHUNKS`` chunks per phase.  Draws do not depend on it.
-    * ``save_warmup``: keep warm-up sweeps in a ``warmup_posterior`` group;
-      its draw 0 is the starting state, draw ``t`` the state after sweep ``t``.
-    * ``until``: run until converged, a rule such as ``"rhat<1.01,ess>400"``
-      (:mod:`gibbsjax.stopping`) on the label-invariant quantities (``lp`` and
-      the recorded variables without a dimension in ``kernel.label_dims``),
-      checked after ``num_draws`` draws and after every further ``num_draws``.
-    * ``max_draws``: the cap of a run with ``until`` (default ``10 * num_draws``).
-    * ``devices``: run on this many devices (``jax.devices()``, e.g. GPUs) with
-      a ``jax.sharding`` mesh.  Draws do not depend on it.  Default: one device.
-    * ``shard``: how ``devices`` are used: ``"chains"`` spreads the chains
-      (``num_chains`` a multiple of ``devices``; no communication);
-      ``"data"`` splits the data along the axis the kernel declares
-      (``Kernel.shard``, e.g. LDA's documents), every chain on every device, its
-      count tables summed across devices each sweep; ``"auto"`` (default):
-      chains when ``num_chains`` is a multiple of ``devices``, else data.
-
     Values are checked on construction (``ValueError`` naming the field).
 
+    Parameters
+    ----------
+    seed : int, optional
+        An integer; ``None`` draws a fresh one (recorded in ``attrs``).
+    num_chains : int, default 4
+        Independent chains, run side by side with ``vmap``.
+    num_warmup : int, default 1000
+        Sweeps discarded at the start of every chain (burn-in).
+    num_draws : int, default 1000
+        Draws kept per chain.
+    thin : int, default 1
+        Sweeps between kept draws.
+    init : mapping, optional
+        Starting values overriding the kernel's random start: a mapping from state
+        field names to arrays whose first axis has length ``num_chains`` (fields not
+        given keep their random start).
+    progress : bool, default True
+        A tqdm progress bar, updated between chunks, showing the log joint of the
+        chains' last sweep (``lp=min..max``) when the kernel has one.
+    chunk_size : int, optional
+        Draws per compiled chunk; default about ``DEFAULT_NUM_CHUNKS`` chunks per
+        phase.  Draws do not depend on it.
+    save_warmup : bool, default False
+        Keep warm-up sweeps in a ``warmup_posterior`` group; its draw 0 is the
+        starting state, draw ``t`` the state after sweep ``t``.
+    until : str, optional
+        Run until converged, a rule such as ``"rhat<1.01,ess>400"``
+        (:mod:`gibbsjax.stopping`) on the label-invariant quantities (``lp`` and
+        the recorded variables without a dimension in ``kernel.label_dims``),
+        checked after ``num_draws`` draws and after every further ``num_draws``.
+    max_draws : int, optional
+        The cap of a run with ``until`` (default ``10 * num_draws``).
+    devices : int, optional
+        Run on this many devices (``jax.devices()``, e.g. GPUs) with a
+        ``jax.sharding`` mesh.  Draws do not depend on it.  Default: one device.
+    shard : {"auto", "chains", "data"}, default "auto"
+        How ``devices`` are used: ``"chains"`` spreads the chains (``num_chains``
+        a multiple of ``devices``; no communication); ``"data"`` splits the data
+        along the axis the kernel declares (``Kernel.shard``, e.g. LDA's
+        documents), every chain on every device, its count tables summed across
+        devices each sweep; ``"auto"``: chains when ``num_chains`` is a multiple
+        of ``devices``, else data.
+
+    Examples
+    --------
     >>> Settings(num_chains=8).replace(num_draws=50).num_draws
     50
     """
@@ -103,7 +121,23 @@ class Settings:
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
 
     def replace(self, **changes) -> "Settings":
-        """A copy with some fields changed (unknown names raise ``ValueError``)."""
+        """A copy with some fields changed.
+
+        Parameters
+        ----------
+        **changes
+            Field names and their new values.
+
+        Returns
+        -------
+        Settings
+            The new settings (checked like any).
+
+        Raises
+        ------
+        ValueError
+            For an unknown field name or a bad value.
+        """
         known = {f.name for f in dataclasses.fields(self)}
         unknown = sorted(set(changes) - known)
         if unknown:
@@ -117,10 +151,21 @@ def enable_compilation_cache(path: str | None = None) -> str:
 
     XLA takes 0.3-2 s per compiled function on a CPU; with this cache, a second
     ``gibbsjax run`` of the same model and shapes reuses the first one's code.
-    ``path`` defaults to ``$GIBBSJAX_CACHE_DIR`` or ``~/.cache/gibbsjax/xla``.
     This sets JAX's process-wide ``jax_compilation_cache_dir``; the command line
-    turns it on (``GIBBSJAX_NO_CACHE=1`` turns it off).  Returns the folder used.
+    turns it on (``GIBBSJAX_NO_CACHE=1`` turns it off).
 
+    Parameters
+    ----------
+    path : str, optional
+        The folder; defaults to ``$GIBBSJAX_CACHE_DIR`` or ``~/.cache/gibbsjax/xla``.
+
+    Returns
+    -------
+    str
+        The folder used.
+
+    Examples
+    --------
     >>> import gibbsjax, tempfile
     >>> folder = gibbsjax.enable_compilation_cache(tempfile.mkdtemp())
     """
