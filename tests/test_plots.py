@@ -156,14 +156,16 @@ def test_default_output_name_per_kind(small, tmp_path):
 
 
 def test_trace_panels_follow_per_panel(small, tmp_path):
-    """6 topics in one panel, or in panels of 2 (3 rows): the image grows with the rows."""
+    """6 topics in one panel (one row), or one topic a panel by default (3 columns, 2 rows):
+    the image grows with the rows."""
     path = small
     heights = {}
-    for n in (6, 2):
+    for n in (6, None):
         fig = tmp_path / f"trace{n}.png"
-        assert main(["plot", str(path), "--var", "topic_share", "--per-panel", str(n), "-o", str(fig)]) == 0
+        per_panel = [] if n is None else ["--per-panel", str(n)]
+        assert main(["plot", str(path), "--var", "topic_share", *per_panel, "-o", str(fig)]) == 0
         heights[n] = _assert_png(fig, min_height=150).shape[0]
-    assert heights[2] > 2 * heights[6]
+    assert heights[None] > 1.5 * heights[6]
 
 
 def test_unknown_variable_lists_lp(small, capsys):
@@ -224,15 +226,16 @@ def test_trace_of_lp_draws_the_log_joint(idata):
 
 def test_trace_splits_many_components_into_panels(idata):
     share = idata.posterior["topic_share"].values
-    for per_panel, rows in ((8, 4), (6, 6), (32, 1)):
+    for per_panel, panels in ((8, 4), (6, 6), (32, 1)):
         fig = plots.plot_trace(idata, ["topic_share"], max_per_panel=per_panel)
-        assert len(fig.axes) == 2 * rows
+        assert len(fig.axes) == 2 * panels
         shown = []
         for tax in _trace_axes(fig):
-            labels = [t.get_text() for t in tax.get_legend().get_texts()]
+            labels = [t.get_text() for t in tax.texts]  # each component named at the end of its lines
             assert len(labels) <= per_panel
             shown += [int(t) for t in labels]
             assert len(tax.lines) == len(labels) * C  # every chain of every component of the panel
+            assert len({line.get_color() for line in tax.lines}) == C  # colours are chains, not topics
         assert shown == list(range(K))
         plt.close(fig)
     fig = plots.plot_trace(idata, ["topic_share"], max_per_panel=8)
@@ -243,7 +246,8 @@ def test_trace_splits_many_components_into_panels(idata):
 def test_panels_are_capped_without_crowding_out_lp(idata):
     """Over max_panels, every variable gets a fair share, the small ones first."""
     fig = plots.plot_trace(idata, max_per_panel=1, max_panels=5)
-    assert [ax.get_title(loc="left") for ax in fig.axes[0::2]] == ["topic_share"] * 3 + ["mu", "lp"]
+    assert [ax.get_title(loc="left") for ax in _trace_axes(fig)] == [
+        "topic_share[topic=0]", "topic_share[topic=1]", "topic_share[topic=2]", "mu", "lp"]
     assert "topic_share: first 3 of 32 components shown" in fig.get_suptitle()
     fig = plots.plot_rank(idata, max_panels=6)
     assert [ax.get_title() for ax in fig.axes if ax.get_visible()] == [
@@ -254,7 +258,7 @@ def test_panels_are_capped_without_crowding_out_lp(idata):
 def test_default_variables_include_lp(idata):
     assert plots.variable_names(idata) == ["topic_share", "mu", "lp"]
     fig = plots.plot_trace(idata)
-    assert [ax.get_title(loc="left") for ax in fig.axes[0::2]][-2:] == ["mu", "lp"]
+    assert [ax.get_title(loc="left") for ax in _trace_axes(fig)][-2:] == ["mu", "lp"]
 
 
 def test_unknown_variable_is_a_value_error(idata):
@@ -423,3 +427,212 @@ def test_import_gibbsjax_stays_light():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+# ----------------------------------------------------------------------------- figures people can read
+def _overlapping_texts(fig):
+    """Pairs of visible, non-empty texts of ``fig`` whose drawn boxes overlap (tick labels,
+    titles, axis labels, legend entries, colour-bar labels, numbers in cells)."""
+    from matplotlib.text import Text
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    ticks, drawn = set(), []  # tick labels: only those of ticks inside the axes' span are drawn
+    for ax in fig.axes:
+        span = ax.get_window_extent(renderer)
+        for axis, lo, hi, centre in ((ax.xaxis, span.x0, span.x1, lambda b: (b.x0 + b.x1) / 2),
+                                     (ax.yaxis, span.y0, span.y1, lambda b: (b.y0 + b.y1) / 2)):
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                for label in (tick.label1, tick.label2):
+                    ticks.add(id(label))
+                    if ax.get_visible() and label.get_visible() and label.get_text().strip() \
+                            and lo - 1 <= centre(label.get_window_extent(renderer)) <= hi + 1:
+                        drawn.append(label)
+    others = [t for t in fig.findobj(Text) if id(t) not in ticks and t.get_visible() and t.get_text().strip()
+              and (t.axes is None or t.axes.get_visible())]
+    boxes = []
+    for t in drawn + others:
+        box = t.get_window_extent(renderer)
+        if box.width > 0 and box.height > 0:
+            boxes.append((t.get_text(), box.padded(-0.5)))  # half a pixel of slack
+    return [(a, b) for i, (a, ba) in enumerate(boxes) for b, bb in boxes[i + 1:] if ba.overlaps(bb)]
+
+
+def _hmm_like(seed: int = 0, chains: int = C, draws: int = 200):
+    """What an HMM result holds: the aligned parameters and their *_sorted twins, log_lik, lp."""
+    rng = np.random.default_rng(seed)
+    emission = rng.dirichlet(np.ones(6), size=(chains, draws, 2))
+    transition = rng.dirichlet(np.ones(2), size=(chains, draws, 2))
+    initial = rng.dirichlet(np.ones(2), size=(chains, draws))
+    lp = rng.normal(size=(chains, draws)) - 3000.0
+    return to_inference_data(
+        {"emission": emission, "emission_sorted": emission[:, :, ::-1], "initial": initial,
+         "initial_sorted": initial[:, :, ::-1], "log_lik": lp + 300.0, "transition": transition,
+         "transition_sorted": transition[:, :, ::-1, ::-1], "lp": lp},
+        sample_stats={"lp": lp},
+        dims={"emission": ["state", "symbol"], "emission_sorted": ["rank", "symbol"], "initial": ["state"],
+              "initial_sorted": ["rank"], "transition": ["state", "state_to"],
+              "transition_sorted": ["rank", "rank_to"]},
+        attrs={"num_warmup": 500, "thin": 1},
+    )
+
+
+def test_trace_colours_are_chains_and_the_same_in_every_panel():
+    """LDA's 8 topics: one panel per topic, each with one line per chain in that chain's colour
+    (the colours of plot_lp), named once in the figure's legend."""
+    idata = _lda_like(k=8)
+    share = idata.posterior["topic_share"].values
+    fig = plots.plot_trace(idata)
+    traces = _trace_axes(fig)
+    assert len(traces) == 8 + 2  # 8 topics, mu, lp
+    lp_colours = [line.get_color() for line in plots.plot_lp(idata).axes[0].lines]
+    for k, tax in enumerate(traces[:8]):
+        assert tax.get_title(loc="left") == f"topic_share[topic={k}]"
+        assert len(tax.lines) == C
+        assert [line.get_color() for line in tax.lines] == lp_colours  # chain c: one colour everywhere
+        for c, line in enumerate(tax.lines):
+            np.testing.assert_array_equal(line.get_ydata(), share[c, :, k])
+    assert len(set(lp_colours)) == C
+    (legend,) = fig.legends
+    assert [t.get_text() for t in legend.get_texts()] == [f"chain {c}" for c in range(C)]
+    assert [h.get_color() for h in legend.legend_handles] == lp_colours
+    for dax in fig.axes[0::2]:  # densities drawn sideways, one per chain, no tick labels to collide
+        assert len(dax.lines) == C and not [t for t in dax.get_xticklabels() if t.get_text()]
+
+
+@pytest.mark.parametrize("case", ["lda 8 topics", "lda 32 topics", "hmm", "lp only"])
+def test_trace_text_does_not_overlap(case):
+    idata = {"lda 8 topics": lambda: _lda_like(k=8), "lda 32 topics": lambda: _lda_like(k=32),
+             "hmm": _hmm_like, "lp only": lambda: _lda_like(k=8)}[case]()
+    if case != "hmm":  # lp around -115,000 as in the LDA demo: long tick labels
+        idata.sample_stats["lp"] = 10.0 * idata.sample_stats["lp"] - 115_000.0
+    fig = plots.plot_trace(idata, ["lp"] if case == "lp only" else None)
+    assert _overlapping_texts(fig) == []
+    width, height = fig.get_size_inches()
+    assert 8 <= width <= 16 and height <= 12
+
+
+def test_sorted_twins_are_not_drawn_twice():
+    """An HMM's emission and emission_sorted hold the same draws up to the order of states:
+    by default only the sorted, label-invariant copy is drawn (trace and rank), and the figure
+    says which were left out; named in var_names they are drawn."""
+    idata = _hmm_like()
+    fig = plots.plot_trace(idata)
+    titles = [ax.get_title(loc="left") for ax in _trace_axes(fig)]
+    assert titles[:2] == ["emission_sorted[rank=0, symbol=0]", "emission_sorted[rank=0, symbol=1]"]
+    assert not [t for t in titles if t.split("[")[0] in ("emission", "initial", "transition")]
+    assert len(titles) == 12 + 2 + 1 + 4 + 1  # emission_sorted, initial_sorted, log_lik, transition_sorted, lp
+    assert "not drawn: emission, initial, transition" in fig.get_suptitle()
+    width, height = fig.get_size_inches()
+    assert width <= 16 and height <= 11  # was 11.9 x 19.7 in with both copies in rows
+    ranks = [ax.get_title() for ax in plots.plot_rank(idata).axes if ax.get_visible()]
+    assert len(ranks) == 20 and not [t for t in ranks if t.split("\n")[0] in ("emission", "initial", "transition")]
+    raw = [ax.get_title(loc="left") for ax in _trace_axes(plots.plot_trace(idata, ["emission"]))]
+    assert raw[0] == "emission[state=0, symbol=0]" and len(raw) == 12
+
+
+def test_sorted_twins_through_the_cli(tmp_path, capsys):
+    path = tmp_path / "hmm.nc"
+    _hmm_like().to_netcdf(str(path))
+    assert main(["plot", str(path), "-o", str(tmp_path / "a.png")]) == 0
+    img = _assert_png(tmp_path / "a.png")
+    assert img.shape[0] < 1200 and img.shape[1] < 1700  # at 100 dpi; was 1970 x 1188 px
+    assert main(["plot", str(path), "--var", "emission", "-o", str(tmp_path / "b.png")]) == 0
+
+
+def _cell_annotations(ax):
+    return [t for t in ax.texts if t.get_visible()]
+
+
+def _luminance(rgb):
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb[:3]]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+@pytest.mark.parametrize("chains,topics", [(4, 8), (12, 32)])
+def test_agreement_numbers_fit_their_cells_and_contrast(chains, topics):
+    """Each distance is written inside its cell (and inside the frame of a reproduced cell),
+    big enough to read, in a colour that contrasts with the cell (WCAG contrast >= 3)."""
+    from matplotlib.colors import to_rgba
+
+    idata = _lda_like(chains=chains, k=topics)
+    dist = idata["agreement"]["distance_to_reference"].values
+    fig = plots.plot_agreement(idata)
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    texts = _cell_annotations(ax)
+    assert len(texts) == chains * topics
+    image = ax.images[0]
+    to_display = ax.transData.transform
+    for t in texts:
+        j, i = (int(round(v)) for v in t.get_position())
+        assert t.get_text() == f"{dist[i, j]:.2f}"
+        assert t.get_fontsize() >= 5.5
+        box = t.get_window_extent(renderer)
+        (x0, y0), (x1, y1) = to_display([(j - 0.5, i - 0.5), (j + 0.5, i + 0.5)])
+        left, right, low, high = min(x0, x1), max(x0, x1), min(y0, y1), max(y0, y1)
+        assert left <= box.x0 and box.x1 <= right and low <= box.y0 and box.y1 <= high, (t.get_text(), box)
+        cell = image.cmap(image.norm(dist[i, j]))
+        a, b = _luminance(cell), _luminance(to_rgba(t.get_color()))
+        assert (max(a, b) + 0.05) / (min(a, b) + 0.05) >= 3.0, (t.get_text(), t.get_color())
+    # the frames of reproduced cells: inside the cell, around the number
+    frame = ax.collections[0]
+    side_px = np.sqrt(frame.get_sizes()[0]) * fig.dpi / 72
+    (x0, _), (x1, _) = to_display([(0, 0), (1, 0)])
+    assert max(t.get_window_extent(renderer).width for t in texts) < side_px <= abs(x1 - x0)
+    assert _overlapping_texts(fig) == []
+
+
+def test_agreement_numbers_left_out_when_cells_are_small():
+    idata = _lda_like(chains=20, k=200, draws=5)  # 30 inches wide at most: cells of about 9 points
+    ax = plots.plot_agreement(idata).axes[0]
+    assert _cell_annotations(ax) == []
+    forced = plots.plot_agreement(idata, annotate=True).axes[0]
+    assert len(_cell_annotations(forced)) == 20 * 200
+
+
+def test_agreement_labels_clear_of_each_other_and_the_colour_bar():
+    """The axis label, tick labels, title and the colour bar do not overlap (the legend of the
+    frames used to sit over the x-axis label)."""
+    fig = plots.plot_agreement(_lda_like(k=8))
+    ax, bar = fig.axes
+    assert ax.get_legend() is None and "framed: reproduced" in ax.get_title(loc="left")
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    assert _overlapping_texts(fig) == []
+    bar_box = bar.get_window_extent(renderer)
+    for t in [ax.xaxis.label, ax._left_title, *ax.get_xticklabels()]:
+        assert not t.get_window_extent(renderer).overlaps(bar_box)
+
+
+# ----------------------------------------------------------------------------- lp where ArviZ sees it
+def test_lp_is_in_the_posterior_for_az_summary(tmp_path):
+    """A run's log joint is in sample_stats (ArviZ's place) and in the posterior, so that
+    az.summary shows it; gibbsjax.summary shows it once; saved, read back and resumed, it stays."""
+    import warnings
+
+    import arviz as az
+
+    import gibbsjax
+    from gibbsjax.models import normal
+
+    kernel = normal.bivariate(0.5)
+    idata = gibbsjax.sample(kernel, seed=0, num_chains=2, num_warmup=5, num_draws=20, progress=False)
+    np.testing.assert_array_equal(idata.posterior["lp"].values, idata.sample_stats["lp"].values)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = az.summary(idata)
+        ours = gibbsjax.summary(idata)
+    assert list(table.index) == ["x1", "x2", "lp"]
+    assert list(ours.index) == ["x1", "x2", "lp"]
+    assert table.at["lp", "mean"] == pytest.approx(float(idata.sample_stats["lp"].mean()), abs=1e-3)
+    assert list(gibbsjax.summary(idata, include_lp=False).index) == ["x1", "x2"]
+    assert list(gibbsjax.summary(idata, var_names=["x1"]).index) == ["x1", "lp"]
+    path = tmp_path / "run.nc"
+    idata.to_netcdf(str(path))
+    longer = gibbsjax.resume(az.from_netcdf(str(path)), kernel, num_draws=10, progress=False)
+    once = gibbsjax.sample(kernel, seed=0, num_chains=2, num_warmup=5, num_draws=30, progress=False)
+    for group in ("posterior", "sample_stats"):
+        np.testing.assert_array_equal(longer[group]["lp"].values, once[group]["lp"].values)
+    assert plots.variable_names(longer) == ["x1", "x2", "lp"]  # lp once

@@ -8,7 +8,7 @@ sweeps with ``lax.scan``, and returns ArviZ ``InferenceData``.
 >>> from gibbsjax.models import normal
 >>> idata = gibbsjax.sample(normal.bivariate(0.8), seed=0, num_draws=100, progress=False)
 >>> sorted(idata.posterior.data_vars)
-['x1', 'x2']
+['lp', 'x1', 'x2']
 """
 
 from gibbsjax.choose_k import choose_num_topics, stability_scorer

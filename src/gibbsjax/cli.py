@@ -759,8 +759,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="variables for trace/rank, lp included (default: all posterior variables and lp)")
     p.add_argument("--max-chains", type=_pos_int, metavar="N",
                    help="draw at most N chains, a random sample of larger runs (default: 16; agreement 32)")
-    p.add_argument("--per-panel", type=_pos_int, default=8, metavar="N",
-                   help="trace: at most N components per panel (default: 8)")
+    p.add_argument("--per-panel", type=_pos_int, default=None, metavar="N",
+                   help="trace: at most N components per panel (default: one; colours are chains)")
     p.add_argument("--top", type=_pos_int, default=10, metavar="N", help="words: words per topic (default: 10)")
     p.add_argument("--dpi", type=_pos_int, default=100, help="image resolution (default: 100)")
     _add_force(p, "FIG.png")

@@ -277,11 +277,17 @@ def summary_table(idata, var_names=None, *, include_lp: bool = True, **kwargs):
     True
     """
     lp = None
-    if include_lp and "sample_stats" in idata.groups() and "lp" in idata.sample_stats:
+    post = idata.posterior
+    if "lp" in post:  # a run's lp is in the posterior too (for az.summary): one row, last
+        names = [var_names] if isinstance(var_names, str) else (None if var_names is None else list(var_names))
+        rest = [n for n in (names if names is not None else post.data_vars) if n != "lp"]
+        if names is None or all(n in post for n in names):
+            var_names = rest + (["lp"] if include_lp else [])
+    elif include_lp and "sample_stats" in idata.groups() and "lp" in idata.sample_stats:
         import xarray as xr
 
         lp = xr.Dataset({"lp": idata.sample_stats["lp"]})
-    return _summary_table(idata.posterior, var_names, kwargs, lp)
+    return _summary_table(post, var_names, kwargs, lp)
 
 
 def _summary_table(dataset, var_names, kwargs, extra=None):

@@ -43,6 +43,7 @@ gibbsjax`` stays light.
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -100,6 +101,28 @@ def _draws(idata, var_names):
             raise ValueError(f"unknown variable {name!r}; variables: {', '.join(available)}")
     post = idata.posterior
     return xr.Dataset({n: (post[n] if n in post else idata.sample_stats[n]) for n in var_names})
+
+
+def _default_names(idata, var_names):
+    """``var_names``, or by default :func:`variable_names` less the variables that have a
+    ``<name>_sorted`` twin (the sorted, label-invariant copy is drawn), and a note naming them.
+
+    >>> import numpy as np
+    >>> from gibbsjax.diagnostics import to_inference_data
+    >>> idata = to_inference_data({"w": np.zeros((2, 3, 2)), "w_sorted": np.zeros((2, 3, 2))})
+    >>> _default_names(idata, None)[0]
+    ['w_sorted']
+    """
+    if var_names is not None:
+        return var_names, []
+    names = variable_names(idata)
+    twins = [n for n in names if f"{n}_sorted" in names]
+    if not twins:
+        return names, []
+    note = (f"not drawn: {', '.join(twins)} (the same draws as "
+            f"{', '.join(t + '_sorted' for t in twins)} up to the order of components); "
+            "name them in var_names (--var) to draw them")
+    return [n for n in names if n not in twins], [note]
 
 
 def _chain_sample(num_chains: int, max_chains, seed: int, keep: Sequence[int] = ()):
@@ -289,91 +312,130 @@ def plot_trace(
     idata,
     var_names: Sequence[str] | str | None = None,
     *,
-    max_per_panel: int = 8,
+    max_per_panel: int | None = None,
     max_chains: int | None = MAX_CHAINS,
     max_panels: int = 24,
     seed: int = 0,
+    ncols: int | None = None,
 ):
-    """Density and trace of each variable; many components are split into panels.
+    """Trace and density of each variable, one colour per chain, small panels in a grid.
 
-    One row per panel: the densities of every chain (left) and the draws
-    against the sweep (right).  A variable with more than ``max_per_panel``
-    components (e.g. LDA's ``topic_share`` with 32 topics) gets several rows of
-    at most ``max_per_panel`` components each, one colour per component with a
-    legend; a scalar variable is drawn one colour per chain.  ``var_names``
-    defaults to :func:`variable_names` (the posterior and ``lp``); ``lp`` is
-    taken from ``sample_stats``.  At most ``max_panels`` rows are drawn (the
-    figure says when some were left out).  ``max_chains``/``seed``: see
-    :func:`plot_lp`.
+    Each panel is one component of a variable (``topic_share[topic=3]``): its
+    draws against the sweep, one colour per chain (the colours of
+    :func:`plot_lp`, named in one legend under the figure), and beside them
+    each chain's density, drawn sideways on the same y axis: chains in one
+    mode overlap, a chain elsewhere sits apart.  ``max_per_panel``: put up to
+    this many components of a variable into one panel instead (still one
+    colour per chain; each component's name is written at the right end of
+    its lines).  At most ``max_panels`` panels are drawn, a fair share per
+    variable (``lp`` is never crowded out); the figure says when components
+    were left out.  ``ncols``: panels per row (default from their number).
+
+    ``var_names`` defaults to :func:`variable_names` (the posterior and
+    ``lp``) less the variables that have a ``<name>_sorted`` twin (the HMMs'
+    and mixtures' ``emission``/``emission_sorted``): the sorted,
+    label-invariant copy is drawn and the figure says which were left out;
+    name them in ``var_names`` (``--var``) to draw them.
+    ``max_chains``/``seed``: see :func:`plot_lp`.
 
     >>> import numpy as np
     >>> from gibbsjax.diagnostics import to_inference_data
     >>> share = np.random.default_rng(0).dirichlet(np.ones(32), size=(2, 30))
     >>> idata = to_inference_data({"topic_share": share}, dims={"topic_share": ["topic"]})
     >>> fig = plot_trace(idata, max_per_panel=8)
-    >>> len(fig.axes)                   # 4 rows of (density, trace)
+    >>> len(fig.axes)                   # 4 panels of (density, trace)
     8
+    >>> len(plot_trace(idata).axes) // 2  # one topic a panel, at most max_panels
+    24
     """
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import MaxNLocator
 
     _check_common(max_chains, seed)
-    check_int("max_per_panel", max_per_panel, 1)
+    per_panel = 1 if max_per_panel is None else check_int("max_per_panel", max_per_panel, 1)
     check_int("max_panels", max_panels, 1)
+    if ncols is not None:
+        check_int("ncols", ncols, 1)
+    var_names, notes = _default_names(idata, var_names)
     ds = _draws(idata, var_names)
     n_chains, n_draws = int(ds.sizes["chain"]), int(ds.sizes["draw"])
     if n_draws == 0:
         raise ValueError("this result has no draws to plot")
     chosen, note = _chain_sample(n_chains, max_chains, seed)
+    notes = ([note] if note else []) + notes
     ds = ds.isel(chain=chosen)
     chain_ids = ds["chain"].values if "chain" in ds.coords else chosen
     x, xlabel = _sweeps(idata, n_draws)
 
     per_var = [(str(name), *_components(da)) for name, da in ds.data_vars.items()]
-    allot = _budget([-(-v.shape[2] // max_per_panel) for _, v, _, _ in per_var], max_panels)
-    rows = []  # (name, values (chain, draw, k), labels, dims, total components)
-    notes = [note] if note else []
-    for (name, values, labels, dims), n_rows in zip(per_var, allot):
+    allot = _budget([-(-v.shape[2] // per_panel) for _, v, _, _ in per_var], max_panels)
+    cells = []  # (name, values (chain, draw, k), labels, dims, total components)
+    for (name, values, labels, dims), n_cells in zip(per_var, allot):
         total = values.shape[2]
-        for start in range(0, min(total, n_rows * max_per_panel), max_per_panel):
-            stop = min(start + max_per_panel, total)
-            rows.append((name, values[:, :, start:stop], labels[start:stop], dims, total))
-        if n_rows * max_per_panel < total:
-            notes.append(f"{name}: first {min(total, n_rows * max_per_panel)} of {total} components shown "
+        for start in range(0, min(total, n_cells * per_panel), per_panel):
+            stop = min(start + per_panel, total)
+            cells.append((name, values[:, :, start:stop], labels[start:stop], dims, total))
+        if n_cells * per_panel < total:
+            notes.append(f"{name}: first {min(total, n_cells * per_panel)} of {total} components shown "
                          f"(at most {max_panels} panels; choose variables with var_names, --var)")
 
-    fig, axes = plt.subplots(
-        len(rows), 2, figsize=(12, 1.9 * len(rows) + 0.8), squeeze=False,
-        gridspec_kw={"width_ratios": [1, 3]},
-    )
-    for (name, vals, labels, dims, total), (dax, tax) in zip(rows, axes):
+    n = len(cells)
+    cols = min(ncols, n) if ncols is not None else (1 if n == 1 else 2 if n <= 4 else 3 if n <= 9 else 4)
+    rows_n = -(-n // cols)
+    fig = plt.figure(figsize=(max(9.0, 3.4 * cols + 1.4), 1.7 * rows_n + 0.9 + 0.18 * len(notes)),
+                     layout="constrained")
+    fig.get_layout_engine().set(w_pad=0.04, h_pad=0.04, wspace=0.03, hspace=0.03)
+    grid = fig.add_gridspec(rows_n, cols)
+    colours = _colours(len(chosen))
+    first = None
+    for idx, (name, vals, labels, dims, total) in enumerate(cells):
+        sub = grid[idx // cols, idx % cols].subgridspec(1, 2, width_ratios=[4, 1], wspace=0.0)
+        dax = fig.add_subplot(sub[0, 1])  # density first: fig.axes alternates density, trace
+        tax = fig.add_subplot(sub[0, 0], sharey=dax, sharex=first)
+        first = first or tax
         n_comp = vals.shape[2]
-        by_chain = n_comp == 1
-        colours = _colours(len(chosen) if by_chain else n_comp)
         for k in range(n_comp):
             for i, c in enumerate(chain_ids):
-                colour = colours[i] if by_chain else colours[k]
-                label = (f"chain {c}" if by_chain else _short(labels[k])) if (by_chain or i == 0) else None
-                tax.plot(x, vals[i, :, k], color=colour, lw=0.6, alpha=0.75, label=label)
+                tax.plot(x, vals[i, :, k], color=colours[i], lw=0.6, alpha=0.8,
+                         label=f"chain {c}" if k == 0 else None)
                 dens = _density(vals[i, :, k])
                 if dens is not None:
-                    dax.plot(dens[0], dens[1], color=colour, lw=0.8, alpha=0.75)
+                    dax.plot(dens[1], dens[0], color=colours[i], lw=0.8, alpha=0.8)
                 else:
-                    dax.axvline(vals[i, 0, k], color=colour, lw=0.8, alpha=0.75)
-        if dims:
-            what = "×".join(dims)
-            span = _short(labels[0]) if n_comp == 1 else f"{_short(labels[0])} … {_short(labels[-1])}"
-            title = f"{name}  [{what} {span}]" + (f"  ({n_comp} of {total})" if n_comp < total else "")
-        else:
+                    dax.axhline(vals[i, 0, k], color=colours[i], lw=0.8, alpha=0.8)
+        if n_comp > 1:  # name each component at the right end of its lines
+            tail = vals[:, -max(1, n_draws // 10):, :]
+            for k, level in enumerate(np.median(tail.reshape(-1, n_comp), axis=0)):
+                tax.text(0.995, level, _short(labels[k], 12), transform=tax.get_yaxis_transform(),
+                         ha="right", va="center", fontsize=6, color="0.2",
+                         bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.6})
+        if not dims:
             title = name
-        tax.set_title(title, fontsize=9, loc="left")
-        dax.set_title(name, fontsize=9, loc="left")
-        dax.set_yticks([])
-        if not by_chain or 2 <= len(chosen) <= 8:
-            tax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=7, frameon=False,
-                       title="chain" if by_chain else "×".join(dims), title_fontsize=7,
-                       ncol=-(-n_comp // 10))  # at most 10 entries a column: fits the row
-    axes[-1, 1].set_xlabel(xlabel)
-    _finish(fig, notes)
+        elif n_comp == 1:
+            parts = labels[0].split(",")
+            title = f"{name}[{', '.join(f'{d}={p}' for d, p in zip(dims, parts))}]"
+        else:
+            title = f"{name}[{'×'.join(dims)} {labels[0]} … {labels[-1]}]"
+        tax.set_title(_short(title, 44), fontsize=8, loc="left")
+        tax.tick_params(labelsize=7)
+        tax.yaxis.set_major_locator(MaxNLocator(nbins=4))
+        tax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
+        tax.ticklabel_format(axis="y", useOffset=False)
+        if idx + cols < n:  # another panel below in this column: its x axis says the sweep
+            tax.tick_params(labelbottom=False)
+        else:
+            tax.set_xlabel(xlabel, fontsize=8)
+        dax.tick_params(left=False, labelleft=False, bottom=False, labelbottom=False)
+        dax.set_xlim(left=0)
+        for side in ("top", "right"):
+            dax.spines[side].set_visible(False)
+    if 2 <= len(chosen) <= 16:
+        handles = [Line2D([], [], color=colours[i], lw=1.5) for i in range(len(chosen))]
+        fig.legend(handles, [f"chain {c}" for c in chain_ids], loc="outside lower center",
+                   ncol=min(len(chosen), 8), fontsize=7, frameon=False)
+    if notes:
+        fig.suptitle("\n".join(notes), fontsize=8)
     return fig
 
 
@@ -396,7 +458,8 @@ def plot_rank(
     follows ``az.plot_rank``; each chain is one filled step outline (not one
     bar per bin), so many panels draw in a second.  ``var_names``,
     ``max_chains``, ``seed``: see :func:`plot_trace` (with a sample of chains,
-    ranks are those within the sample); at most ``max_panels`` panels.
+    ranks are those within the sample); at most ``max_panels`` panels.  By default
+    a variable with a ``<name>_sorted`` twin is left out, as in :func:`plot_trace`.
 
     >>> import numpy as np
     >>> from gibbsjax.diagnostics import to_inference_data
@@ -413,6 +476,7 @@ def plot_rank(
     _check_common(max_chains, seed)
     check_int("max_panels", max_panels, 1)
     check_int("ncols", ncols, 1)
+    var_names, left_out = _default_names(idata, var_names)
     ds = _draws(idata, var_names)
     n_draws = int(ds.sizes["draw"])
     if n_draws == 0:
@@ -424,7 +488,7 @@ def plot_rank(
     per_var = [(str(name), *_components(da)[:2]) for name, da in ds.data_vars.items()]
     allot = _budget([v.shape[2] for _, v, _ in per_var], max_panels)
     panels = []  # (title, values (chain, draw))
-    notes = [note] if note else []
+    notes = ([note] if note else []) + left_out
     for (name, values, labels), n_panels in zip(per_var, allot):
         panels += [(f"{name}\n{_short(label)}" if label else name, values[:, :, k])
                    for k, label in enumerate(labels[:n_panels])]
@@ -471,12 +535,13 @@ def plot_agreement(idata, *, ax=None, max_chains: int | None = 32, seed: int = 0
     """Which chains reproduce which topic (cluster): a chains × components heatmap.
 
     Colour: each chain's distance to the reference chain, per aligned
-    component (``agreement.distance_to_reference``); a ring marks the cells
-    within the threshold (``agreement.reproduced``).  The title gives the
+    component (``agreement.distance_to_reference``); a square frame marks the
+    cells within the threshold (``agreement.reproduced``).  The title gives the
     verdict, the threshold and the rule; the x labels give each component's
     R-hat, the y labels mark the reference chain and print the agreeing chains
     in bold.  ``annotate``: write the distances in the cells (default: when the
-    grid is at most 16 × 24).  ``max_chains``: a random sample (``seed``) that
+    cells are big enough for a readable number; the font size follows the cell
+    size, the text colour the cell's darkness).  ``max_chains``: a random sample (``seed``) that
     always holds the reference chain.  Raises ``ValueError`` when the result
     has no ``agreement`` group (LDA and the mixtures write one after alignment
     when several chains run).
@@ -516,7 +581,8 @@ def plot_agreement(idata, *, ax=None, max_chains: int | None = 32, seed: int = 0
 
     n_rows, n_cols = d.shape
     if ax is None:
-        fig, ax = plt.subplots(figsize=(min(3.0 + 0.6 * n_cols, 30), min(2.2 + 0.32 * n_rows, 30)))
+        fig, ax = plt.subplots(figsize=(min(3.4 + 0.6 * n_cols, 30), min(2.4 + 0.36 * n_rows, 30)),
+                               layout="constrained")
     else:
         fig = ax.figure
     top = np.nanmax(d) if np.isfinite(d).any() else 1.0
@@ -524,22 +590,11 @@ def plot_agreement(idata, *, ax=None, max_chains: int | None = 32, seed: int = 0
     image = ax.imshow(d, cmap="Reds", vmin=0.0, vmax=vmax, aspect="auto", interpolation="nearest")
     bar = fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02)
     bar.set_label("distance to the reference chain", fontsize=8)
+    bar.ax.tick_params(labelsize=7)
     if threshold is not None:
         bar.ax.axhline(threshold, color="k", lw=1.2)
-    if rep is not None and rep.any():
-        r, c = np.nonzero(rep)
-        ax.scatter(c, r, s=90, facecolors="none", edgecolors="k", linewidths=1.0,
-                   label="reproduced (within the threshold)")
-        ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.12 if rhat is not None else -0.08),
-                  fontsize=8, frameon=False)
-    if annotate is None:
-        annotate = n_rows <= 16 and n_cols <= 24
-    if annotate:
-        for i in range(n_rows):
-            for j in range(n_cols):
-                if np.isfinite(d[i, j]):
-                    ax.text(j, i, f"{d[i, j]:.2f}", ha="center", va="center", fontsize=6,
-                            color="white" if d[i, j] > 0.6 * vmax else "black")
+    fig.draw_without_rendering()  # laid out: the heatmap's width wraps the title
+    box = ax.get_window_extent()
     ax.set_xticks(range(n_cols))
     if rhat is not None:
         ax.set_xticklabels([f"{k}\n{float(r):.2f}" for k, r in zip(comps, rhat)], fontsize=7)
@@ -558,13 +613,38 @@ def plot_agreement(idata, *, ax=None, max_chains: int | None = 32, seed: int = 0
         detail.append(f"threshold {threshold:g}")
     if attrs.get("rule"):
         detail.append(f"rule: {attrs['rule']}")
+    if rep is not None and rep.any():
+        detail.append("framed: reproduced (within the threshold)")
     if agreeing:
         detail.append("bold: agreeing chains")
     if detail:
         lines.append("; ".join(detail))
     if note:
         lines.append(note)
-    ax.set_title("\n".join(lines), fontsize=9, loc="left")
+    width = max(40, int(box.width * 72.0 / fig.dpi / (9 * 0.55)))  # characters across the heatmap
+    ax.set_title("\n".join(textwrap.fill(line, width) for line in lines), fontsize=9, loc="left")
+    # the cell size in points, once laid out with the title: frames and numbers fit inside a cell
+    fig.draw_without_rendering()
+    box = ax.get_window_extent()
+    cell_w, cell_h = (72.0 / fig.dpi) * box.width / n_cols, (72.0 / fig.dpi) * box.height / n_rows
+    if rep is not None and rep.any():
+        r, c = np.nonzero(rep)
+        side = 0.78 * min(cell_w, cell_h)  # a square frame inside the cell (marker size: points)
+        ax.scatter(c, r, s=side ** 2, marker="s", facecolors="none", edgecolors="k",
+                   linewidths=max(0.6, min(1.5, side / 20)))
+    # "0.37": four characters about 0.6 em wide each; a line about 1.2 em high
+    size = min(9.0, 0.85 * cell_w / (4 * 0.6), 0.6 * cell_h / 1.2)
+    if annotate is None:
+        annotate = size >= 5.5
+    if annotate:
+        colours = image.cmap(image.norm(d))
+        for i in range(n_rows):
+            for j in range(n_cols):
+                if np.isfinite(d[i, j]):
+                    red, green, blue = colours[i, j, :3]
+                    dark = 0.2126 * red + 0.7152 * green + 0.0722 * blue < 0.5  # relative luminance
+                    ax.text(j, i, f"{d[i, j]:.2f}", ha="center", va="center", fontsize=max(size, 4.0),
+                            color="white" if dark else "black")
     return fig
 
 

@@ -79,7 +79,10 @@ def stack_chunks(chunks: list[dict]) -> tuple[dict, dict]:
 
 # ----------------------------------------------------------------------------- result
 def finish(run: Run, run_attrs: dict):
-    """The InferenceData of a run: draws, per-chain means and its ``sampler_state``."""
+    """The InferenceData of a run: draws, per-chain means and its ``sampler_state``.
+
+    The log joint ``lp`` is in ``sample_stats`` (where ArviZ expects it) and in the
+    posterior (where ``az.summary`` sees it)."""
     s, kernel = run.settings, run.kernel
     posterior, stats = stack_chunks(run.outputs["sampling"])
     warm_posterior, warm_stats = stack_chunks(run.outputs["warm-up"])
@@ -95,6 +98,11 @@ def finish(run: Run, run_attrs: dict):
     if run.interrupted:
         run_attrs["interrupted_by"] = run.signal_name or "SIGINT"
     run_attrs.update(run.until_note)
+    if "lp" in stats and "lp" not in posterior:
+        # the log joint also as a posterior variable, so that ``az.summary(idata)`` and
+        # ``az.plot_trace(idata)`` show it (ArviZ reads only the posterior); the same array
+        # as ``sample_stats.lp``, not a copy: no memory beyond the estimate (gibbsjax.memory)
+        posterior = {**posterior, "lp": stats["lp"]}
     means = None
     if run.acc and run.kept > 0:
         means = {k: np.asarray(v) / run.kept for k, v in fetch(run.acc).items()}

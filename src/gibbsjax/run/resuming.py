@@ -179,8 +179,10 @@ def _previous_draws(idata, group: str, stats_group: str) -> dict | None:
     if post is None:
         return None
     n = int(post.sizes.get("draw", 0))
+    has_lp = stats is not None and "lp" in stats  # the posterior's lp is a view of it: not a record
     chunk: dict[str, Any] = {"n": n, "posterior": {k: np.asarray(v.transpose("chain", "draw", ...).values)
-                                                   for k, v in post.data_vars.items()}}
+                                                   for k, v in post.data_vars.items()
+                                                   if not (k == "lp" and has_lp)}}
     if stats is not None and "lp" in stats:
         chunk["lp"] = np.asarray(stats["lp"].transpose("chain", "draw").values)
     return chunk if n else None
