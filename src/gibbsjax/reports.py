@@ -129,10 +129,19 @@ def chains_disagree(idata) -> str | None:
         f"Reference chain {ref} is {agreement.rule}. {estimates}"
         f"Chains that reproduce every {name} of chain {ref}: {chain_list(agreement.agreeing_chains, total)}; "
         f"{noun} not reproduced by every chain: {', '.join(str(labels_[i]) for i in missing)}. "
-        f"Running longer rarely brings such chains together. What helps: more chains, to see which {noun} "
-        f"recur (`gibbsjax plot RESULT.nc --kind agreement`); reporting only the {noun} every chain "
-        f"reproduces; another number of {noun} K."
+        f"Running longer rarely brings such chains together. What helps: {_what_helps(idata, noun)}"
     )
+
+
+def _what_helps(idata, noun: str) -> str:
+    """The advice that ends :func:`chains_disagree`: with a ``stable_topics`` group (LDA), rely
+    on the stable topics and choose K by stability; otherwise look at which components recur."""
+    if "stable_topics" in idata.groups():
+        return (f"rely on the stable {noun} (held by most chains: the table 'stable topics', "
+                "`gibbsjax plot RESULT.nc --kind stable`; more chains make it surer); choose K by "
+                "stability (`gibbsjax choose-k CONFIG --K ...`).")
+    return (f"more chains, to see which {noun} recur (`gibbsjax plot RESULT.nc --kind agreement`); "
+            f"reporting only the {noun} every chain reproduces; another number of {noun} K.")
 
 
 class ChainDisagreementWarning(UserWarning):
