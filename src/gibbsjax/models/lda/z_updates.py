@@ -5,8 +5,9 @@ p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α), in one of several fo
 (:data:`Z_UPDATES`): ``"dense"`` (the reference XLA scan,
 :func:`~gibbsjax.models.lda.conditionals.sample_z_partially_collapsed`), ``"lanes"``
 (:func:`~gibbsjax.models.lda.conditionals.sample_z_lanes`, the fastest on a CPU) and
-``"pallas"`` (the fused GPU kernel of :mod:`gibbsjax.models.lda.pallas`); ``"auto"``
-picks one by backend (:func:`resolve_z_update`).  :data:`SAMPLE_Z` maps each resolved
+``"pallas"`` (the fused GPU kernel of :mod:`gibbsjax.models.lda.pallas`) and ``"sparse"``
+(:func:`~gibbsjax.models.lda.sparse.sample_z_sparse`, O(longest document + √K) per token instead
+of O(K): for many topics); ``"auto"`` picks one by backend (:func:`resolve_z_update`).  :data:`SAMPLE_Z` maps each resolved
 name to its update, for the one-device kernels and the sharded one alike.  The Dirichlet rows
 (φ; θ in the uncollapsed sampler) are drawn ``"sparse"`` or ``"dense"``
 (:data:`~gibbsjax.models.lda.conditionals.DIRICHLET_ROWS`), ``"auto"`` picking one by backend
@@ -24,12 +25,13 @@ from gibbsjax._checks import check_choice
 from gibbsjax.models.lda import pallas as fused
 from gibbsjax.models.lda.conditionals import sample_z_lanes, sample_z_partially_collapsed
 from gibbsjax.models.lda.layout import LDAData, LDAState
+from gibbsjax.models.lda.sparse import sample_z_sparse
 
 __all__ = ["Z_UPDATES", "WARMUPS", "FAST_WARMUP_NAME", "pallas_module", "resolve_z_update", "SAMPLE_Z",
            "DIRICHLET_DRAWS", "resolve_dirichlet_draw", "FALLBACK_WARNING"]
 
 #: z-updates of :func:`~gibbsjax.models.lda.partially_collapsed`, all sampling the same exact conditional
-Z_UPDATES = ("auto", "dense", "lanes", "pallas")
+Z_UPDATES = ("auto", "dense", "lanes", "pallas", "sparse")
 #: how the LDA kernels draw their Dirichlet rows (φ; θ in the uncollapsed sampler), all exact
 DIRICHLET_DRAWS = ("auto", "sparse", "dense")
 #: what the one-time warning says when a GPU run cannot use the fused z-update
@@ -121,4 +123,5 @@ def _sample_z_pallas(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
 
 
 #: the z-update of each resolved ``z_update`` name (the update of ``z`` in a sweep)
-SAMPLE_Z = {"dense": sample_z_partially_collapsed, "lanes": sample_z_lanes, "pallas": _sample_z_pallas}
+SAMPLE_Z = {"dense": sample_z_partially_collapsed, "lanes": sample_z_lanes, "pallas": _sample_z_pallas,
+            "sparse": sample_z_sparse}
