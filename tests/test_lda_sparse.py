@@ -118,20 +118,21 @@ def test_visit_frequencies_against_exact_enumeration(keep_current):
         assert p_value > 1e-4, p_value
 
 
-def test_alpha_term_draw_at_ten_thousand_topics():
-    """The two-level inverse CDF (100 blocks of 100 topics) against its weights α_k φ_kw for two
+@pytest.mark.parametrize("k", [997, 10_000])
+def test_alpha_term_draw_against_its_weights(k):
+    """The two-level inverse CDF (K = 10,000: 100 blocks of 100 topics; K = 997: 32 blocks of 32,
+    the last one's window shifted back inside the K topics) against its weights α_k φ_kw for two
     words: chi-square over 400,000 draws, rare topics pooled."""
-    k = 10_000
     rng = np.random.default_rng(3)
     phi_t = jnp.asarray(rng.gamma(0.05, size=(2, k)) + 1e-30, jnp.float32)
     alpha = jnp.asarray(rng.uniform(0.5, 2.0, size=k), jnp.float32)
-    sums, total = sparse.alpha_term_tables(phi_t, alpha)
+    cumulative = sparse.alpha_term_tables(phi_t, alpha)
     n = 200_000
     words = jnp.repeat(jnp.arange(2), n)
     u = jax.random.uniform(jax.random.key(4), (2 * n,))
-    topics = np.asarray(jax.jit(sparse.draw_alpha_term)(phi_t, alpha, sums, words, u))
+    topics = np.asarray(jax.jit(sparse.draw_alpha_term)(phi_t, alpha, cumulative, words, u))
     weights = np.asarray(phi_t, np.float64) * np.asarray(alpha, np.float64)
-    np.testing.assert_allclose(np.asarray(total), weights.sum(1), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(cumulative[:, -1]), weights.sum(1), rtol=1e-5)
     for w in range(2):
         counts = np.bincount(topics[w * n:(w + 1) * n], minlength=k)
         assert chi_square_test(counts, weights[w] / weights[w].sum()).p_value > 1e-4
