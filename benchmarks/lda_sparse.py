@@ -6,12 +6,15 @@ the K = 10,000 φ table fits a laptop), α = 0.1, η = 0.01, packed by `lda.data
 For each K of ``--topics``:
 
 * each z-update alone (jitted, state of `Kernel.init`: the cost of these updates does not depend
-  on how sparse z is), compile seconds apart, the mean of ``--reps`` calls: M tokens/s;
+  on how sparse z is), compile seconds apart; M tokens/s;
 * the φ draw alone (n_kw by one scatter-add, then the draw), each exact Dirichlet draw:
   ``"sparse"`` (the sparse-count sampler, the CPU's choice) and ``"dense"`` (``jax.random.loggamma``,
   the GPU's choice);
 * a whole sweep (φ draw with the backend's "auto" draw, then the z-update), tokens/s per update;
 * ratios side by side: sparse / lanes for the z-update and for the whole sweep.
+
+Every timing is the fastest of ``--reps`` calls, the candidates called in turns (the machine's
+changing load, e.g. other jobs on a shared CPU, then hits them alike).
 
 Run (CPU, from the project root):
     python benchmarks/lda_sparse.py                                  # K = 100, 1,000, 10,000
@@ -37,46 +40,52 @@ from gibbsjax.models.lda.z_updates import SAMPLE_Z
 ALPHA, ETA = 0.1, 0.01
 
 
-def _timed(fn, *args, reps):
-    """(compile seconds, mean seconds per call) of a jitted ``fn``."""
+def _compiled(fn, *args):
+    """(compile seconds, the jitted ``fn``) after one call."""
+    f = jax.jit(fn)
     t = time.perf_counter()
-    jax.block_until_ready(fn(*args))
-    first = time.perf_counter() - t
-    t = time.perf_counter()
+    jax.block_until_ready(f(*args))
+    return time.perf_counter() - t, f
+
+
+def _interleaved(calls, reps):
+    """The fastest of ``reps`` calls of each of ``calls`` (name -> thunk), called in turns, so a
+    shared machine's changing load hits every candidate alike: {name: seconds}."""
+    best = {name: float("inf") for name in calls}
     for _ in range(reps):
-        out = fn(*args)
-    jax.block_until_ready(out)
-    per_call = (time.perf_counter() - t) / reps
-    return max(first - per_call, 0.0), per_call
+        for name, thunk in calls.items():
+            t = time.perf_counter()
+            jax.block_until_ready(thunk())
+            best[name] = min(best[name], time.perf_counter() - t)
+    return best
 
 
 def bench_k(d, k, args):
     tokens = int(d.mask.sum())
     state = lda.partially_collapsed(k, alpha=ALPHA, eta=ETA, z_update="lanes").init(jax.random.key(0), d)
     key = jax.random.key(1)
-    rows = []
-    phi_ms = {}
+    compile_s, calls = {}, {}
     for draw in args.draws:
-        f = jax.jit(functools.partial(lda.sample_log_phi, K=k, eta=ETA, draw=draw))
-        compile_s, per = _timed(f, key, state, d, reps=args.reps)
-        phi_ms[draw] = 1e3 * per
-        rows.append({"K": k, "what": f"phi draw {draw}", "compile_s": compile_s, "ms": 1e3 * per,
-                     "Mtok_s": tokens / per / 1e6})
+        name = f"phi draw {draw}"
+        compile_s[name], f = _compiled(functools.partial(lda.sample_log_phi, K=k, eta=ETA, draw=draw), key, state, d)
+        calls[name] = functools.partial(f, key, state, d)
+    for update in args.updates:
+        name = f"z-update {update}"
+        compile_s[name], f = _compiled(functools.partial(SAMPLE_Z[update], K=k, alpha=ALPHA), key, state, d)
+        calls[name] = functools.partial(f, key, state, d)
+    best = _interleaved(calls, args.reps)
+    rows = [{"K": k, "what": name, "compile_s": compile_s[name], "ms": 1e3 * sec, "Mtok_s": tokens / sec / 1e6}
+            for name, sec in best.items()]
     auto_draw = lda.resolve_dirichlet_draw("auto")
-    z_ms = {}
-    for name in args.updates:
-        f = jax.jit(functools.partial(SAMPLE_Z[name], K=k, alpha=ALPHA))
-        compile_s, per = _timed(f, key, state, d, reps=args.reps)
-        z_ms[name] = 1e3 * per
-        sweep_ms = z_ms[name] + phi_ms.get(auto_draw, 0.0)
-        rows.append({"K": k, "what": f"z-update {name}", "compile_s": compile_s, "ms": 1e3 * per,
-                     "Mtok_s": tokens / per / 1e6})
-        rows.append({"K": k, "what": f"sweep {name} + phi {auto_draw}", "compile_s": 0.0, "ms": sweep_ms,
-                     "Mtok_s": tokens / sweep_ms / 1e3})
-    if "sparse" in z_ms and "lanes" in z_ms:
-        sweep = {n: z_ms[n] + phi_ms.get(auto_draw, 0.0) for n in ("sparse", "lanes")}
-        rows.append({"K": k, "what": "speed-up sparse / lanes, z-update", "ratio": z_ms["lanes"] / z_ms["sparse"]})
-        rows.append({"K": k, "what": "speed-up sparse / lanes, sweep", "ratio": sweep["lanes"] / sweep["sparse"]})
+    phi = best.get(f"phi draw {auto_draw}", 0.0)
+    for update in args.updates:
+        sec = best[f"z-update {update}"] + phi
+        rows.append({"K": k, "what": f"sweep {update} + phi {auto_draw}", "compile_s": 0.0, "ms": 1e3 * sec,
+                     "Mtok_s": tokens / sec / 1e6})
+    if "sparse" in args.updates and "lanes" in args.updates:
+        z = {u: best[f"z-update {u}"] for u in ("sparse", "lanes")}
+        rows.append({"K": k, "what": "speed-up sparse / lanes, z-update", "ratio": z["lanes"] / z["sparse"]})
+        rows.append({"K": k, "what": "speed-up sparse / lanes, sweep", "ratio": (z["lanes"] + phi) / (z["sparse"] + phi)})
     return rows
 
 
@@ -89,10 +98,12 @@ def main(argv=None):
     p.add_argument("--updates", nargs="+", default=["lanes", "sparse"], choices=["lanes", "sparse", "dense"])
     p.add_argument("--draws", nargs="+", default=["sparse", "dense"], choices=["sparse", "dense"])
     p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--lanes", type=int, help="lanes of the packed grid (default: lda.data's, about N / longest "
+                   "document); more lanes, fewer steps S: the sparse update's work per token is S")
     p.add_argument("--json", help="write the rows here as JSON (a new file; never overwrites)")
     args = p.parse_args(argv)
     corpus, _, _ = lda_corpus(args.docs, 20, args.vocab, args.doc_length, alpha=ALPHA, eta=ETA, seed=0)
-    d = lda.data(corpus)
+    d = lda.data(corpus, num_lanes=args.lanes)
     lengths = np.asarray(d.doc_lengths)
     print(f"backend {jax.default_backend()}, {int(d.mask.sum()):,} tokens, {lengths.size} documents "
           f"(mean length {lengths.mean():.0f}, longest {lengths.max()}), V = {args.vocab}, "

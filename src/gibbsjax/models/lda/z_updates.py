@@ -68,6 +68,16 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None) -> str:
     Raises ``ValueError`` for an unknown option, or for ``"pallas"`` where
     Pallas cannot be imported.
 
+    ``"sparse"`` (:func:`~gibbsjax.models.lda.sparse.sample_z_sparse`, O(S + √K) per token, S
+    the grid's steps ≈ the longest document) is never picked by ``"auto"``: on the 2-core CPU
+    here it was 0.64× ``"lanes"`` at K = 100, 1.36× at K = 1,000 and 7.8× at K = 10,000
+    (z-update alone, documents of about 100 tokens, S = 187; ``benchmarks/lda_sparse.py``), so
+    choose it for K well above S (from about K = 2S on).  On a GPU ``"auto"`` keeps the fused
+    kernel: the XLA form of ``"sparse"`` is not measured there yet; pending that, it is the
+    candidate for K ≥ 1,000 where the dense fused kernel's O(K) per token dominates (599 M
+    tokens/s at K = 1,000 on an H100, ~10× less per tenfold K), with ``--topics 1000 10000`` of
+    ``benchmarks/lda_sparse.py`` the command that decides it.
+
     >>> resolve_z_update("auto", backend="cpu")
     'lanes'
     >>> resolve_z_update("dense")
@@ -108,6 +118,18 @@ def resolve_dirichlet_draw(dirichlet_draw: str = "auto", backend: str | None = N
     sparse-count sampler: 1.4 ms against 74 ms for K = 100, V = 10,000).  Both are exact draws
     of the same distribution; they give different variates, so a GPU run and a CPU run of the
     same seed differ.
+
+    Large K (1,000 to 10,000 topics): a sweep needs every φ_kw (the z-update's α-term totals
+    Σ_k α φ_kw of every word involve all K·V entries), so it draws K·V gammas, 10⁸ at
+    K = V = 10,000, whatever the z-update; no exact draw may skip an entry.  The same choice
+    holds, because most of those n_kw are 0: ``"sparse"`` (the CPU's) draws the Gamma(η) variates
+    of zero counts by the cheap exact small-shape sampler (log G(η) = log G(1 + η) + log(U)/η,
+    G(1 + η) by exponential-envelope rejection) and only the nonzero counts by Marsaglia–Tsang:
+    measured here 6 / 18 / 300 ms at K = 100 / 1,000 / 10,000 (V = 1,000) against 84 / 1,115 /
+    34,540 ms for ``jax.random.loggamma``; ``"dense"`` (the GPU's) draws every entry with XLA's
+    sampler, 570 M variates/s on an H100, so about 0.2 s for 10⁸.  Both are exact: every entry
+    is an independent exact Gamma(n_kw + η) variate in log space (no underflow of the tiny
+    Gamma(η) ones), and independent gammas normalised per row are exactly Dirichlet.
 
     >>> resolve_dirichlet_draw("auto", backend="cpu"), resolve_dirichlet_draw("auto", backend="gpu")
     ('sparse', 'dense')
