@@ -37,9 +37,14 @@ gathers φ_{z_j, w} over the slots of its lane that hold the same document (a ma
 gather, so the work per token is S, about the longest document under the default packing of
 :func:`~gibbsjax.models.lda.data`, not the token's own document length), and picks j by an
 inverse CDF (:func:`~gibbsjax.models.lda.conditionals.draw_by_prefix_products`).  So a token
-costs O(S + √K) against O(K) for the dense updates.  Measured on a 2-core CPU
-(``benchmarks/lda_sparse.py``, 100,000 tokens, documents of Poisson(100) tokens, S = 187):
-0.64× ``"lanes"`` at K = 100, 1.36× at K = 1,000, 7.8× at K = 10,000 (the z-update alone).
+costs O(S + √K) against O(K) for the dense updates.  Measured on a shared 2-core CPU
+(``benchmarks/lda_sparse.py``, fastest of 7 interleaved calls; 100,000 tokens in documents of
+Poisson(100) tokens, V = 1,000, S = 187): the z-update alone at 0.62× ``"lanes"`` at K = 100,
+0.79× at 300, 1.19× at 1,000 and 6.9× at 10,000 (whole sweeps with the sparse-count φ draw:
+0.65×, 0.82×, 1.15×, 4.1×).  Longer documents move the crossover up (mean 213 tokens, S = 401:
+0.37× at K = 100, 0.93× at 1,000); more lanes shorten S (one document per lane, S = 266: 0.56×
+and 1.26×), so with this update pack with ``lda.data(corpus, num_lanes=...)`` large enough that
+S is close to the longest document.
 
 Every token uses two uniforms (:func:`~gibbsjax.models.lda.layout.token_uniforms` of two keys
 split from the sweep's key): one picks the part, the other draws within it (the part that is not

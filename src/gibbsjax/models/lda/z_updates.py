@@ -70,9 +70,9 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None) -> str:
 
     ``"sparse"`` (:func:`~gibbsjax.models.lda.sparse.sample_z_sparse`, O(S + √K) per token, S
     the grid's steps ≈ the longest document) is never picked by ``"auto"``: on the 2-core CPU
-    here it was 0.64× ``"lanes"`` at K = 100, 1.36× at K = 1,000 and 7.8× at K = 10,000
+    here it was 0.62× ``"lanes"`` at K = 100, 0.79× at 300, 1.19× at 1,000 and 6.9× at 10,000
     (z-update alone, documents of about 100 tokens, S = 187; ``benchmarks/lda_sparse.py``), so
-    choose it for K well above S (from about K = 2S on).  On a GPU ``"auto"`` keeps the fused
+    choose it for K well above S (from about K = 3S on).  On a GPU ``"auto"`` keeps the fused
     kernel: the XLA form of ``"sparse"`` is not measured there yet; pending that, it is the
     candidate for K ≥ 1,000 where the dense fused kernel's O(K) per token dominates (599 M
     tokens/s at K = 1,000 on an H100, ~10× less per tenfold K), with ``--topics 1000 10000`` of
