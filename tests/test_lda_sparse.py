@@ -187,3 +187,22 @@ def test_draws_do_not_depend_on_the_packing():
         draws.append(lda.tokens_in_corpus_order(d, new))
     for other in draws[1:]:
         assert np.mean(other != draws[0]) <= 0.01, np.mean(other != draws[0])
+
+
+@pytest.mark.parametrize("z_update", ["sparse", "lanes"])
+def test_the_gpu_program_of_the_sparse_sweep_has_no_per_token_topic_vectors(z_update, monkeypatch):
+    """One sweep lowered for CUDA (no GPU needed; the backend reported as "gpu"): with "sparse" no
+    array of the program is (lanes × K), so no token does O(K) work; "lanes", the dense update,
+    shows that the check would see one."""
+    from jax import export
+
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    k, lanes = 1009, 7  # K prime and far from every other size here
+    docs = [[f"w{(3 * i + j) % 5}" for j in range(2 + i % 4)] for i in range(14)]
+    d = lda.data(Corpus.from_token_lists(docs), num_lanes=lanes)
+    assert d.words.shape[1] == lanes
+    kernel = lda.partially_collapsed(k, z_update=z_update, warmup="exact")
+    state = kernel.init(jax.random.key(0), d)
+    text = export.export(jax.jit(kernel.step), platforms=["cuda"])(jax.random.key(1), state, d).mlir_module()
+    per_token = f"tensor<{lanes}x{k}x" in text
+    assert per_token == (z_update == "lanes")
