@@ -63,10 +63,14 @@ import jax.numpy as jnp
 from gibbsjax.models.lda.conditionals import draw_by_prefix_products, phi_by_word
 from gibbsjax.models.lda.layout import LDAData, LDAState, token_uniforms
 
-__all__ = ["SPARSE_ALPHA_BLOCK_TOKENS", "alpha_term_tables", "draw_alpha_term", "sample_z_sparse"]
+__all__ = ["SPARSE_ALPHA_BLOCK_ELEMENTS", "alpha_term_tables", "draw_alpha_term", "sample_z_sparse"]
 
-#: tokens per block of the vectorised α-term pass (its temporaries are O(block · √K))
-SPARSE_ALPHA_BLOCK_TOKENS = 1 << 13
+#: the vectorised α-term pass takes tokens in blocks whose temporaries (about √K floats per token
+#: for each of the block level and the topic level) hold about this many elements, per backend:
+#: on a CPU 2^20 (4 MB of float32, cache-sized: about 5,000 tokens per block at K = 10,000; larger
+#: blocks measured slower there), elsewhere 2^26 (256 MB: few sequential blocks on a GPU, where
+#: each block is a handful of kernel launches; not yet measured on one)
+SPARSE_ALPHA_BLOCK_ELEMENTS = {"cpu": 1 << 20, "other": 1 << 26}
 
 
 def _alpha_vector(alpha, K: int, dtype):
@@ -117,7 +121,8 @@ def draw_alpha_term(phi_t, alpha, cumulative, words, u):
     shape = jnp.shape(words)
     words, u = jnp.reshape(words, -1), jnp.reshape(u, -1)
     n = words.shape[0]
-    per = min(SPARSE_ALPHA_BLOCK_TOKENS, max(n, 1))
+    elements = SPARSE_ALPHA_BLOCK_ELEMENTS["cpu" if jax.default_backend() == "cpu" else "other"]
+    per = min(max(elements // (b + g), 1), max(n, 1))
     chunks = -(-n // per)
 
     def by_chunk(x):
