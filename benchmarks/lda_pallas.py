@@ -7,6 +7,9 @@ packed by `lda.data` with its default lanes.  For each K:
 * the z-update alone, XLA scan (`lda.sample_z_partially_collapsed`) and the fused kernel
   (`lda_pallas.sample_z_pallas`) for each lanes-per-program setting (and Triton warps):
   compile seconds apart, then the mean of ``--reps`` timed calls; M tokens/s;
+* the sparse exact z-update (``z_update="sparse"``, XLA: O(longest document + √K) per token,
+  `lda.sample_z_sparse`), alone and in a whole sweep with the dense φ draw (the candidate for
+  K ≥ 1,000, e.g. ``--topics 1000 10000``);
 * how many tokens the two paths draw differently for the same key and state (expected: a
   few per 100,000 at K = 100, from the order of the float32 cumulative sums);
 * the φ step alone (n_kw by one scatter-add, then the draw), with each exact Dirichlet draw:
@@ -75,6 +78,10 @@ def bench_k(d, k, args, interpret):
     z_xla = np.asarray(xla_z(key, state, d))
     rows.append({"K": k, "what": "z-update XLA scan", "lanes": "-", "warps": "-", "compile_s": compile_s,
                  "ms": 1e3 * per, "Mtok_s": tokens / per / 1e6, "differ": 0})
+    sparse_z = jax.jit(functools.partial(lda.sample_z_sparse, K=k, alpha=ALPHA))
+    compile_s, per = _timed(sparse_z, key, state, d, reps=args.reps)
+    rows.append({"K": k, "what": "z-update sparse (XLA)", "lanes": "-", "warps": "-", "compile_s": compile_s,
+                 "ms": 1e3 * per, "Mtok_s": tokens / per / 1e6, "differ": 0})
     best = None
     for warps in args.warps:
         for lanes in args.lanes:
@@ -103,7 +110,9 @@ def bench_k(d, k, args, interpret):
         return ("log_phi", functools.partial(lda.sample_log_phi, K=k, eta=ETA, draw=draw))
 
     xla = sweep(phi("sparse"), ("z", functools.partial(lda.sample_z_partially_collapsed, K=k, alpha=ALPHA)))
-    candidates = [("sweep XLA, sparse phi", "-", "-", xla)]
+    candidates = [("sweep XLA, sparse phi", "-", "-", xla),
+                  ("sweep sparse z, dense phi", "-", "-",
+                   sweep(phi("dense"), ("z", functools.partial(lda.sample_z_sparse, K=k, alpha=ALPHA))))]
     if best is not None:
         _, lanes, warps = best
         z = functools.partial(lda_pallas.fused_z_update, K=k, alpha=ALPHA, interpret=interpret,

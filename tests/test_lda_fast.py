@@ -114,7 +114,7 @@ def test_auto_resolution_and_bad_options(monkeypatch):
     assert lda.resolve_z_update("auto", backend="gpu") == "pallas"
     assert lda.resolve_z_update("auto", backend="cpu") == "lanes"
     with pytest.raises(ValueError, match="z_update"):
-        lda.partially_collapsed(3, z_update="sparse")
+        lda.partially_collapsed(3, z_update="fastest")
     with pytest.raises(ValueError, match="warmup"):
         lda.partially_collapsed(3, warmup="quick")
     with pytest.raises(ValueError, match="warmup"):

@@ -28,7 +28,9 @@ Options of the partially collapsed sampler: ``z_update`` picks how the
 z-update runs — ``"lanes"`` (each lane carries its document's count row;
 cumulative sums by matrix products: the fastest on a CPU), ``"dense"`` (the
 reference XLA scan), ``"pallas"`` (a fused GPU kernel,
-:mod:`gibbsjax.models.lda.pallas`) — all the same exact conditional;
+:mod:`gibbsjax.models.lda.pallas`), ``"sparse"`` (a document term over the document's
+other tokens plus a per-word α-term, O(longest document + √K) per token instead of O(K):
+for K in the thousands, :mod:`gibbsjax.models.lda.sparse`) — all the same exact conditional;
 ``"auto"`` chooses by backend (:func:`resolve_z_update`).  Every sampler takes
 ``warmup``: ``"fast"`` (the default) runs approximate document-parallel
 collapsed sweeps during warm-up only (``Kernel.warmup_step``; they reach the
@@ -59,6 +61,7 @@ The package's modules import downward only (each from those above it in this lis
 * :mod:`~gibbsjax.models.lda.layout`: ``LDAData``, packing into lanes, ``LDAState``, counts, uniforms;
 * :mod:`~gibbsjax.models.lda.conditionals`: the collapsed log joint, the φ draw and the z-updates;
 * :mod:`~gibbsjax.models.lda.pallas`: the fused GPU z-update (Pallas, Triton backend);
+* :mod:`~gibbsjax.models.lda.sparse`: the sparse exact z-update for many topics;
 * :mod:`~gibbsjax.models.lda.z_updates`: which z-update and warm-up run (``resolve_z_update``);
 * :mod:`~gibbsjax.models.lda.priors`: learned α and η (slice sampling, Minka's fixed point);
 * :mod:`~gibbsjax.models.lda.shard`: the partially collapsed sampler with documents split over devices;
@@ -78,6 +81,7 @@ from gibbsjax.models.lda.conditionals import (DIRICHLET_ROWS, LANES_UNROLL, LOG_
                                               UNCOLLAPSED_BLOCK_STEPS, log_joint_collapsed, log_phi_given_counts,
                                               sample_log_phi, sample_z_collapsed, sample_z_collapsed_parallel,
                                               sample_z_lanes, sample_z_partially_collapsed, sample_z_uncollapsed)
+from gibbsjax.models.lda.sparse import sample_z_sparse
 from gibbsjax.models.lda.z_updates import (DIRICHLET_DRAWS, WARMUPS, Z_UPDATES, resolve_dirichlet_draw,
                                            resolve_z_update)
 from gibbsjax.models.lda.priors import (HISTOGRAM_CAP, LEARN_ALPHA, MINKA_ITERATIONS, MINKA_MIN_ALPHA,
@@ -105,6 +109,7 @@ __all__ = [
     "sample_z_partially_collapsed",
     "sample_z_uncollapsed",
     "sample_z_lanes",
+    "sample_z_sparse",
     "sample_z_collapsed_parallel",
     "resolve_z_update",
     "Z_UPDATES",

@@ -36,6 +36,7 @@ __all__ = [
     "sample_z_collapsed",
     "SCAN_UNROLL",
     "LOG_PHI_FLOOR",
+    "phi_by_word",
     "sample_z_partially_collapsed",
     "PREFIX_ONE_LEVEL_MAX_K",
     "draw_by_prefix_products",
@@ -140,10 +141,15 @@ def _positive_weights_draw(weights, u):
     return jnp.minimum(k, weights.shape[-1] - 1).astype(jnp.int32)
 
 
-def _phi_by_word(log_phi):
+def phi_by_word(log_phi):
     """φᵀ (V, K), each word's row scaled to a largest entry of 1 and floored at
     e^LOG_PHI_FLOOR: a per-word scale does not change z's conditional, and the
-    floor keeps every weight φ_kw (n_dk + α) strictly positive in float32."""
+    floor keeps every weight φ_kw (n_dk + α) strictly positive in float32.
+
+    >>> import jax.numpy as jnp
+    >>> phi_by_word(jnp.log(jnp.array([[0.5, 0.2], [0.25, 0.8]]))).tolist()
+    [[1.0, 0.5], [0.25, 1.0]]
+    """
     scaled = jnp.maximum(log_phi - jnp.max(log_phi, axis=0, keepdims=True), LOG_PHI_FLOOR)
     return jnp.exp(scaled).T
 
@@ -158,7 +164,7 @@ def sample_z_partially_collapsed(key, state: LDAState, d: LDAData, *, K: int, al
     reset to 0 after the scan."""
     z = state.z
     ndk, _, _ = topic_counts(z, d, K)
-    phi_t = _phi_by_word(state.log_phi)  # (V, K)
+    phi_t = phi_by_word(state.log_phi)  # (V, K)
     u = token_uniforms(key, d)
     onehot = jnp.arange(K)
 
@@ -262,7 +268,7 @@ def sample_z_lanes(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
     """
     z = state.z
     ndk, _, _ = topic_counts(z, d, K)
-    phi_t = _phi_by_word(state.log_phi)  # (V, K)
+    phi_t = phi_by_word(state.log_phi)  # (V, K)
     u = token_uniforms(key, d)
     onehot = jnp.arange(K)
 

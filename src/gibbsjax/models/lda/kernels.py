@@ -410,8 +410,10 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
     conditional and visiting order in every case): ``"dense"``
     (:func:`sample_z_partially_collapsed`), ``"lanes"`` (:func:`sample_z_lanes`,
     the fast one on a CPU), ``"pallas"`` (the fused GPU kernel of
-    :mod:`gibbsjax.models.lda.pallas`, interpret mode elsewhere) or
-    ``"auto"`` (the fastest measured one for JAX's default backend, see
+    :mod:`gibbsjax.models.lda.pallas`, interpret mode elsewhere), ``"sparse"``
+    (:func:`~gibbsjax.models.lda.sample_z_sparse`: document term over the document's other
+    tokens plus a per-word α-term, O(longest document + √K) per token, for K in the
+    thousands) or ``"auto"`` (the fastest measured one for JAX's default backend, see
     :func:`resolve_z_update`).  ``warmup``: ``"fast"`` runs approximate
     document-parallel collapsed sweeps (:func:`sample_z_collapsed_parallel`)
     during warm-up, which reach the typical set in fewer sweeps and cost less

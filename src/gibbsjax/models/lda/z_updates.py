@@ -5,8 +5,9 @@ p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α), in one of several fo
 (:data:`Z_UPDATES`): ``"dense"`` (the reference XLA scan,
 :func:`~gibbsjax.models.lda.conditionals.sample_z_partially_collapsed`), ``"lanes"``
 (:func:`~gibbsjax.models.lda.conditionals.sample_z_lanes`, the fastest on a CPU) and
-``"pallas"`` (the fused GPU kernel of :mod:`gibbsjax.models.lda.pallas`); ``"auto"``
-picks one by backend (:func:`resolve_z_update`).  :data:`SAMPLE_Z` maps each resolved
+``"pallas"`` (the fused GPU kernel of :mod:`gibbsjax.models.lda.pallas`) and ``"sparse"``
+(:func:`~gibbsjax.models.lda.sparse.sample_z_sparse`, O(longest document + √K) per token instead
+of O(K): for many topics); ``"auto"`` picks one by backend (:func:`resolve_z_update`).  :data:`SAMPLE_Z` maps each resolved
 name to its update, for the one-device kernels and the sharded one alike.  The Dirichlet rows
 (φ; θ in the uncollapsed sampler) are drawn ``"sparse"`` or ``"dense"``
 (:data:`~gibbsjax.models.lda.conditionals.DIRICHLET_ROWS`), ``"auto"`` picking one by backend
@@ -24,12 +25,13 @@ from gibbsjax._checks import check_choice
 from gibbsjax.models.lda import pallas as fused
 from gibbsjax.models.lda.conditionals import sample_z_lanes, sample_z_partially_collapsed
 from gibbsjax.models.lda.layout import LDAData, LDAState
+from gibbsjax.models.lda.sparse import sample_z_sparse
 
 __all__ = ["Z_UPDATES", "WARMUPS", "FAST_WARMUP_NAME", "pallas_module", "resolve_z_update", "SAMPLE_Z",
            "DIRICHLET_DRAWS", "resolve_dirichlet_draw", "FALLBACK_WARNING"]
 
 #: z-updates of :func:`~gibbsjax.models.lda.partially_collapsed`, all sampling the same exact conditional
-Z_UPDATES = ("auto", "dense", "lanes", "pallas")
+Z_UPDATES = ("auto", "dense", "lanes", "pallas", "sparse")
 #: how the LDA kernels draw their Dirichlet rows (φ; θ in the uncollapsed sampler), all exact
 DIRICHLET_DRAWS = ("auto", "sparse", "dense")
 #: what the one-time warning says when a GPU run cannot use the fused z-update
@@ -65,6 +67,16 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None) -> str:
     there than ``"dense"``).  ``backend`` defaults to JAX's default backend.
     Raises ``ValueError`` for an unknown option, or for ``"pallas"`` where
     Pallas cannot be imported.
+
+    ``"sparse"`` (:func:`~gibbsjax.models.lda.sparse.sample_z_sparse`, O(S + √K) per token, S
+    the grid's steps ≈ the longest document) is never picked by ``"auto"``: on the 2-core CPU
+    here it was 0.62× ``"lanes"`` at K = 100, 0.79× at 300, 1.19× at 1,000 and 6.9× at 10,000
+    (z-update alone, documents of about 100 tokens, S = 187; ``benchmarks/lda_sparse.py``), so
+    choose it for K well above S (from about K = 3S on).  On a GPU ``"auto"`` keeps the fused
+    kernel: the XLA form of ``"sparse"`` is not measured there yet; pending that, it is the
+    candidate for K ≥ 1,000 where the dense fused kernel's O(K) per token dominates (599 M
+    tokens/s at K = 1,000 on an H100, ~10× less per tenfold K), with ``--topics 1000 10000`` of
+    ``benchmarks/lda_sparse.py`` the command that decides it.
 
     >>> resolve_z_update("auto", backend="cpu")
     'lanes'
@@ -107,6 +119,18 @@ def resolve_dirichlet_draw(dirichlet_draw: str = "auto", backend: str | None = N
     of the same distribution; they give different variates, so a GPU run and a CPU run of the
     same seed differ.
 
+    Large K (1,000 to 10,000 topics): a sweep needs every φ_kw (the z-update's α-term totals
+    Σ_k α φ_kw of every word involve all K·V entries), so it draws K·V gammas, 10⁸ at
+    K = V = 10,000, whatever the z-update; no exact draw may skip an entry.  The same choice
+    holds, because most of those n_kw are 0: ``"sparse"`` (the CPU's) draws the Gamma(η) variates
+    of zero counts by the cheap exact small-shape sampler (log G(η) = log G(1 + η) + log(U)/η,
+    G(1 + η) by exponential-envelope rejection) and only the nonzero counts by Marsaglia–Tsang:
+    measured here 6 / 18 / 300 ms at K = 100 / 1,000 / 10,000 (V = 1,000) against 84 / 1,115 /
+    34,540 ms for ``jax.random.loggamma``; ``"dense"`` (the GPU's) draws every entry with XLA's
+    sampler, 570 M variates/s on an H100, so about 0.2 s for 10⁸.  Both are exact: every entry
+    is an independent exact Gamma(n_kw + η) variate in log space (no underflow of the tiny
+    Gamma(η) ones), and independent gammas normalised per row are exactly Dirichlet.
+
     >>> resolve_dirichlet_draw("auto", backend="cpu"), resolve_dirichlet_draw("auto", backend="gpu")
     ('sparse', 'dense')
     """
@@ -121,4 +145,5 @@ def _sample_z_pallas(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
 
 
 #: the z-update of each resolved ``z_update`` name (the update of ``z`` in a sweep)
-SAMPLE_Z = {"dense": sample_z_partially_collapsed, "lanes": sample_z_lanes, "pallas": _sample_z_pallas}
+SAMPLE_Z = {"dense": sample_z_partially_collapsed, "lanes": sample_z_lanes, "pallas": _sample_z_pallas,
+            "sparse": sample_z_sparse}
