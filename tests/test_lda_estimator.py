@@ -138,7 +138,7 @@ def test_lda_config_runs_and_reports(tmp_path, capsys):
     assert "top words per topic" in out_text and "coherence u_mass, gensim's mean over word pairs" in out_text
     # the result file is a fitted estimator: the same topics, top words and held-out perplexity
     model = gibbsjax.LDA.load(out)
-    assert (model.num_topics, model.alpha, model.sampler, model.num_chains) == (8, 0.1, "partially_collapsed", 4)
+    assert (model.num_topics, model.alpha, model.sampler, model.num_chains) == (8, 0.1, "partially_collapsed", config.sampler.num_chains)
     np.testing.assert_array_equal(model.topic_word_, idata.topics["topic_word"].values)
     assert model.top_words(10) == json.loads(idata.topics.attrs["top_words"])
     assert model.perplexity(config.extras["heldout"]) == float(idata.topics.attrs["heldout_perplexity"])
