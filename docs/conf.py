@@ -82,7 +82,6 @@ NOT_YET_VALIDATED: list[str] = [
     "gibbsjax.models.bayes_net",
     "gibbsjax.models.lda",
     "gibbsjax.models.lda.shard",
-    "gibbsjax.plots",
 ]
 
 # numpydoc reports a section it does not know (e.g. "Example" for "Examples") as a Python
