@@ -82,11 +82,6 @@ NOT_YET_VALIDATED: list[str] = [
     "gibbsjax.models.bayes_net",
     "gibbsjax.models.lda",
     "gibbsjax.models.lda.shard",
-    "gibbsjax.diagnostics",
-    "gibbsjax.chain_stats",
-    "gibbsjax.labels",
-    "gibbsjax.plots",
-    "gibbsjax.reports",
 ]
 
 # numpydoc reports a section it does not know (e.g. "Example" for "Examples") as a Python

@@ -533,9 +533,21 @@ def _rhat_of(scores: np.ndarray, work: _Work) -> float:
 def rank_rhat(x, *, work: _Work | None = None) -> float:
     """Rank-normalised split R-hat of one quantity's draws ``x`` (chain, draw), float64.
 
-    NaN for fewer than 2 chains or 4 draws or a NaN draw (``arviz.rhat``'s
-    conventions; constant chains give ``inf`` or NaN).
+    Parameters
+    ----------
+    x : array_like, shape (chain, draw)
+        One quantity's draws.
+    work : optional
+        Scratch space from :func:`workspace`, kept between calls.
 
+    Returns
+    -------
+    float
+        The R-hat; NaN for fewer than 2 chains or 4 draws or a NaN draw
+        (``arviz.rhat``'s conventions; constant chains give ``inf`` or NaN).
+
+    Examples
+    --------
     >>> import numpy as np
     >>> round(rank_rhat(np.arange(400.0).reshape(4, 100)), 1)     # chains far apart
     4.6
@@ -549,9 +561,22 @@ def rank_rhat(x, *, work: _Work | None = None) -> float:
 
 
 def ess_bulk(x, *, work: _Work | None = None) -> float:
-    """Bulk ESS (ESS of the rank-normalised split chains) of draws ``x`` (chain, draw), float64;
-    NaN for fewer than 4 draws or a NaN draw.
+    """Bulk ESS (ESS of the rank-normalised split chains) of draws ``x`` (chain, draw), float64.
 
+    Parameters
+    ----------
+    x : array_like, shape (chain, draw)
+        One quantity's draws.
+    work : optional
+        Scratch space from :func:`workspace`, kept between calls.
+
+    Returns
+    -------
+    float
+        The bulk ESS; NaN for fewer than 4 draws or a NaN draw.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> bool(ess_bulk(np.random.default_rng(1).normal(size=(2, 500))) > 700)
     True
@@ -577,9 +602,22 @@ def _tail(x: np.ndarray, s_all, work: _Work, tag: str = "run") -> float:
 
 
 def ess_tail(x, *, work: _Work | None = None) -> float:
-    """Tail ESS: the smaller ESS of the indicators ``x <= q05`` and ``x <= q95`` (split chains),
-    float64; NaN for fewer than 4 draws or a NaN draw.
+    """Tail ESS: the smaller ESS of the indicators ``x <= q05`` and ``x <= q95`` (split chains).
 
+    Parameters
+    ----------
+    x : array_like, shape (chain, draw)
+        One quantity's draws.
+    work : optional
+        Scratch space from :func:`workspace`, kept between calls.
+
+    Returns
+    -------
+    float
+        The tail ESS, in float64; NaN for fewer than 4 draws or a NaN draw.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> bool(ess_tail(np.random.default_rng(1).normal(size=(2, 500))) > 500)
     True
@@ -591,13 +629,27 @@ def ess_tail(x, *, work: _Work | None = None) -> float:
 
 
 def column_summary(x, *, hdi_prob: float = 0.94, work: _Work | None = None) -> dict[str, float]:
-    """``arviz.summary``'s columns for one quantity's draws ``x`` (chain, draw), all in float64:
-    ``mean``, ``sd``, ``hdi_lower``, ``hdi_upper`` (the narrowest interval holding
-    ``floor(hdi_prob * draws)`` + 1 draws) and :data:`SUMMARY_DIAGNOSTICS`.
+    """``arviz.summary``'s columns for one quantity's draws ``x`` (chain, draw), all in float64.
 
-    The diagnostics are NaN for fewer than 4 draws or a NaN draw, R-hat also for one chain.
-    ``work`` (from :func:`workspace`) keeps scratch arrays between calls.
+    Parameters
+    ----------
+    x : array_like, shape (chain, draw)
+        One quantity's draws.
+    hdi_prob : float, default 0.94
+        Probability of the highest-density interval.
+    work : optional
+        Scratch space from :func:`workspace`, kept between calls.
 
+    Returns
+    -------
+    dict of str to float
+        ``mean``, ``sd``, ``hdi_lower``, ``hdi_upper`` (the narrowest interval
+        holding ``floor(hdi_prob * draws)`` + 1 draws) and
+        :data:`SUMMARY_DIAGNOSTICS`.  The diagnostics are NaN for fewer than 4
+        draws or a NaN draw, R-hat also for one chain.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> row = column_summary(np.random.default_rng(2).normal(size=(4, 500)))
     >>> sorted(row) == sorted(["mean", "sd", "hdi_lower", "hdi_upper", *SUMMARY_DIAGNOSTICS])
@@ -672,6 +724,20 @@ def column_summaries(columns, *, hdi_prob: float = 0.94) -> list[dict[str, float
     but memory bandwidth is shared), each with its own scratch space; smaller
     ones, or all on fewer than 4 cores, one after the other.
 
+    Parameters
+    ----------
+    columns : sequence of array_like
+        Draws of each quantity, each (chain, draw).
+    hdi_prob : float, default 0.94
+        Probability of the highest-density interval.
+
+    Returns
+    -------
+    list of dict of str to float
+        One :func:`column_summary` per quantity, in order.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> rows = column_summaries([np.zeros((2, 10)), np.ones((2, 10))])
     >>> [row["mean"] for row in rows]
@@ -699,5 +765,19 @@ def column_summaries(columns, *, hdi_prob: float = 0.94) -> list[dict[str, float
 
 
 def workspace() -> _Work:
-    """Scratch space for :func:`column_summary` over many quantities (reuses its arrays)."""
+    """Scratch space for :func:`column_summary` over many quantities (reuses its arrays).
+
+    Returns
+    -------
+    object
+        Scratch space to pass as ``work`` to this module's functions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> work = workspace()
+    >>> x = np.random.default_rng(3).normal(size=(2, 100))
+    >>> rank_rhat(x, work=work) == rank_rhat(x)
+    True
+    """
     return _Work()

@@ -44,9 +44,24 @@ COLUMNS = ("K", "stability", "stable", "stable_share", "rare", "perplexity", "co
 
 
 def stability(stable: StableTopics) -> float:
-    """The mean, over every topic of every chain, of the share of chains that hold its cluster:
-    Σ_m n_m² / (C² K) (topics that match no cluster count as held by one chain).  In (0, 1].
+    """The mean, over every topic of every chain, of the share of chains that hold its cluster.
 
+    That is Σ_m n_m² / (C² K), with n_m the chains that hold cluster m, C chains
+    and K topics per chain (topics that match no cluster count as held by one
+    chain).
+
+    Parameters
+    ----------
+    stable : gibbsjax.stable.StableTopics
+        The clustered topics of a fit's chains.
+
+    Returns
+    -------
+    float
+        The stability, in (0, 1] (1.0: every chain holds every topic).
+
+    Examples
+    --------
     >>> from gibbsjax.stable import stable_topics
     >>> est = np.array([[[0.9, 0.1], [0.1, 0.9]], [[0.1, 0.9], [0.85, 0.15]]])
     >>> stability(stable_topics(est))
@@ -58,11 +73,30 @@ def stability(stable: StableTopics) -> float:
 
 
 def stability_scorer(estimator, X=None, y=None) -> float:
-    """A scikit-learn scorer: the :func:`stability` of a fitted :class:`gibbsjax.LDA`
-    (``GridSearchCV(LDA(...), {"num_topics": [5, 10, 15]}, scoring=stability_scorer)``).
-    ``X`` and ``y`` are ignored: stability is a property of the fit (its chains), not of
-    the documents scored.
+    """A scikit-learn scorer: the :func:`stability` of a fitted :class:`gibbsjax.LDA`.
 
+    For ``GridSearchCV(LDA(...), {"num_topics": [5, 10, 15]}, scoring=stability_scorer)``.
+
+    Parameters
+    ----------
+    estimator : gibbsjax.LDA
+        A fitted model (one with ``stable_topics_``).
+    X, y : object, optional
+        Ignored: stability is a property of the fit (its chains), not of the
+        documents scored.
+
+    Returns
+    -------
+    float
+        :func:`stability` of the model's stable topics.
+
+    Raises
+    ------
+    ValueError
+        When ``estimator`` has no ``stable_topics_`` (not a fitted gibbsjax.LDA).
+
+    Examples
+    --------
     >>> from sklearn.model_selection import GridSearchCV                    # doctest: +SKIP
     >>> GridSearchCV(LDA(num_chains=16), {"num_topics": [5, 10]}, scoring=stability_scorer)  # doctest: +SKIP
     """
@@ -89,25 +123,62 @@ def choose_num_topics(X, Ks, *, num_chains: int = 16, heldout=0.2, split_seed: i
                       num_warmup: int = 200, num_draws: int = 100, min_share: float = MIN_SHARE,
                       coherence: str = "u_mass", n_words: int = 10, vocab=None, keep_models: bool = False,
                       **lda_params):
-    """Fit LDA for every K in ``Ks`` with ``num_chains`` chains and tabulate, per K, how stable
-    its topics are, held-out perplexity and coherence (a pandas DataFrame, one row per K).
+    """Fit LDA for every K in ``Ks`` and tabulate how stable its topics are, perplexity and coherence.
 
-    ``X``: any input :class:`gibbsjax.LDA` takes (``vocab`` names a matrix's columns).
-    ``heldout``: a fraction of the documents kept out (split by ``split_seed``) for
-    held-out perplexity (:meth:`gibbsjax.LDA.perplexity`, document completion, from the
-    estimates of the reference chain), 0 or None for none, or a held-out input itself.
-    Other keywords (``alpha``, ``eta``, ``sampler``, ...) go to :class:`gibbsjax.LDA`.
+    Parameters
+    ----------
+    X : object
+        Any input :class:`gibbsjax.LDA` takes.
+    Ks : sequence of int
+        The numbers of topics to try (positive, distinct).
+    num_chains : int, default 16
+        Chains per fit.
+    heldout : float or object or None, default 0.2
+        A fraction in [0, 1) of the documents kept out (split by ``split_seed``)
+        for held-out perplexity (:meth:`gibbsjax.LDA.perplexity`, document
+        completion, from the estimates of the reference chain), 0 or None for
+        none, or a held-out input itself.
+    split_seed : int, default 0
+        Seed of the held-out split.
+    seed : int, default 0
+        Seed of every fit.
+    num_warmup, num_draws : int, default 200, 100
+        Sweeps of warm-up and draws per fit.
+    min_share : float, default gibbsjax.stable.MIN_SHARE
+        Share of the chains a stable topic needs (:func:`gibbsjax.stable.stable_topics`).
+    coherence : str, default "u_mass"
+        Kind of :func:`gibbsjax.evaluate.coherence`.
+    n_words : int, default 10
+        Top words per topic for coherence.
+    vocab : sequence of str, optional
+        Names of a matrix's columns.
+    keep_models : bool, default False
+        Keep the fitted models in ``table.attrs["models"]``.
+    **lda_params
+        Other keywords (``alpha``, ``eta``, ``sampler``, ...) for :class:`gibbsjax.LDA`.
 
-    Columns: ``K``; ``stability`` (:func:`stability`, the score to choose K by: highest
-    is best); ``stable`` (the number of stable topics, clusters held by at least
-    ``min_share`` of the chains, :mod:`gibbsjax.stable`), ``stable_share`` (stable / K),
-    ``rare`` (clusters held by fewer); ``perplexity`` (lower is better; NaN without held-out
-    documents); ``coherence`` (the mean over the stable topics of
-    :func:`gibbsjax.evaluate.coherence` of kind ``coherence``, gensim's defaults, on the
-    training documents; NaN without stable topics); ``rhat_lp`` (R-hat of the log joint).
-    ``table.attrs`` holds ``num_chains``, ``min_share``, ``coherence`` and, with
-    ``keep_models=True``, ``models`` (K -> the fitted :class:`gibbsjax.LDA`).
+    Returns
+    -------
+    pandas.DataFrame
+        One row per K.  Columns: ``K``; ``stability`` (:func:`stability`, the
+        score to choose K by: highest is best); ``stable`` (the number of stable
+        topics, clusters held by at least ``min_share`` of the chains,
+        :mod:`gibbsjax.stable`), ``stable_share`` (stable / K), ``rare`` (clusters
+        held by fewer, and topics that match no cluster); ``perplexity`` (lower is
+        better; NaN without held-out documents); ``coherence`` (the mean over the
+        stable topics of :func:`gibbsjax.evaluate.coherence` of kind
+        ``coherence``, gensim's defaults, on the training documents; NaN without
+        stable topics); ``rhat_lp`` (R-hat of the log joint).  ``table.attrs``
+        holds ``num_chains``, ``min_share``, ``coherence`` and, with
+        ``keep_models=True``, ``models`` (K -> the fitted :class:`gibbsjax.LDA`).
 
+    Raises
+    ------
+    ValueError
+        When an argument is invalid (checked for every K before anything is fitted).
+
+    Examples
+    --------
     >>> from gibbsjax.datasets.synthetic import lda_corpus                # doctest: +SKIP
     >>> corpus, phi, theta = lda_corpus(600, num_topics=10, vocab_size=300, seed=0)   # doctest: +SKIP
     >>> choose_num_topics(corpus, [6, 10, 14], num_chains=16)              # doctest: +SKIP
@@ -160,6 +231,19 @@ def choose_num_topics(X, Ks, *, num_chains: int = 16, heldout=0.2, split_seed: i
 def table_lines(table) -> list[str]:
     """The table of :func:`choose_num_topics` as report lines, the best K marked.
 
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table of :func:`choose_num_topics`.
+
+    Returns
+    -------
+    list of str
+        A header, then one line per K; the K of highest stability is marked
+        ``<- most stable``.
+
+    Examples
+    --------
     >>> import pandas as pd
     >>> t = pd.DataFrame({"K": [5, 10], "stability": [0.7, 0.95], "stable": [3, 10], "stable_share": [0.6, 1.0],
     ...                   "rare": [4, 0], "perplexity": [250.0, 230.0], "coherence": [-1.2, -1.0],

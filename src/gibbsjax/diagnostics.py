@@ -70,14 +70,30 @@ def _per_column(stat, x: np.ndarray) -> np.ndarray:
 
 
 def rhat(values) -> np.ndarray:
-    """Rank-normalised split R-hat (``az.rhat``'s statistic) of every element of ``values``
-    ``(chain, draw, ...)``, in float64: an array of shape ``values.shape[2:]``.
+    """Rank-normalised split R-hat (``az.rhat``'s statistic) of every element of ``values``, in float64.
 
-    NaN where R-hat is undefined: fewer than 2 chains or 4 draws, a non-finite
-    draw, or draws constant within every chain.  This is the R-hat of the
-    reports, of the ``agreement`` group (:func:`gibbsjax.labels.component_rhat`),
-    of :func:`rhat_lp` and of :func:`summary`'s float64 recomputation.
+    This is the R-hat of the reports, of the ``agreement`` group
+    (:func:`gibbsjax.labels.component_rhat`), of :func:`rhat_lp` and of
+    :func:`summary`'s float64 recomputation.
 
+    Parameters
+    ----------
+    values : array_like, shape (chain, draw, ...)
+        Draws; every element after the first two axes is a quantity of its own.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``values.shape[2:]``; NaN where R-hat is undefined: fewer than 2
+        chains or 4 draws, a non-finite draw, or draws constant within every chain.
+
+    Raises
+    ------
+    ValueError
+        When ``values`` has fewer than 2 axes.
+
+    Examples
+    --------
     >>> x = np.random.default_rng(0).normal(size=(4, 100, 2))
     >>> r = rhat(x)
     >>> r.shape, bool(np.all(r < 1.05))
@@ -99,17 +115,33 @@ def rhat(values) -> np.ndarray:
 
 
 def rhat_unguarded(values) -> np.ndarray:
-    """R-hat of every element of ``values`` ``(chain, draw, ...)`` as ``az.rhat`` defines it, float64,
-    shape ``values.shape[2:]``.
+    """R-hat of every element of ``values`` as ``az.rhat`` defines it, in float64, without a guard.
 
     The same statistic as :func:`rhat`, without its guard against undefined
-    values: NaN only for fewer than 2 chains or 4 draws or a NaN draw; infinite
-    draws are ranked like any other, and draws constant within every chain give
-    ``inf`` or NaN.  The ``until=`` stopping rule (:func:`gibbsjax.stopping.check_until`,
+    values.  The ``until=`` stopping rule (:func:`gibbsjax.stopping.check_until`,
     which reads any non-finite value as "not converged") and the title of
     :func:`gibbsjax.plots.plot_lp` (shown only when finite) use it; they agree
     with :func:`rhat` except on draws with ``inf``.
 
+    Parameters
+    ----------
+    values : array_like, shape (chain, draw, ...)
+        Draws; every element after the first two axes is a quantity of its own.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``values.shape[2:]``; NaN only for fewer than 2 chains or 4 draws
+        or a NaN draw; infinite draws are ranked like any other, and draws
+        constant within every chain give ``inf`` or NaN.
+
+    Raises
+    ------
+    ValueError
+        When ``values`` has fewer than 2 axes.
+
+    Examples
+    --------
     >>> x = np.random.default_rng(0).normal(size=(4, 100, 2))
     >>> bool(np.all(rhat_unguarded(x) == rhat(x)))
     True
@@ -125,10 +157,28 @@ def rhat_unguarded(values) -> np.ndarray:
 
 
 def ess(values, *, method: str = "bulk") -> np.ndarray:
-    """Effective sample size (``az.ess``'s, ``method`` ``"bulk"`` or ``"tail"``) of every
-    element of ``values`` ``(chain, draw, ...)``, float64, shape ``values.shape[2:]``;
-    NaN for fewer than 4 draws or a NaN draw.
+    """Effective sample size (``az.ess``'s) of every element of ``values``, in float64.
 
+    Parameters
+    ----------
+    values : array_like, shape (chain, draw, ...)
+        Draws; every element after the first two axes is a quantity of its own.
+
+    method : {"bulk", "tail"}, default "bulk"
+        Bulk or tail effective sample size.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``values.shape[2:]``; NaN for fewer than 4 draws or a NaN draw.
+
+    Raises
+    ------
+    ValueError
+        When ``method`` is neither, or ``values`` has fewer than 2 axes.
+
+    Examples
+    --------
     >>> x = np.random.default_rng(0).normal(size=(4, 100))
     >>> bool(ess(x) > 200), bool(ess(x, method="tail") > 100)
     (True, True)
@@ -145,8 +195,20 @@ def ess(values, *, method: str = "bulk") -> np.ndarray:
 
 
 def rhat_lp(idata) -> float:
-    """R-hat (:func:`rhat`) of the log joint ``lp`` (``sample_stats``), NaN when there is none or one chain.
+    """R-hat (:func:`rhat`) of the log joint ``lp`` (``sample_stats``).
 
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result.
+
+    Returns
+    -------
+    float
+        The R-hat; NaN when there is no ``lp`` or one chain.
+
+    Examples
+    --------
     >>> idata = to_inference_data({"m": np.zeros((2, 50))})
     >>> bool(np.isnan(rhat_lp(idata)))
     True
@@ -181,9 +243,33 @@ def to_inference_data(
 ):
     """Build an :class:`arviz.InferenceData` from arrays shaped ``(chain, draw, ...)``.
 
-    ``posterior_mean`` (arrays shaped ``(chain, ...)``: per-chain posterior
-    means) becomes a ``posterior_mean`` group with the same dims and coords.
+    Parameters
+    ----------
+    posterior : mapping of str to array_like
+        The ``posterior`` group's variables, ``(chain, draw, ...)``.
+    sample_stats : mapping of str to array_like, optional
+        The ``sample_stats`` group's (e.g. ``lp``), ``(chain, draw, ...)``.
+    warmup_posterior, warmup_sample_stats : mapping of str to array_like, optional
+        The warm-up groups (``warmup_sample_stats`` is kept only with
+        ``warmup_posterior``).
+    dims : mapping of str to sequence of str, optional
+        Names of each variable's dimensions after chain and draw.
+    coords : mapping, optional
+        Coordinates of those dimensions.
+    attrs : mapping, optional
+        Attributes of the groups; bools become ints and None an empty string
+        (netCDF takes neither), other non-numbers strings.
+    posterior_mean : mapping of str to array_like, optional
+        Per-chain posterior means, ``(chain, ...)``: a ``posterior_mean`` group
+        with the same dims and coords.
 
+    Returns
+    -------
+    arviz.InferenceData
+        The result.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> idata = to_inference_data({"mu": np.zeros((2, 5))}, attrs={"model": "demo"})
     >>> idata.posterior["mu"].shape
@@ -232,7 +318,28 @@ def _means_dataset(means, dims, coords):
 
 
 def check_chains_for_rhat(idata, *, min_chains: int = 2) -> None:
-    """Raise ``ValueError`` when there are too few chains for R-hat to mean anything."""
+    """Raise ``ValueError`` when there are too few chains for R-hat to mean anything.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result.
+    min_chains : int, default 2
+        Chains R-hat needs.
+
+    Raises
+    ------
+    ValueError
+        When ``idata`` has fewer than ``min_chains`` chains.
+
+    Examples
+    --------
+    >>> check_chains_for_rhat(to_inference_data({"m": np.zeros((2, 5))}))
+    >>> check_chains_for_rhat(to_inference_data({"m": np.zeros((1, 5))}))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: R-hat compares chains: it needs at least 2 chains, this result has 1 ...
+    """
     n = int(idata.posterior.sizes["chain"])
     if n < min_chains:
         raise ValueError(
@@ -242,8 +349,7 @@ def check_chains_for_rhat(idata, *, min_chains: int = 2) -> None:
 
 
 def summary(idata, var_names=None, *, include_lp: bool = True, **kwargs):
-    """``arviz.summary``'s table, every statistic in float64, with R-hat guarded: raises
-    ``ValueError`` for a single chain.
+    """``arviz.summary``'s table, every statistic in float64, with R-hat guarded.
 
     Includes ``lp`` (the log joint density, from ``sample_stats``) as its own
     row when present: it is label-invariant, so its R-hat is meaningful even for
@@ -255,7 +361,32 @@ def summary(idata, var_names=None, *, include_lp: bool = True, **kwargs):
     (``round_to``), computed by :func:`gibbsjax.chain_stats.column_summary`; other
     ``arviz.summary`` keywords (``kind``, ``stat_focus``, ...) and ``var_names``
     patterns go to ``arviz.summary`` itself, given float64 copies of the draws.
+    Where R-hat comes back NaN it is recomputed (:func:`rhat`), or a
+    ``RuntimeWarning`` says why it is undefined.
 
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result.
+    var_names : str or list of str, optional
+        Variables (or ``arviz.summary`` patterns) to summarise; default all.
+    include_lp : bool, default True
+        Add the row ``lp`` when the result has one.
+    **kwargs
+        Other ``arviz.summary`` keywords (``hdi_prob``, ``round_to``, ``kind``, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per scalar quantity.
+
+    Raises
+    ------
+    ValueError
+        For a single chain (R-hat compares chains), or ``hdi_prob`` outside (0, 1].
+
+    Examples
+    --------
     >>> import numpy as np
     >>> idata = to_inference_data({"mu": np.random.default_rng(0).normal(size=(4, 100))})
     >>> list(summary(idata).index)
@@ -268,9 +399,34 @@ def summary(idata, var_names=None, *, include_lp: bool = True, **kwargs):
 
 
 def summary_table(idata, var_names=None, *, include_lp: bool = True, **kwargs):
-    """:func:`summary`'s table for any number of chains, no guard: with one chain ``r_hat`` is NaN
-    (what a caller that drops the column for single-chain results wants).
+    """:func:`summary`'s table for any number of chains, without its guard.
 
+    With one chain ``r_hat`` is NaN (what a caller that drops the column for
+    single-chain results wants); NaN R-hats are not recomputed.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result.
+    var_names : str or list of str, optional
+        Variables (or ``arviz.summary`` patterns) to summarise; default all.
+    include_lp : bool, default True
+        Add the row ``lp`` when the result has one.
+    **kwargs
+        Other ``arviz.summary`` keywords (``hdi_prob``, ``round_to``, ``kind``, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per scalar quantity.
+
+    Raises
+    ------
+    ValueError
+        When ``hdi_prob`` lies outside (0, 1].
+
+    Examples
+    --------
     >>> import numpy as np
     >>> idata = to_inference_data({"mu": np.random.default_rng(0).normal(size=(1, 100))})
     >>> bool(np.isnan(summary_table(idata).at["mu", "r_hat"]))
@@ -400,6 +556,18 @@ def all_sweeps(idata):
     draws.  Without a warm-up group, just the posterior (plus ``lp``).  Handy for
     plotting how chains leave their starting points.
 
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result.
+
+    Returns
+    -------
+    xarray.Dataset
+        The draws of every variable and ``lp``, ``draw`` numbered from 0.
+
+    Examples
+    --------
     >>> import gibbsjax
     >>> from gibbsjax.models import normal
     >>> idata = gibbsjax.sample(normal.bivariate(0.8), seed=0, num_warmup=5, num_draws=10,
@@ -429,10 +597,23 @@ FORMER_DIM_NAMES = {"doc": "document"}
 
 
 def with_current_names(idata):
-    """``idata`` with the dimensions of earlier versions' results under today's names
-    (:data:`FORMER_DIM_NAMES`), so a saved result reads, reports and resumes as a new one;
-    ``idata`` itself when it has none of them.
+    """``idata`` with the dimensions of earlier versions' results under today's names.
 
+    The names are :data:`FORMER_DIM_NAMES`, so a saved result reads, reports and
+    resumes as a new one.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result, new or saved by an earlier version.
+
+    Returns
+    -------
+    arviz.InferenceData
+        A renamed copy; ``idata`` itself when it has none of the former names.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> old = to_inference_data({"doc_probs": np.zeros((1, 2, 3))}, dims={"doc_probs": ["doc"]})
     >>> with_current_names(old).posterior["doc_probs"].dims

@@ -68,9 +68,27 @@ _GROUPS = ("posterior", "warmup_posterior", "posterior_mean")
 def distance_matrix(a: np.ndarray, b: np.ndarray, kind: str) -> np.ndarray:
     """Pairwise distances between the rows of ``a`` (K, F) and ``b`` (K', F).
 
-    ``kind``: ``"hellinger"`` (rows are probability vectors), ``"euclidean"``
-    or ``"l1"``.
+    Parameters
+    ----------
+    a : array_like, shape (K, F)
+        Rows to compare.
+    b : array_like, shape (K', F)
+        Rows to compare them with.
+    kind : {"hellinger", "euclidean", "l1"}
+        The distance; ``"hellinger"`` takes rows that are probability vectors.
 
+    Returns
+    -------
+    numpy.ndarray, shape (K, K')
+        Entry ``[i, j]`` is the distance between ``a[i]`` and ``b[j]``.
+
+    Raises
+    ------
+    ValueError
+        When ``kind`` is none of the three.
+
+    Examples
+    --------
     >>> distance_matrix(np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]]), "hellinger").round(3).tolist()
     [[1.0]]
     """
@@ -119,11 +137,34 @@ def component_permutations(
 
     ``chain_estimates`` has shape ``(chain, K, ...)``: one estimate per chain of
     each component's parameters (e.g. the chain's posterior mean of a topic's
-    word distribution).  Returns ``perm`` of shape ``(chain, K)`` such that
-    component ``perm[c, k]`` of chain ``c`` matches component ``k`` of the
-    reference.  The reference starts as ``reference_chain`` and becomes the mean
-    of the aligned chains, re-matching until no permutation changes.
+    word distribution).  The reference starts as ``reference_chain`` and becomes
+    the mean of the aligned chains, re-matching until no permutation changes.
 
+    Parameters
+    ----------
+    chain_estimates : array_like, shape (chain, K, ...)
+        One estimate per chain of each component's parameters.
+    distance : {"euclidean", "hellinger", "l1"}, default "euclidean"
+        The cost of matching two components (:func:`distance_matrix`).
+    reference_chain : int, default 0
+        The chain the first reference is taken from.
+    max_iter : int, default 20
+        Re-matching rounds at most.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (chain, K)
+        ``perm`` such that component ``perm[c, k]`` of chain ``c`` matches
+        component ``k`` of the reference.
+
+    Raises
+    ------
+    ValueError
+        When ``chain_estimates`` has fewer than 2 axes or non-finite values, or
+        ``reference_chain`` is out of range.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> est = np.array([[[0.9, 0.1], [0.2, 0.8]], [[0.25, 0.75], [0.85, 0.15]]])
     >>> component_permutations(est).tolist()
@@ -159,13 +200,32 @@ def relabel_draws(draws: Any, *, max_iter: int = 20) -> np.ndarray:
     algorithm on squared Euclidean distances; the reference starts as the
     last draw of chain 0 and becomes the mean of the relabelled draws, until
     no permutation changes (the iterative relabelling of Stephens 2000 with a
-    quadratic loss).  ``perm[c, t, k]`` is the component of draw ``(c, t)`` that
-    plays the role of reference component ``k``.
+    quadratic loss).
 
     Unlike :func:`component_permutations`, which permutes whole chains, this
     also undoes switches *within* a chain, which happen when components
     overlap (small data, e.g. the a/b/c corpus).
 
+    Parameters
+    ----------
+    draws : array_like, shape (chain, draw, K, ...)
+        One estimate of every component per draw.
+    max_iter : int, default 20
+        Re-matching rounds at most.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (chain, draw, K)
+        ``perm[c, t, k]`` is the component of draw ``(c, t)`` that plays the role
+        of reference component ``k``.
+
+    Raises
+    ------
+    ValueError
+        When ``draws`` has fewer than 3 axes or non-finite values.
+
+    Examples
+    --------
     >>> d = np.array([[[[1., 0.], [0., 1.]], [[0., 1.], [1., 0.]]]])   # (1 chain, 2 draws, K=2, 2)
     >>> relabel_draws(d)[0].tolist()   # the reference is the last draw: draw 0 is swapped
     [[1, 0], [0, 1]]
@@ -208,13 +268,28 @@ def _take(da, perms: np.ndarray, dim: str):
 def permute(idata, perms, dims: str | Sequence[str], *, groups: Sequence[str] = _GROUPS):
     """Apply component permutations to every variable with one of ``dims``, in place.
 
-    ``perms`` is ``(chain, K)`` (the same permutation for all draws of a chain,
-    as :func:`component_permutations` gives) or ``(chain, draw, K)`` (per draw,
-    as :func:`relabel_draws` gives; only for groups whose draws match, i.e.
-    ``groups=("posterior",)``).  New component ``k`` is old ``perms[..., k]``.
-    ``dims`` may name several dimensions that index the same components (an
-    HMM's ``state`` and ``state_to``).  Returns ``idata``.
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result; changed in place.
+    perms : array_like of int, shape (chain, K) or (chain, draw, K)
+        The same permutation for all draws of a chain (as
+        :func:`component_permutations` gives) or one per draw (as
+        :func:`relabel_draws` gives; only for groups whose draws match, i.e.
+        ``groups=("posterior",)``).  New component ``k`` is old ``perms[..., k]``.
+    dims : str or sequence of str
+        The dimensions that index the components; several may index the same
+        components (an HMM's ``state`` and ``state_to``).
+    groups : sequence of str, default ("posterior", "warmup_posterior", "posterior_mean")
+        The groups to permute (those ``idata`` lacks are skipped).
 
+    Returns
+    -------
+    arviz.InferenceData
+        ``idata`` itself.
+
+    Examples
+    --------
     >>> from gibbsjax.diagnostics import to_inference_data
     >>> idata = to_inference_data({"m": np.array([[[0., 5.]], [[5., 0.]]])}, dims={"m": ["component"]})
     >>> permute(idata, np.array([[0, 1], [1, 0]]), "component").posterior["m"].values[1, 0].tolist()
@@ -244,13 +319,43 @@ def align_chains(idata, var_name: str, component_dim: str, *, distance: str = "e
     from ``posterior_mean`` for quantities accumulated by the runner) to a
     common reference (:func:`component_permutations`) and permutes every
     posterior, warm-up and posterior-mean variable that has ``component_dim``
-    (or one of ``also_dims``, e.g. an HMM transition's ``state_to``)
-    accordingly.  Returns ``(aligned_idata, perms)``; the permutations are also
-    stored in each group's ``attrs["component_permutations"]``.
+    (or one of ``also_dims``) accordingly, in a copy of ``idata``.
 
     Within-chain label switching is not undone here (see
     :func:`relabel_draws`; the log joint, which is label-invariant, shows it).
 
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result.
+    var_name : str
+        The variable whose per-chain means are matched.
+    component_dim : str
+        Its dimension that indexes the components.
+    distance : {"euclidean", "hellinger", "l1"}, default "euclidean"
+        The cost of matching two components (:func:`distance_matrix`).
+    reference_chain : int, default 0
+        The chain the first reference is taken from.
+    also_dims : sequence of str, default ()
+        Other dimensions that index the same components (e.g. an HMM
+        transition's ``state_to``).
+
+    Returns
+    -------
+    aligned_idata : arviz.InferenceData
+        The aligned copy; the permutations are also stored in each group's
+        ``attrs["component_permutations"]``.
+    perms : numpy.ndarray of int, shape (chain, K)
+        The permutations (:func:`component_permutations`).
+
+    Raises
+    ------
+    ValueError
+        When ``var_name`` is in neither ``posterior`` nor ``posterior_mean``, or
+        lacks ``component_dim``.
+
+    Examples
+    --------
     >>> from gibbsjax.diagnostics import to_inference_data
     >>> idata = to_inference_data({"m": np.array([[[0., 5.]] * 3, [[5., 0.]] * 3])},
     ...                           dims={"m": ["component"]})
@@ -309,10 +414,25 @@ _DISTANCES = ("hellinger", "bernoulli", "normal")
 def reference_chain(lp) -> int:
     """The chain with the highest mean log joint over its draws (:data:`REFERENCE_RULE`).
 
-    ``lp`` is ``(chain, draw)`` (e.g. ``idata.sample_stats["lp"]``) or already
-    ``(chain,)`` per-chain means.  NaN draws are ignored; a chain with no finite
-    draw is never chosen (chain 0 when none has one).  Ties go to the lower index.
+    Parameters
+    ----------
+    lp : array_like, shape (chain, draw) or (chain,)
+        The log joint (e.g. ``idata.sample_stats["lp"]``), or already per-chain
+        means.  NaN draws are ignored.
 
+    Returns
+    -------
+    int
+        The chain's index.  A chain with no finite draw is never chosen (chain 0
+        when none has one); ties go to the lower index.
+
+    Raises
+    ------
+    ValueError
+        When ``lp`` has another shape, or no chain.
+
+    Examples
+    --------
     >>> reference_chain(np.array([[-10.0, -12.0], [-5.0, -6.0], [-7.0, -7.0]]))
     1
     """
@@ -381,23 +501,45 @@ def _pairwise_distances(est: np.ndarray, kind: str, others: np.ndarray) -> np.nd
 class Agreement:
     """Which components the chains reproduce, from :func:`chain_agreement`.
 
-    * ``distance`` (K, chain, other_chain): Hellinger distance between the
-      chains' estimates of each (aligned) component and those of the chains
-      ``other_chains`` (every chain, up to :data:`PAIRWISE_MAX_CHAINS` chains;
-      beyond, the reference chain only, so thousands of chains cost
-      K × chains, not K × chains²);
-    * ``reference_chain``, ``rule``: the chain the others are compared with, and why;
-    * ``threshold``: a chain reproduces a component when its distance to the
-      reference chain's is at most this;
-    * ``rhat`` (K,): R-hat of each aligned component (NaN where not available);
-    * ``component_name``: "topic", "cluster", "component" (for the verdict).
+    Parameters
+    ----------
+    distance : numpy.ndarray, shape (K, chain, other_chain)
+        Hellinger distance between the chains' estimates of each (aligned)
+        component and those of the chains ``other_chains`` (every chain, up to
+        :data:`PAIRWISE_MAX_CHAINS` chains; beyond, the reference chain only, so
+        thousands of chains cost K × chains, not K × chains²).
+    reference_chain : int
+        The chain the others are compared with.
+    threshold : float
+        A chain reproduces a component when its distance to the reference
+        chain's is at most this.
+    rhat : numpy.ndarray, shape (K,)
+        R-hat of each aligned component (NaN where not available).
+    rule : str, default REFERENCE_RULE
+        Why the reference chain was chosen.
+    component_name : str, default "component"
+        "topic", "cluster", "component" (for the verdict).
+    components : tuple, default ()
+        The components' labels (default: their indices).
+    other_chains : tuple of int, default ()
+        The chains of ``distance``'s last axis (default: every chain); must
+        include the reference chain.
 
+    Raises
+    ------
+    ValueError
+        When ``other_chains`` does not match ``distance`` or lacks the reference chain.
+
+    Notes
+    -----
     Derived: ``distance_to_reference`` (chain, K), ``reproduced`` (chain, K),
     ``reproduced_by_all`` (K,), ``agreeing_chains`` (the chains that reproduce
     every component of the reference chain, the reference included),
     ``all_agree`` and ``verdict``.  :meth:`to_dataset` gives the InferenceData
     group ``agreement``; :meth:`from_dataset` reads it back.
 
+    Examples
+    --------
     >>> a = chain_agreement(np.array([[[0.5, 0.5]], [[0.5, 0.5]]]), component_name="topic")
     >>> a.verdict
     '1 of 1 topics reproduced by all 2 chains'
@@ -423,10 +565,12 @@ class Agreement:
 
     @property
     def num_chains(self) -> int:
+        """The number of chains."""
         return int(self.distance.shape[1])
 
     @property
     def num_components(self) -> int:
+        """K, the number of components."""
         return int(self.distance.shape[0])
 
     @property
@@ -455,9 +599,26 @@ class Agreement:
         return bool(self.reproduced.all())
 
     def estimate_chains(self, chains: str = "best") -> list[int]:
-        """The chains estimates come from: ``"best"``, the reference chain alone;
-        ``"agreeing"``, the :attr:`agreeing_chains` (one mode, several chains).
+        """The chains estimates come from, by rule (:data:`ESTIMATE_RULES`).
 
+        Parameters
+        ----------
+        chains : {"best", "agreeing"}, default "best"
+            ``"best"``: the reference chain alone; ``"agreeing"``: the
+            :attr:`agreeing_chains` (one mode, several chains).
+
+        Returns
+        -------
+        list of int
+            The chains.
+
+        Raises
+        ------
+        ValueError
+            When ``chains`` names no rule.
+
+        Examples
+        --------
         >>> chain_agreement(np.array([[[0.5, 0.5]], [[0.5, 0.5]]]), lp=[-3.0, -1.0]).estimate_chains()
         [1]
         """
@@ -477,14 +638,25 @@ class Agreement:
                 f"reproduced by all {self.num_chains} chains")
 
     def to_dataset(self, component_dim: str | None = None):
-        """The ``agreement`` InferenceData group (an ``xarray.Dataset``).
+        """The ``agreement`` InferenceData group.
 
-        Variables: ``distance`` (component_dim, chain, other_chain),
-        ``distance_to_reference`` (chain, component_dim), ``reproduced``
-        (chain, component_dim; int8 1/0), ``rhat`` (component_dim,).  Attributes:
-        ``component_dim``, ``threshold``, ``reference_chain``, ``rule``,
-        ``verdict``, ``agreeing_chains`` (a JSON list of chain indices).
+        Parameters
+        ----------
+        component_dim : str, optional
+            The components' dimension name (default: ``component_name``).
 
+        Returns
+        -------
+        xarray.Dataset
+            Variables: ``distance`` (component_dim, chain, other_chain),
+            ``distance_to_reference`` (chain, component_dim), ``reproduced``
+            (chain, component_dim; int8 1/0), ``rhat`` (component_dim,).
+            Attributes: ``component_dim``, ``threshold``, ``reference_chain``,
+            ``rule``, ``verdict``, ``agreeing_chains`` (a JSON list of chain
+            indices).
+
+        Examples
+        --------
         >>> ds = chain_agreement(np.array([[[0.5, 0.5]], [[0.5, 0.5]]])).to_dataset("topic")
         >>> ds["reproduced"].dims, ds.attrs["agreeing_chains"]
         (('chain', 'topic'), '[0, 1]')
@@ -514,8 +686,20 @@ class Agreement:
 
     @classmethod
     def from_dataset(cls, ds) -> "Agreement":
-        """Read back the group :meth:`to_dataset` wrote (e.g. ``idata.agreement`` of a saved file).
+        """Read back the group :meth:`to_dataset` wrote.
 
+        Parameters
+        ----------
+        ds : xarray.Dataset
+            The group, e.g. ``idata.agreement`` of a saved file.
+
+        Returns
+        -------
+        Agreement
+            The agreement it holds.
+
+        Examples
+        --------
         >>> a = chain_agreement(np.array([[[0.02, 0.98]], [[0.9, 0.1]]]), lp=[[-2.0], [-1.0]])
         >>> Agreement.from_dataset(a.to_dataset("topic")).agreeing_chains
         [1]
@@ -538,11 +722,10 @@ def chain_agreement(estimates, *, lp=None, rhat=None, threshold: float = AGREEME
                     components: Sequence | None = None) -> Agreement:
     """Which components every chain reproduces, after alignment (:func:`align_chains`).
 
-    ``estimates`` has shape ``(chain, K, ...)``: each chain's estimate of every
-    aligned component (e.g. ``idata.posterior_mean["topic_word"]``, chain ×
-    topic × word).  For every component the Hellinger distance
-    H = sqrt(1 − BC), BC = ∫ sqrt(p q), between every pair of chains is
-    computed; ``distance`` says what a component is:
+    For every component the Hellinger distance H = sqrt(1 − BC),
+    BC = ∫ sqrt(p q), between every pair of chains is computed (up to
+    :data:`PAIRWISE_MAX_CHAINS` chains; beyond, each chain's to the reference
+    chain); ``distance`` says what a component is:
 
     * ``"hellinger"``: a discrete distribution over the trailing axes (a
       topic's or cluster's word distribution; rows are normalised);
@@ -557,11 +740,40 @@ def chain_agreement(estimates, *, lp=None, rhat=None, threshold: float = AGREEME
 
     All three are Hellinger distances between the components' data
     distributions, in [0, 1], so one ``threshold`` (:data:`AGREEMENT_THRESHOLD`,
-    justified there) serves every model.  The reference chain is
-    :func:`reference_chain` of ``lp`` (``(chain, draw)`` or per-chain means;
-    chain 0 without ``lp``).  ``rhat`` (K,) is R-hat of each aligned component,
-    stored alongside (NaN when not given).
+    justified there) serves every model.
 
+    Parameters
+    ----------
+    estimates : array_like, shape (chain, K, ...)
+        Each chain's estimate of every aligned component (e.g.
+        ``idata.posterior_mean["topic_word"]``, chain × topic × word).
+    lp : array_like, shape (chain, draw) or (chain,), optional
+        The log joint or its per-chain means; the reference chain is
+        :func:`reference_chain` of it (chain 0 without ``lp``).
+    rhat : array_like, shape (K,), optional
+        R-hat of each aligned component, stored alongside (NaN when not given).
+    threshold : float, default AGREEMENT_THRESHOLD
+        A chain reproduces a component within this distance, in (0, 1].
+    distance : {"hellinger", "bernoulli", "normal"}, default "hellinger"
+        What a component is (above).
+    component_name : str, default "component"
+        The components' name, for the verdict.
+    components : sequence, optional
+        The components' labels, K of them.
+
+    Returns
+    -------
+    Agreement
+        The distances and which chains reproduce which components.
+
+    Raises
+    ------
+    ValueError
+        When an argument has the wrong shape or values (non-finite estimates,
+        negative probabilities, ``threshold`` outside (0, 1], ...).
+
+    Examples
+    --------
     >>> est = np.array([[[0.7, 0.3], [0.02, 0.98]],     # chain 0: two topics
     ...                 [[0.7, 0.3], [0.9, 0.1]]])      # chain 1: topic 1 differs
     >>> a = chain_agreement(est, lp=[-10.0, -12.0], component_name="topic")
@@ -602,11 +814,26 @@ def chain_agreement(estimates, *, lp=None, rhat=None, threshold: float = AGREEME
 
 # ============================================================================ agreement of an InferenceData
 def component_rhat(idata, var_names, component_dim: str) -> np.ndarray:
-    """R-hat of each aligned component, (K,): for every posterior variable in
-    ``var_names`` that has ``component_dim``, R-hat (:func:`gibbsjax.diagnostics.rhat`)
-    of each element, and per component the largest over variables and other
-    dimensions (NaN where none is defined, e.g. one chain).
+    """R-hat of each aligned component: the largest over its variables' elements.
 
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result (aligned).
+    var_names : sequence of str
+        Posterior variables; those without ``component_dim`` are skipped.
+    component_dim : str
+        The dimension that indexes the components.
+
+    Returns
+    -------
+    numpy.ndarray, shape (K,)
+        Per component, the largest R-hat (:func:`gibbsjax.diagnostics.rhat`) over
+        the variables' elements that belong to it (NaN where none is defined,
+        e.g. one chain).
+
+    Examples
+    --------
     >>> from gibbsjax.diagnostics import to_inference_data
     >>> x = np.random.default_rng(0).normal(size=(4, 100, 2))
     >>> r = component_rhat(to_inference_data({"m": x}, dims={"m": ["topic"]}), ["m"], "topic")
@@ -630,14 +857,35 @@ def component_rhat(idata, var_names, component_dim: str) -> np.ndarray:
 
 def add_agreement(idata, estimates, component_dim: str, *, distance: str = "hellinger", rhat_vars=(),
                   threshold: float | None = None):
-    """Compute :func:`chain_agreement` for aligned ``estimates`` and store it
-    as the ``agreement`` group.  Returns ``(idata, agreement)``.
+    """Compute :func:`chain_agreement` for aligned ``estimates`` and store it as the ``agreement`` group.
 
-    ``estimates``: per-chain estimates of every component, an array
-    ``(chain, K, ...)`` or a DataArray with dims ``chain`` and ``component_dim``.
-    The reference chain comes from ``sample_stats.lp``; R-hat per component
-    from the posterior variables ``rhat_vars`` (:func:`component_rhat`).
+    The reference chain comes from ``sample_stats.lp``.
 
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result (aligned).
+    estimates : array_like or xarray.DataArray
+        Per-chain estimates of every component, an array ``(chain, K, ...)`` or
+        a DataArray with dims ``chain`` and ``component_dim``.
+    component_dim : str
+        The dimension that indexes the components.
+    distance : {"hellinger", "bernoulli", "normal"}, default "hellinger"
+        What a component is (:func:`chain_agreement`).
+    rhat_vars : sequence of str, default ()
+        Posterior variables for R-hat per component (:func:`component_rhat`).
+    threshold : float, optional
+        Default :data:`AGREEMENT_THRESHOLD`.
+
+    Returns
+    -------
+    idata : arviz.InferenceData
+        ``idata`` with the ``agreement`` group (added or replaced).
+    agreement : Agreement
+        The agreement.
+
+    Examples
+    --------
     >>> from gibbsjax.diagnostics import to_inference_data
     >>> idata = to_inference_data({"share": np.full((2, 5, 2), 0.5)}, dims={"share": ["topic"]})
     >>> est = np.array([[[0.7, 0.3], [0.2, 0.8]]] * 2)
@@ -660,10 +908,23 @@ def add_agreement(idata, estimates, component_dim: str, *, distance: str = "hell
 
 
 def estimate_source(idata) -> tuple[list[int] | None, str]:
-    """Which chains a model's saved estimates come from, and the rule (``estimate_chains``,
-    ``estimate_rule`` attributes of its ``topics`` or ``estimates`` group); ``(None, "")``
-    when neither group says.
+    """Which chains a model's saved estimates come from, and the rule.
 
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result.
+
+    Returns
+    -------
+    chains : list of int or None
+        The ``estimate_chains`` attribute of its ``topics`` or ``estimates``
+        group; None when neither group says.
+    rule : str
+        The ``estimate_rule`` attribute ("" when there is none).
+
+    Examples
+    --------
     >>> from gibbsjax.diagnostics import to_inference_data
     >>> estimate_source(to_inference_data({"m": np.zeros((2, 3))}))
     (None, '')
@@ -679,12 +940,24 @@ def estimate_source(idata) -> tuple[list[int] | None, str]:
 class Disagreement:
     """Why the chains of a result disagree, from :func:`disagreement`.
 
-    * ``num_chains``: how many chains the result has;
-    * ``rhat_lp``: R-hat of the log joint (:func:`gibbsjax.diagnostics.rhat_lp`; NaN without one);
-    * ``rhat_components``: the finite R-hats of the aligned components (the ``agreement`` group's);
-    * ``agreement``: the ``agreement`` group read back, ``None`` for results saved before it existed;
-    * ``modes_differ``: some chain does not reproduce every component of the reference chain;
-    * ``estimate_chains``: the chains the saved estimates come from (:func:`estimate_source`), or ``None``.
+    Parameters
+    ----------
+    num_chains : int
+        How many chains the result has.
+    rhat_lp : float
+        R-hat of the log joint (:func:`gibbsjax.diagnostics.rhat_lp`; NaN without one).
+    rhat_components : numpy.ndarray
+        The finite R-hats of the aligned components (the ``agreement`` group's).
+    agreement : Agreement or None
+        The ``agreement`` group read back, ``None`` for results saved before it existed.
+    modes_differ : bool
+        Some chain does not reproduce every component of the reference chain.
+    estimate_chains : list of int or None
+        The chains the saved estimates come from (:func:`estimate_source`), or ``None``.
+
+    Examples
+    --------
+    See :func:`disagreement`.
     """
 
     num_chains: int
@@ -696,16 +969,30 @@ class Disagreement:
 
 
 def disagreement(idata) -> Disagreement | None:
-    """The one decision "do the chains disagree?", shared by the reports (``gibbsjax run``,
-    ``gibbsjax summary``) and the estimators' warnings.
+    """The one decision "do the chains disagree?".
+
+    Shared by the reports (``gibbsjax run``, ``gibbsjax summary``) and the
+    estimators' warnings.
 
     Chains disagree when some chain does not reproduce every component of the
     reference chain (the ``agreement`` group, :func:`add_agreement`), or when
     R-hat of ``lp`` or of an aligned component exceeds
-    :data:`gibbsjax.diagnostics.RHAT_LIMIT`.  Returns ``None`` when they agree
-    (or there is one chain: nothing to compare), else the facts
-    (:class:`Disagreement`) that :func:`gibbsjax.reports.chains_disagree` puts into words.
+    :data:`gibbsjax.diagnostics.RHAT_LIMIT`.
 
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result.
+
+    Returns
+    -------
+    Disagreement or None
+        ``None`` when the chains agree (or there is one chain: nothing to
+        compare), else the facts that :func:`gibbsjax.reports.chains_disagree`
+        puts into words.
+
+    Examples
+    --------
     >>> from gibbsjax.diagnostics import to_inference_data
     >>> x = np.random.default_rng(0).normal(size=(4, 500))
     >>> disagreement(to_inference_data({"m": x}, sample_stats={"lp": x})) is None

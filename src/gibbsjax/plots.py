@@ -70,9 +70,21 @@ MAX_CHAINS = 16
 
 # ============================================================================ shared helpers
 def variable_names(idata) -> list[str]:
-    """What :func:`plot_trace` and :func:`plot_rank` can draw: the numeric posterior
-    variables, then ``lp`` (the log joint, from ``sample_stats``) when recorded.
+    """What :func:`plot_trace` and :func:`plot_rank` can draw.
 
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result.
+
+    Returns
+    -------
+    list of str
+        The numeric posterior variables, then ``lp`` (the log joint, from
+        ``sample_stats``) when recorded.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from gibbsjax.diagnostics import to_inference_data
     >>> variable_names(to_inference_data({"mu": np.zeros((2, 3))}))
@@ -237,11 +249,34 @@ def plot_lp(idata, *, ax=None, max_chains: int | None = MAX_CHAINS, seed: int = 
     title gives R-hat of ``lp`` over *all* chains.  With ``save_warmup`` the
     warm-up sweeps are drawn too (shaded) unless ``warmup=False``.
 
-    ``ax``: draw only the traces on this axes (no density panel).
-    ``max_chains``: draw at most this many chains, a random sample (``seed``)
-    when there are more (None: all).  Raises ``ValueError`` when the result has
-    no ``sample_stats.lp`` (its kernel defines no ``log_joint``).
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result with ``sample_stats.lp``.
+    ax : matplotlib.axes.Axes, optional
+        Draw only the traces on this axes (no density panel).
+    max_chains : int or None, default MAX_CHAINS
+        Draw at most this many chains, a random sample when there are more
+        (None: all).
+    seed : int, default 0
+        Seed of that sample.
+    warmup : bool, default True
+        Draw the warm-up sweeps too, when the result saved them.
 
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    ValueError
+        When the result has no ``sample_stats.lp`` (its kernel defines no
+        ``log_joint``) or no draws, or ``max_chains`` or ``seed`` is not a valid
+        integer.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from gibbsjax.diagnostics import to_inference_data
     >>> lp = np.random.default_rng(1).normal(size=(3, 40)) + np.array([[0.0], [0.0], [9.0]])
@@ -336,8 +371,38 @@ def plot_trace(
     and mixtures' ``emission``/``emission_sorted``): the sorted,
     label-invariant copy is drawn and the figure says which were left out;
     name them in ``var_names`` (``--var``) to draw them.
-    ``max_chains``/``seed``: see :func:`plot_lp`.
 
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result.
+    var_names : str or sequence of str, optional
+        The variables to draw (default above).
+    max_per_panel : int, optional
+        Put up to this many components of a variable into one panel.
+    max_chains : int or None, default MAX_CHAINS
+        Draw at most this many chains, a random sample when there are more
+        (None: all).
+    max_panels : int, default 24
+        Panels drawn at most.
+    seed : int, default 0
+        Seed of the sample of chains.
+    ncols : int, optional
+        Panels per row (default from their number).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    ValueError
+        When a name in ``var_names`` is unknown, the result has no draws, or an
+        integer argument is out of range.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from gibbsjax.diagnostics import to_inference_data
     >>> share = np.random.default_rng(0).dirichlet(np.ones(32), size=(2, 30))
@@ -448,19 +513,48 @@ def plot_rank(
     ncols: int = 4,
     seed: int = 0,
 ):
-    """Rank plots: per chain, the histogram of the ranks of its draws among the
-    pooled draws of all chains shown (Vehtari et al. 2021, Bayesian Analysis
-    16(2), §4.1), one panel per scalar component, ``lp`` included.
+    """Rank plots: per chain, the histogram of the ranks of its draws among the pooled draws.
+
+    The pooled draws are those of all chains shown (Vehtari et al. 2021,
+    Bayesian Analysis 16(2), §4.1); one panel per scalar component, ``lp``
+    included.
 
     Chains stack bottom to top, each with a dashed line at the count expected
     when every chain samples the same distribution: flat histograms mean the
     chains mix, a chain whose ranks pile up at one end sits apart.  The layout
     follows ``az.plot_rank``; each chain is one filled step outline (not one
-    bar per bin), so many panels draw in a second.  ``var_names``,
-    ``max_chains``, ``seed``: see :func:`plot_trace` (with a sample of chains,
-    ranks are those within the sample); at most ``max_panels`` panels.  By default
-    a variable with a ``<name>_sorted`` twin is left out, as in :func:`plot_trace`.
+    bar per bin), so many panels draw in a second.  By default a variable with
+    a ``<name>_sorted`` twin is left out, as in :func:`plot_trace`.
 
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result.
+    var_names : str or sequence of str, optional
+        The variables to draw (default as in :func:`plot_trace`).
+    max_chains : int or None, default MAX_CHAINS
+        Draw at most this many chains, a random sample when there are more
+        (None: all); ranks are then those within the sample.
+    max_panels : int, default 40
+        Panels drawn at most.
+    ncols : int, default 4
+        Panels per row.
+    seed : int, default 0
+        Seed of the sample of chains.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    ValueError
+        When a name in ``var_names`` is unknown, the result has no draws, or an
+        integer argument is out of range.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from gibbsjax.diagnostics import to_inference_data
     >>> rng = np.random.default_rng(0)
@@ -539,18 +633,43 @@ def plot_agreement(idata, *, ax=None, max_chains: int | None = 32, seed: int = 0
     cells within the threshold (``agreement.reproduced``).  The title gives the
     verdict, the threshold and the rule; the x labels give each component's
     R-hat, the y labels mark the reference chain and print the agreeing chains
-    in bold.  ``annotate``: write the distances in the cells (default: when the
-    cells are big enough for a readable number; the font size follows the cell
-    size, the text colour the cell's darkness).  ``max_chains``: a random sample (``seed``) that
-    always holds the reference chain.  Raises ``ValueError`` when the result
-    has no ``agreement`` group (LDA and the mixtures write one after alignment
-    when several chains run).
+    in bold.
 
     The ``agreement`` group holds ``distance_to_reference`` and ``reproduced``
     (dims ``chain`` × the component dim), ``rhat`` (the component dim) and the
     attributes ``component_dim``, ``threshold``, ``reference_chain``, ``rule``,
     ``verdict`` and ``agreeing_chains`` (a JSON list).
 
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result with an ``agreement`` group.
+    ax : matplotlib.axes.Axes, optional
+        Draw on this axes.
+    max_chains : int or None, default 32
+        Draw at most this many chains, a random sample that always holds the
+        reference chain (None: all).
+    seed : int, default 0
+        Seed of that sample.
+    annotate : bool, optional
+        Write the distances in the cells (default: when the cells are big
+        enough for a readable number; the font size follows the cell size, the
+        text colour the cell's darkness).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    ValueError
+        When the result has no ``agreement`` group (LDA and the mixtures write
+        one after alignment when several chains run), or ``max_chains`` or
+        ``seed`` is not a valid integer.
+
+    Examples
+    --------
     >>> fig = plot_agreement(model.idata_)          # doctest: +SKIP
     """
     import matplotlib.pyplot as plt
@@ -694,10 +813,34 @@ def plot_top_words(idata, n: int = 10, *, ncols: int = 4, components: Sequence[i
     ``topics.topic_word`` or the mixtures' / naive Bayes' ``estimates.<var>_mean``;
     words are named by the vocabulary stored in the result (else ``#id``).
     With an ``agreement`` group for the same components, each title says how
-    many chains reproduce that component.  ``components``: positions to draw
-    (default all, at most ``max_panels``).  Raises ``ValueError`` when the
-    result has neither group.
+    many chains reproduce that component.
 
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result with a ``topics`` or ``estimates`` group.
+    n : int, default 10
+        Words per component.
+    ncols : int, default 4
+        Panels per row.
+    components : sequence of int, optional
+        Positions of the components to draw (default all, at most ``max_panels``).
+    max_panels : int, default 64
+        Panels drawn at most.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    ValueError
+        When the result has neither group, a position in ``components`` is out
+        of range, or an integer argument is out of range.
+
+    Examples
+    --------
     >>> import numpy as np, xarray as xr
     >>> from gibbsjax.diagnostics import to_inference_data
     >>> idata = to_inference_data({"mu": np.zeros((1, 2))})
@@ -762,14 +905,32 @@ def plot_top_words(idata, n: int = 10, *, ncols: int = 4, components: Sequence[i
 
 # ============================================================================ stable topics
 def plot_stable_topics(idata, *, max_rare: int = 10, n_words: int = 5):
-    """Which topics recur across chains (:mod:`gibbsjax.stable`): one horizontal bar per stable
-    topic, its length the share of chains that hold it, then the ``max_rare`` most recurrent rare
-    topics in grey.  Each bar is labelled by the cluster's top ``n_words`` words; beside it the
-    number of chains, the spread (mean and largest Hellinger distance of the chains' topics to
-    the cluster's centre) and R-hat over the chains that hold it.  A dashed line marks
-    ``min_share``; the title gives the verdict.  ``idata``: an LDA result (its ``stable_topics``
-    group, or computed from its per-chain estimates) or a :class:`gibbsjax.stable.StableTopics`.
+    """Which topics recur across chains (:mod:`gibbsjax.stable`), as horizontal bars.
 
+    One bar per stable topic, its length the share of chains that hold it, then
+    the ``max_rare`` most recurrent rare topics in grey.  Each bar is labelled by
+    the cluster's top ``n_words`` words; beside it the number of chains, the
+    spread (mean and largest Hellinger distance of the chains' topics to the
+    cluster's centre) and R-hat over the chains that hold it.  A dashed line
+    marks ``min_share``; the title gives the verdict.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData or gibbsjax.stable.StableTopics
+        An LDA result (its ``stable_topics`` group, or computed from its
+        per-chain estimates) or the stable topics themselves.
+    max_rare : int, default 10
+        Rare topics drawn at most.
+    n_words : int, default 5
+        Top words in each bar's label.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> from gibbsjax.stable import stable_topics
     >>> est = np.array([[[0.8, 0.1, 0.1], [0.1, 0.1, 0.8]], [[0.1, 0.1, 0.8], [0.8, 0.1, 0.1]],
@@ -822,10 +983,29 @@ def plot_stable_topics(idata, *, max_rare: int = 10, n_words: int = 5):
 
 
 def plot_stability(table):
-    """The table of :func:`gibbsjax.choose_k.choose_num_topics` against K, three panels sharing
-    the K axis: stability (with the share of stable topics), held-out perplexity and the
-    stable topics' mean coherence; the most stable K is marked in each.
+    """The table of :func:`gibbsjax.choose_k.choose_num_topics` against K.
 
+    Three panels share the K axis: stability (with the share of stable topics),
+    held-out perplexity and the stable topics' mean coherence; the most stable K
+    is marked in each.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table of :func:`gibbsjax.choose_k.choose_num_topics`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    ValueError
+        When ``table`` lacks a column it needs, or has no rows.
+
+    Examples
+    --------
     >>> import pandas as pd
     >>> t = pd.DataFrame({"K": [5, 10, 15], "stability": [0.4, 0.9, 0.8], "stable_share": [0.6, 1.0, 0.9],
     ...                   "perplexity": [30.0, 21.0, 21.5], "coherence": [-0.9, -0.8, -0.85]})

@@ -46,6 +46,18 @@ __all__ = [
 def fmt(values) -> str:
     """Numbers as fixed-width ``%7.3f`` columns separated by a space.
 
+    Parameters
+    ----------
+    values : float or array_like of float
+        The numbers (flattened in order).
+
+    Returns
+    -------
+    str
+        The formatted numbers.
+
+    Examples
+    --------
     >>> fmt(1.0)
     '  1.000'
     """
@@ -54,10 +66,27 @@ def fmt(values) -> str:
 
 
 def draw_mean(idata, name: str, chains=None):
-    """Posterior mean of ``name`` over chains and draws: from ``posterior``, or from
-    the per-chain means of ``posterior_mean`` (quantities the kernel accumulates).
-    ``chains``: the chains to average (positions; default all).
+    """Posterior mean of ``name`` over chains and draws.
 
+    Taken from ``posterior``, or, for a quantity that only the kernel accumulates,
+    from the per-chain means of ``posterior_mean``.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result.
+    name : str
+        A variable of ``posterior`` or ``posterior_mean``.
+    chains : sequence of int, optional
+        The chains to average (positions; default all).
+
+    Returns
+    -------
+    xarray.DataArray
+        The mean, without the chain and draw dimensions.
+
+    Examples
+    --------
     >>> from gibbsjax.diagnostics import to_inference_data
     >>> float(draw_mean(to_inference_data({"m": np.ones((2, 3))}), "m"))
     1.0
@@ -72,8 +101,24 @@ def draw_mean(idata, name: str, chains=None):
 
 # ============================================================================ agreement across chains
 def chain_list(chains: list[int], total: int) -> str:
-    """Chains named for a report: "all 4", "chains 0, 2" style lists, or "13 of 20".
+    """Chains named for a report: "all 4", "0, 2" style lists, or "13 of 20".
 
+    Parameters
+    ----------
+    chains : list of int
+        The chains to name.
+    total : int
+        The number of chains of the fit.
+
+    Returns
+    -------
+    str
+        ``"all <total>"`` when every chain is listed, ``"<n> of <total>"`` for
+        more than 12 chains, else the chains separated by commas (``"none"``
+        when empty).
+
+    Examples
+    --------
     >>> chain_list([0, 1], 2)
     'all 2'
     """
@@ -85,13 +130,25 @@ def chain_list(chains: list[int], total: int) -> str:
 
 
 def chains_disagree(idata) -> str | None:
-    """The one decision "do the chains disagree?" (:func:`gibbsjax.labels.disagreement`) in words,
-    shared by the reports (``gibbsjax run``, ``gibbsjax summary``) and the estimators' warnings.
+    """The one decision "do the chains disagree?" (:func:`gibbsjax.labels.disagreement`) in words.
 
-    Returns ``None`` when the chains agree (or there is one chain: nothing to
-    compare), else a message that starts with ``"chains disagree"`` and says
-    where the estimates come from and what can help.
+    Shared by the reports (``gibbsjax run``, ``gibbsjax summary``) and the
+    estimators' warnings.
 
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result.
+
+    Returns
+    -------
+    str or None
+        ``None`` when the chains agree (or there is one chain: nothing to
+        compare), else a message that starts with ``"chains disagree"`` and says
+        where the estimates come from and what can help.
+
+    Examples
+    --------
     >>> from gibbsjax.diagnostics import to_inference_data
     >>> x = np.random.default_rng(0).normal(size=(4, 500))
     >>> chains_disagree(to_inference_data({"m": x}, sample_stats={"lp": x})) is None
@@ -145,14 +202,23 @@ def _what_helps(idata, noun: str) -> str:
 
 
 class ChainDisagreementWarning(UserWarning):
-    """The chains of a fit disagree (:func:`gibbsjax.labels.disagreement`): one line,
-    :func:`disagreement_line`; the full explanation is in ``details``
-    (:func:`chains_disagree`, what the report of ``gibbsjax run`` prints).
+    """The chains of a fit disagree (:func:`gibbsjax.labels.disagreement`).
 
     Exported as ``gibbsjax.ChainDisagreementWarning``, so that it can be filtered:
     ``warnings.filterwarnings("ignore", category=gibbsjax.ChainDisagreementWarning)``
     (or ``LDA(..., warn=False)`` for one model).
 
+    Parameters
+    ----------
+    message : str
+        One line, :func:`disagreement_line`.
+    details : str, optional
+        The full explanation (:func:`chains_disagree`, what the report of
+        ``gibbsjax run`` prints); ``message`` when not given.  Kept as the
+        attribute ``details``.
+
+    Examples
+    --------
     >>> w = ChainDisagreementWarning("chains disagree: ...", details="chains disagree: ... What helps: ...")
     >>> str(w), w.details.endswith("What helps: ..."), issubclass(ChainDisagreementWarning, UserWarning)
     ('chains disagree: ...', True, True)
@@ -171,10 +237,23 @@ ESTIMATOR_HINT = "see model.agreement_ and model.summary(); warn=False silences 
 
 
 def disagreement_line(idata, hint: str = ESTIMATOR_HINT) -> str | None:
-    """The :func:`chains_disagree` decision in one line (no newline): the verdict,
-    R-hat of lp, where the estimates come from, then ``hint`` (where to look).
-    ``None`` when the chains agree (or there is one chain).
+    """The :func:`chains_disagree` decision in one line (no newline).
 
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result.
+    hint : str, default ESTIMATOR_HINT
+        Where to look, appended after a ``;``.
+
+    Returns
+    -------
+    str or None
+        The verdict, R-hat of lp, where the estimates come from, then ``hint``;
+        ``None`` when the chains agree (or there is one chain).
+
+    Examples
+    --------
     >>> from gibbsjax.diagnostics import to_inference_data
     >>> x = np.random.default_rng(0).normal(size=(4, 500))
     >>> disagreement_line(to_inference_data({"m": x}, sample_stats={"lp": x})) is None
@@ -204,10 +283,24 @@ def disagreement_line(idata, hint: str = ESTIMATOR_HINT) -> str | None:
 
 
 def warn_if_chains_disagree(idata, *, stacklevel: int = 2) -> bool:
-    """Warn (:class:`ChainDisagreementWarning`, one line) when the chains of ``idata``
-    disagree, the full :func:`chains_disagree` text in its ``details``; returns whether
-    it warned.  ``stacklevel`` as for :func:`warnings.warn`, counted from the caller.
+    """Warn (:class:`ChainDisagreementWarning`, one line) when the chains of ``idata`` disagree.
 
+    The warning's ``details`` hold the full :func:`chains_disagree` text.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result.
+    stacklevel : int, default 2
+        As for :func:`warnings.warn`, counted from the caller.
+
+    Returns
+    -------
+    bool
+        Whether it warned.
+
+    Examples
+    --------
     >>> import warnings
     >>> from gibbsjax.diagnostics import to_inference_data
     >>> x = np.random.default_rng(0).normal(size=(4, 500))
@@ -226,9 +319,23 @@ def warn_if_chains_disagree(idata, *, stacklevel: int = 2) -> bool:
 
 
 def agreement_lines(idata) -> list[str]:
-    """Report lines: the agreement verdict, per component its R-hat and the chains that
-    reproduce it, R-hat of lp, and the :func:`chains_disagree` decision.
+    """Report lines on the agreement of the chains.
 
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result, with or without an ``agreement`` group
+        (:func:`gibbsjax.labels.add_agreement`).
+
+    Returns
+    -------
+    list of str
+        The agreement verdict, per component its R-hat and the chains that
+        reproduce it (with an ``agreement`` group), then, with more than one
+        chain, R-hat of lp and the :func:`chains_disagree` decision.
+
+    Examples
+    --------
     >>> from gibbsjax.diagnostics import to_inference_data
     >>> from gibbsjax.labels import add_agreement
     >>> x = np.random.default_rng(1).normal(size=(4, 200, 2))

@@ -74,22 +74,49 @@ class StableTopics:
     """Topics clustered across chains, from :func:`stable_topics`.
 
     Clusters are numbered stable first, then rare, each part by decreasing
-    recurrence (then increasing spread).
+    recurrence (then increasing spread).  The fields, in order:
 
-    * ``assignment`` (chain, K) int: the cluster of each chain's topic slot;
-    * ``recurrence`` (M,) int: how many chains hold each cluster (one topic per chain at most);
-    * ``spread_mean``, ``spread_max`` (M,): mean and largest Hellinger distance of the
-      members to the cluster's centre (the mean of their word distributions);
-    * ``rhat`` (M,): R-hat of the cluster's share of tokens over the chains that hold it
-      (NaN without per-draw values or with fewer than 2 such chains);
-    * ``topic_word`` (S, V): the stable topics' estimates (mean over the chains that hold them);
-    * ``num_stable`` (S), ``num_chains``, ``num_topics`` (K per chain), ``threshold``,
-      ``min_share``, ``min_chains`` (chains a stable topic needs), ``reference_chain``;
-    * ``top_words``: the top words of every cluster (empty without a vocabulary);
-    * ``num_unclustered``: topics (of chains beyond the ``seed_chains`` that seeded the
-      clusters) that match no cluster, ``assignment`` −1: rare, each held by one chain as far
-      as the clustering looked.
+    Parameters
+    ----------
+    assignment : numpy.ndarray of int, shape (chain, K)
+        The cluster of each chain's topic slot (−1: none).
+    recurrence : numpy.ndarray of int, shape (M,)
+        How many chains hold each cluster (one topic per chain at most).
+    spread_mean, spread_max : numpy.ndarray, shape (M,)
+        Mean and largest Hellinger distance of the members to the cluster's centre
+        (the mean of their word distributions).
+    rhat : numpy.ndarray, shape (M,)
+        R-hat of the cluster's share of tokens over the chains that hold it (NaN
+        without per-draw values or with fewer than 2 such chains).
+    topic_word : numpy.ndarray, shape (S, V)
+        The stable topics' estimates (mean over the chains that hold them).
+    num_stable : int
+        S, the number of stable topics (clusters ``0 .. S-1``).
+    num_chains : int
+        Number of chains.
+    num_topics : int
+        K, the number of topics per chain.
+    threshold : float
+        The Hellinger distance within which a topic joins a cluster.
+    min_share : float
+        Share of the chains a stable topic needs.
+    min_chains : int
+        Chains a stable topic needs (at least 2).
+    reference_chain : int
+        The chain whose topics seeded the clusters.
+    top_words : tuple of tuple of str, default ()
+        The top words of every cluster (empty without a vocabulary).
+    rule : str, default RULE
+        The clustering rule, in words (:data:`RULE`).
+    num_unclustered : int, default 0
+        Topics (of chains beyond the ``seed_chains`` that seeded the clusters) that
+        match no cluster, ``assignment`` −1: rare, each held by one chain as far as
+        the clustering looked.
+    seed_chains : int, default SEED_CHAINS
+        Chains whose topics seeded the clusters.
 
+    Examples
+    --------
     >>> st = stable_topics(np.array([[[0.9, 0.1]], [[0.88, 0.12]]]))
     >>> st.num_stable, st.share.tolist(), st.holders(0)
     (1, [1.0], ([0, 1], [0, 0]))
@@ -115,10 +142,12 @@ class StableTopics:
 
     @property
     def num_clusters(self) -> int:
+        """M, the number of clusters, stable and rare."""
         return int(self.recurrence.size)
 
     @property
     def num_rare(self) -> int:
+        """The number of rare clusters, M − S."""
         return self.num_clusters - self.num_stable
 
     @property
@@ -132,7 +161,20 @@ class StableTopics:
         return self.num_stable / float(self.num_topics)
 
     def holders(self, cluster: int) -> tuple[list[int], list[int]]:
-        """The chains that hold ``cluster`` and the topic slot each holds it in."""
+        """The chains that hold ``cluster`` and the topic slot each holds it in.
+
+        Parameters
+        ----------
+        cluster : int
+            A cluster index.
+
+        Returns
+        -------
+        chains : list of int
+            The chains that hold the cluster, in increasing order.
+        slots : list of int
+            The topic slot of each of those chains.
+        """
         chains, slots = np.nonzero(self.assignment == int(cluster))
         return chains.tolist(), slots.tolist()
 
@@ -146,9 +188,21 @@ class StableTopics:
         return f"stable topics: {count} (held by >= {self.min_share:.0%} of {self.num_chains} chains)"
 
     def table(self, *, rare: bool = False) -> list[dict]:
-        """One dict per stable topic (with ``rare=True``, per rare cluster): ``cluster``,
-        ``chains``, ``share``, ``spread_mean``, ``spread_max``, ``rhat``, ``top_words``.
+        """One dict per stable topic (with ``rare=True``, per rare cluster).
 
+        Parameters
+        ----------
+        rare : bool, default False
+            List the rare clusters instead of the stable topics.
+
+        Returns
+        -------
+        list of dict
+            Keys ``cluster``, ``chains``, ``share``, ``spread_mean``, ``spread_max``,
+            ``rhat``, ``top_words``.
+
+        Examples
+        --------
         >>> stable_topics(np.array([[[0.9, 0.1]], [[0.88, 0.12]]])).table()[0]["chains"]
         2
         """
@@ -159,12 +213,20 @@ class StableTopics:
                  "top_words": list(self.top_words[m]) if self.top_words else []} for m in index]
 
     def to_dataset(self):
-        """The ``stable_topics`` InferenceData group (an ``xarray.Dataset``): variables
-        ``assignment`` (chain, topic), ``recurrence``, ``spread_mean``, ``spread_max``,
-        ``rhat``, ``stable`` (cluster), ``topic_word`` (stable_topic, word); attributes
-        ``rule``, ``threshold``, ``min_share``, ``min_chains``, ``num_stable``,
-        ``num_topics``, ``reference_chain``, ``verdict``, ``top_words`` (JSON, per cluster).
+        """The ``stable_topics`` InferenceData group.
 
+        Returns
+        -------
+        xarray.Dataset
+            Variables ``assignment`` (chain, topic), ``recurrence``, ``spread_mean``,
+            ``spread_max``, ``rhat``, ``stable`` (cluster), ``topic_word``
+            (stable_topic, word); attributes ``rule``, ``threshold``, ``min_share``,
+            ``min_chains``, ``num_stable``, ``num_topics``, ``reference_chain``,
+            ``verdict``, ``top_words`` (JSON, per cluster), ``num_unclustered``,
+            ``seed_chains``.
+
+        Examples
+        --------
         >>> st = stable_topics(np.array([[[0.9, 0.1]], [[0.88, 0.12]]]))
         >>> StableTopics.from_dataset(st.to_dataset()).verdict == st.verdict
         True
@@ -191,8 +253,22 @@ class StableTopics:
 
     @classmethod
     def from_dataset(cls, ds) -> StableTopics:
-        """Read back the group :meth:`to_dataset` wrote (e.g. ``idata.stable_topics`` of a saved file).
-        Example: see :meth:`to_dataset`."""
+        """Read back the group :meth:`to_dataset` wrote.
+
+        Parameters
+        ----------
+        ds : xarray.Dataset
+            The group, e.g. ``idata.stable_topics`` of a saved file.
+
+        Returns
+        -------
+        StableTopics
+            The stable topics it holds.
+
+        Examples
+        --------
+        See :meth:`to_dataset`.
+        """
         a = ds.attrs
         words = json.loads(str(a.get("top_words", "[]")) or "[]")
         return cls(assignment=np.asarray(ds["assignment"].transpose("chain", "topic").values, np.int64),
@@ -388,14 +464,47 @@ def stable_topics(estimates, *, lp=None, draws=None, min_share: float = MIN_SHAR
                   reference: int | None = None, seed_chains: int = SEED_CHAINS) -> StableTopics:
     """Cluster the topics of all chains and report those that recur as stable topics.
 
-    ``estimates`` (chain, K, V): every chain's estimate of its K topics' word
-    distributions (e.g. ``idata.posterior_mean["topic_word"]``; rows are
-    normalised; aligned or not, slots do not matter).  ``lp`` ((chain,) or
-    (chain, draw)) picks the reference chain (:func:`gibbsjax.labels.reference_chain`,
-    the highest mean lp; ``reference`` names it; chain 0 without either) whose
-    topics seed the clusters.  ``draws`` (chain, draw, K): per-draw values of
-    each topic slot (LDA's ``topic_share``), for R-hat per cluster.
+    Parameters
+    ----------
+    estimates : array_like, shape (chain, K, V)
+        Every chain's estimate of its K topics' word distributions (e.g.
+        ``idata.posterior_mean["topic_word"]``; rows are normalised; aligned or
+        not, slots do not matter).
+    lp : array_like, shape (chain,) or (chain, draw), optional
+        Picks the reference chain (:func:`gibbsjax.labels.reference_chain`, the
+        highest mean lp) whose topics seed the clusters; chain 0 without ``lp``
+        or ``reference``.
+    draws : array_like, shape (chain, draw, K), optional
+        Per-draw values of each topic slot (LDA's ``topic_share``), for R-hat per
+        cluster.
+    min_share : float, default MIN_SHARE
+        Share of the chains (at least 2) that must hold a cluster for it to be a
+        stable topic.
+    threshold : float, default gibbsjax.labels.AGREEMENT_THRESHOLD
+        Hellinger distance, in (0, 1], within which a topic joins a cluster.
+    vocab : sequence of str, optional
+        The V words, for the clusters' top words.
+    n_words : int, default 10
+        Top words kept per cluster.
+    reference : int, optional
+        The reference chain, by index (instead of ``lp``).
+    seed_chains : int, default SEED_CHAINS
+        Chains (the first ones, and the reference chain) whose topics seed the
+        clusters.
 
+    Returns
+    -------
+    StableTopics
+        The clusters, stable topics first.
+
+    Raises
+    ------
+    ValueError
+        When an argument has the wrong shape or lies out of range (e.g.
+        ``threshold`` outside (0, 1], ``vocab`` of another length than V).
+
+    Notes
+    -----
     The rule (:data:`RULE`): Hellinger distance H = sqrt(1 − Σ sqrt(p q)); a
     topic joins a cluster when H to the cluster's centre is at most
     ``threshold`` (default :data:`gibbsjax.labels.AGREEMENT_THRESHOLD` = 0.4,
@@ -424,6 +533,8 @@ def stable_topics(estimates, *, lp=None, draws=None, min_share: float = MIN_SHAR
     on the 2-core CPU here (``tests/test_stable_topics.py::test_many_chains_cost``,
     slow-marked); 1,024 × 20 × 500 take 0.3 s.
 
+    Examples
+    --------
     >>> est = np.array([[[0.9, 0.1], [0.1, 0.9]], [[0.1, 0.9], [0.85, 0.15]]])
     >>> st = stable_topics(est)
     >>> st.num_stable, st.assignment.tolist()
@@ -530,11 +641,32 @@ def _compute_of(idata, **kwargs) -> StableTopics:
 
 
 def stable_topics_of(idata, **kwargs) -> StableTopics:
-    """The stable topics of an LDA result: its ``stable_topics`` group read back, or (for a
-    result without one, or with ``kwargs`` for :func:`stable_topics`, e.g. ``min_share=0.8``)
-    computed from ``posterior_mean["topic_word"]``, ``sample_stats.lp`` and
-    ``posterior.topic_share``.
+    """The stable topics of an LDA result, read back or computed.
 
+    Its ``stable_topics`` group is read back; for a result without one, or with
+    ``kwargs``, they are computed from ``posterior_mean["topic_word"]``,
+    ``sample_stats.lp`` and ``posterior.topic_share``.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        An LDA result.
+    **kwargs
+        Arguments of :func:`stable_topics` (e.g. ``min_share=0.8``); any forces
+        a new computation.
+
+    Returns
+    -------
+    StableTopics
+        The stable topics.
+
+    Raises
+    ------
+    ValueError
+        When ``idata`` has no per-chain topic estimates (not an LDA result).
+
+    Examples
+    --------
     >>> st = stable_topics_of(model.idata_, min_share=0.75)    # doctest: +SKIP
     """
     if not kwargs and "stable_topics" in idata.groups():
@@ -543,9 +675,29 @@ def stable_topics_of(idata, **kwargs) -> StableTopics:
 
 
 def add_stable_topics(idata, **kwargs):
-    """:func:`stable_topics_of` computed and stored as the ``stable_topics`` group;
-    returns ``(idata, stable)``.  ``kwargs`` go to :func:`stable_topics`.
+    """Compute the stable topics and store them as the ``stable_topics`` group.
 
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        An LDA result.
+    **kwargs
+        Arguments of :func:`stable_topics`.
+
+    Returns
+    -------
+    idata : arviz.InferenceData
+        ``idata`` with the ``stable_topics`` group (added or replaced).
+    stable : StableTopics
+        The stable topics.
+
+    Raises
+    ------
+    ValueError
+        When ``idata`` has no per-chain topic estimates (not an LDA result).
+
+    Examples
+    --------
     >>> idata, st = add_stable_topics(model.idata_, min_share=0.75)    # doctest: +SKIP
     """
     stable = _compute_of(idata, **kwargs)
@@ -553,10 +705,27 @@ def add_stable_topics(idata, **kwargs):
 
 
 def summary_rows(idata, stable: StableTopics | None = None):
-    """Summary-table rows (the columns of :func:`gibbsjax.diagnostics.summary`), one per stable
-    topic: ``stable_topic_share[s]``, its share of tokens (``posterior.topic_share`` at the slot
-    each chain holds it in) over the chains that hold it.  Empty without ``topic_share``.
+    """Summary-table rows, one per stable topic.
 
+    Row ``stable_topic_share[s]`` summarises the stable topic's share of tokens
+    (``posterior.topic_share`` at the slot each chain holds it in) over the chains
+    that hold it.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        An LDA result.
+    stable : StableTopics, optional
+        Its stable topics (default: :func:`stable_topics_of` ``(idata)``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of :func:`gibbsjax.diagnostics.summary`; empty without
+        ``topic_share`` or stable topics.
+
+    Examples
+    --------
     >>> summary_rows(model.idata_).index[0]    # doctest: +SKIP
     'stable_topic_share[0]'
     """
@@ -577,9 +746,27 @@ def summary_rows(idata, stable: StableTopics | None = None):
 
 
 def report_lines(stable: StableTopics, *, max_rows: int = 20, max_rare: int = 5, n_words: int = 8) -> list[str]:
-    """Report lines: the verdict, then a table of the stable topics (chains, spread, R-hat, top
-    words) and the most recurrent rare topics.
+    """Report lines: the verdict, the stable topics and the most recurrent rare topics.
 
+    Parameters
+    ----------
+    stable : StableTopics
+        The stable topics.
+    max_rows : int, default 20
+        Stable topics listed at most.
+    max_rare : int, default 5
+        Rare topics listed at most (0: only their count).
+    n_words : int, default 8
+        Top words shown per topic.
+
+    Returns
+    -------
+    list of str
+        The verdict, then a table of the stable topics (chains, share, spread,
+        R-hat, top words) and of the most recurrent rare topics.
+
+    Examples
+    --------
     >>> est = np.array([[[0.9, 0.1], [0.1, 0.9]], [[0.1, 0.9], [0.85, 0.15]]])
     >>> report_lines(stable_topics(est, vocab=["a", "b"]))[0]
     'stable topics: 2 of 2 (held by >= 50% of 2 chains)'
