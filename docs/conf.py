@@ -78,7 +78,6 @@ NOT_YET_VALIDATED: list[str] = [
     # 500 (tests/test_layout.py), so they wait for code to move out of it (the class docstring
     # itself is in numpydoc form: Parameters, Attributes, Notes, Examples)
     "gibbsjax.estimators",
-    "gibbsjax.models.lda.shard",
     "gibbsjax.diagnostics",
     "gibbsjax.chain_stats",
     "gibbsjax.labels",

@@ -65,6 +65,7 @@ The package's modules import downward only (each from those above it in this lis
 * :mod:`~gibbsjax.models.lda.z_updates`: which z-update and warm-up run (``resolve_z_update``);
 * :mod:`~gibbsjax.models.lda.slice_sampling`: slice sampling of a scalar (Neal 2003);
 * :mod:`~gibbsjax.models.lda.priors`: learned α and η (slice sampling, Minka's fixed point);
+* :mod:`~gibbsjax.models.lda.shard_layout`: a corpus's documents split into shards, each packed into a grid;
 * :mod:`~gibbsjax.models.lda.shard`: the partially collapsed sampler with documents split over devices;
 * :mod:`~gibbsjax.models.lda.kernels`: the factories, ``SAMPLERS`` and the per-draw records;
 * :mod:`~gibbsjax.models.lda.inference`: new documents and held-out perplexity, φ fixed;
