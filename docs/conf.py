@@ -72,16 +72,8 @@ numpydoc_validation_checks = {"GL08", "SS01", "PR01", "PR02", "PR03", "RT01"}
 # Modules whose docstrings are not yet converted to numpydoc sections: documented on the site
 # but left out of validation, by name, so that nothing is skipped silently.  Remove a module
 # from this list when it is converted; tests/test_docs.py prints the list.  (An entry also
-# covers the modules under it: gibbsjax.models.lda covers gibbsjax.models.lda.shard, listed anyway.)
+# covers the modules under it.)
 NOT_YET_VALIDATED: list[str] = [
-    # numpydoc sections for LDA's 15 methods add about 200 lines; estimators.py must stay under
-    # 500 (tests/test_layout.py), so they wait for code to move out of it (the class docstring
-    # itself is in numpydoc form: Parameters, Attributes, Notes, Examples)
-    "gibbsjax.estimators",
-    "gibbsjax.models.hmm",
-    "gibbsjax.models.bayes_net",
-    "gibbsjax.models.lda",
-    "gibbsjax.models.lda.shard",
 ]
 
 # numpydoc reports a section it does not know (e.g. "Example" for "Examples") as a Python

@@ -12,21 +12,20 @@ pickle).
 from __future__ import annotations
 
 import os
-from typing import Any
-
 import numpy as np
 
-from gibbsjax import evaluate, lda_fit, pipeline
+from gibbsjax import lda_fit, pipeline
 from gibbsjax._checks import check_seed
 from gibbsjax.estimator_base import Estimator, TopicModelNames, read_estimator, write_estimator
 from gibbsjax.inputs import as_corpus, word_filters
-from gibbsjax.models.lda import heldout_perplexity, infer_doc_topics
+from gibbsjax.lda_inspect import LDAInspection
+from gibbsjax.models.lda import infer_doc_topics
 from gibbsjax.reports import warn_if_chains_disagree
 
 __all__ = ["LDA"]
 
 
-class LDA(Estimator, TopicModelNames):
+class LDA(LDAInspection, Estimator, TopicModelNames):
     """Latent Dirichlet allocation by exact Gibbs sampling, several chains at once.
 
     Arguments are stored as given and checked (``ValueError`` naming one); :meth:`fit` does the rest.
@@ -35,12 +34,44 @@ class LDA(Estimator, TopicModelNames):
     ----------
     num_topics : int
         K, the number of topics (``n_components``, scikit-learn's name, reads it).
-    stop_words, min_df, max_df : None, "english" or list; int or float (documents or share)
-        Words :meth:`fit` leaves out of texts and token lists, as ``CountVectorizer``
-        does (stop words; words in fewer than min_df or more than max_df documents).
     alpha, eta : float
         Symmetric Dirichlet concentrations of θ_d (document–topic) and φ_k
         (topic–word); with learned priors, their starting values.
+    sampler : {"partially_collapsed", "collapsed", "uncollapsed"}
+        See :mod:`gibbsjax.models.lda`; all three are exact.  The default draws
+        φ and integrates θ out, updating all documents in parallel.
+    stop_words, min_df, max_df : None, "english" or list; int or float (documents or share)
+        Words :meth:`fit` leaves out of texts and token lists, as ``CountVectorizer``
+        does (stop words; words in fewer than min_df or more than max_df documents).
+    num_chains, num_warmup, num_draws, thin, seed
+        Passed to :func:`gibbsjax.sample` (``seed=None``: a fresh seed per fit,
+        recorded in ``idata_.attrs["seed"]``).
+    random_state : int, numpy RandomState or Generator, optional
+        scikit-learn's name for the seed; give ``seed`` or ``random_state``,
+        not both (``ValueError``).  A RandomState or Generator is asked for a
+        seed at every :meth:`fit`, as scikit-learn does.
+    progress, chunk_size
+        Passed to :func:`gibbsjax.sample`.
+    num_lanes : int, optional
+        Documents updated side by side (see :func:`gibbsjax.models.lda.data`).
+    chains : {"best", "agreeing"}
+        Which chains the estimates come from.  LDA posteriors have many modes
+        and chains often settle in different ones; an average across them is a
+        blend that is none of the modes, so it is never taken.  ``"best"`` (the
+        default): the reference chain, the one with the highest mean log joint
+        ``lp`` over the sampling phase.  ``"agreeing"``: the mean of the chains
+        that reproduce every topic of the reference chain (Hellinger distance at
+        most :data:`gibbsjax.labels.AGREEMENT_THRESHOLD`); when all chains agree
+        that is every chain.
+    empty : {"keep", "drop", "error"}
+        Documents without tokens (after tokenising, or words unknown to the
+        model in :meth:`transform`).  ``"keep"`` (the default): one output row
+        per input document, as scikit-learn expects; an empty document's θ is
+        its prior mean α/(Kα) = 1/K, exactly its posterior mean since it has no
+        tokens, and it takes no part in sampling.  ``"drop"`` and ``"error"`` do
+        what the corpus readers do (:mod:`gibbsjax.corpus`): drop them with an
+        :class:`~gibbsjax.corpus.EmptyDocumentWarning` naming them (fewer rows
+        out), or raise ``ValueError``.
     learn_alpha : {"fixed", "sample", "minka"}
         ``"sample"``: α is sampled in every sweep from its exact conditional
         given the topic assignments (θ integrated out; slice sampling on log α
@@ -73,39 +104,11 @@ class LDA(Estimator, TopicModelNames):
         ``shard="data"``) the documents split over them, every chain on every
         device (the partially collapsed sampler with fixed α and η, recording no
         φ or θ per draw).  Draws do not depend on the number of devices.
-    sampler : {"partially_collapsed", "collapsed", "uncollapsed"}
-        See :mod:`gibbsjax.models.lda`; all three are exact.  The default draws
-        φ and integrates θ out, updating all documents in parallel.
-    num_chains, num_warmup, num_draws, thin, seed, progress, chunk_size, save_warmup
-        Passed to :func:`gibbsjax.sample` (``seed=None``: a fresh seed per fit,
-        recorded in ``idata_.attrs["seed"]``; ``save_warmup``: the warm-up sweeps
-        and their ``lp`` kept in ``idata_.warmup_posterior``, ``warmup_sample_stats``).
-    random_state : int, numpy RandomState or Generator, optional
-        scikit-learn's name for the seed; give ``seed`` or ``random_state``,
-        not both (``ValueError``).  A RandomState or Generator is asked for a
-        seed at every :meth:`fit`, as scikit-learn does.
-    num_lanes : int, optional
-        Documents updated side by side (see :func:`gibbsjax.models.lda.data`).
-    chains : {"best", "agreeing"}
-        Which chains the estimates come from.  LDA posteriors have many modes
-        and chains often settle in different ones; an average across them is a
-        blend that is none of the modes, so it is never taken.  ``"best"`` (the
-        default): the reference chain, the one with the highest mean log joint
-        ``lp`` over the sampling phase.  ``"agreeing"``: the mean of the chains
-        that reproduce every topic of the reference chain (Hellinger distance at
-        most :data:`gibbsjax.labels.AGREEMENT_THRESHOLD`); when all chains agree
-        that is every chain.
-    empty : {"keep", "drop", "error"}
-        Documents without tokens (after tokenising, or words unknown to the
-        model in :meth:`transform`).  ``"keep"`` (the default): one output row
-        per input document, as scikit-learn expects; an empty document's θ is
-        its prior mean α/(Kα) = 1/K, exactly its posterior mean since it has no
-        tokens, and it takes no part in sampling.  ``"drop"`` and ``"error"`` do
-        what the corpus readers do (:mod:`gibbsjax.corpus`): drop them with an
-        :class:`~gibbsjax.corpus.EmptyDocumentWarning` naming them (fewer rows
-        out), or raise ``ValueError``.
     warn : bool
         ``False``: no :class:`~gibbsjax.ChainDisagreementWarning` from this model.
+    save_warmup : bool
+        Passed to :func:`gibbsjax.sample`: the warm-up sweeps and their ``lp`` kept in
+        ``idata_.warmup_posterior``, ``warmup_sample_stats``.
 
     Attributes
     ----------
@@ -223,15 +226,34 @@ class LDA(Estimator, TopicModelNames):
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y=None, *, vocab=None) -> LDA:
-        """Fit to ``X`` (any input of the class docstring; ``vocab`` names the columns
-        of a matrix or bag-of-words ids; ``y`` is ignored, as scikit-learn passes one) and
-        return ``self``.
+        """Fit to ``X``: sample, align topics across chains, take the estimates.
 
         Post-processing is :func:`gibbsjax.models.lda.postprocess`, the same as
         ``gibbsjax run`` applies to an LDA config.  Warns in one line when the
         chains disagree (see ``warn``); the report has the full text.
         :meth:`extend` continues the run.
 
+        Parameters
+        ----------
+        X : Corpus, matrix, bag of words, token lists or texts
+            Any input of the class docstring.
+        y : None
+            Ignored (scikit-learn passes one).
+        vocab : optional
+            Names the columns of a matrix or bag-of-words ids.
+
+        Returns
+        -------
+        LDA
+            ``self``, fitted.
+
+        Raises
+        ------
+        ValueError
+            For invalid parameters or input, or input without tokens.
+
+        Examples
+        --------
         >>> import warnings; warnings.simplefilter("ignore")
         >>> docs = [["apple", "pear", "apple"], ["stock", "bond"], ["pear", "apple"], ["bond", "stock", "stock"]]
         >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(docs)
@@ -246,9 +268,20 @@ class LDA(Estimator, TopicModelNames):
         return self._set_result(pipeline.fit(job), corpus)
 
     def fit_transform(self, X, y=None, *, vocab=None) -> np.ndarray:
-        """:meth:`fit`, then θ of the training documents: ``doc_topic_`` (the
-        posterior mean from the fit itself, not a new inference).
+        """:meth:`fit`, then θ of the training documents (from the fit itself, not a new inference).
 
+        Parameters
+        ----------
+        X, y, vocab
+            As for :meth:`fit`.
+
+        Returns
+        -------
+        numpy.ndarray
+            (D, K) float64: ``doc_topic_``.
+
+        Examples
+        --------
         >>> from gibbsjax.datasets import abc_corpus
         >>> import warnings; warnings.simplefilter("ignore")
         >>> LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0,
@@ -257,19 +290,29 @@ class LDA(Estimator, TopicModelNames):
         """
         return self.fit(X, y, vocab=vocab).doc_topic_.astype(np.float64)
 
-    def _alpha(self):
-        """α the fitted model uses for new documents: the learned one (posterior mean from
-        the estimate chains, one per topic or a scalar) or ``alpha`` as given."""
-        learned = getattr(self, "alpha_", None)
-        return self.alpha if learned is None else learned
-
     def extend(self, num_draws: int, *, until: str | None = None, max_draws: int | None = None) -> LDA:
-        """Continue the fitted chains for ``num_draws`` more draws each (or, with
-        ``until="rhat<1.01,ess>400"``, until the rule holds or ``max_draws`` draws
-        are kept), then post-process the whole run again.  The draws are
-        bit-identical to those of one longer fit (:func:`gibbsjax.resume`).  Works
-        on a loaded model too when it knows its training corpus.
+        """Continue the fitted chains, then post-process the whole run again.
 
+        The draws are bit-identical to those of one longer fit (:func:`gibbsjax.resume`).
+        Works on a loaded model too when it knows its training corpus.
+
+        Parameters
+        ----------
+        num_draws : int
+            More draws per chain (with ``until``: the draws per check).
+        until : str, optional
+            A stopping rule, e.g. ``"rhat<1.01,ess>400"``: continue until it holds or
+            ``max_draws`` draws are kept.
+        max_draws : int, optional
+            The most draws kept, with ``until``.
+
+        Returns
+        -------
+        LDA
+            ``self``, with the longer run.
+
+        Examples
+        --------
         >>> from gibbsjax import LDA
         >>> from gibbsjax.datasets import abc_corpus
         >>> import warnings; warnings.simplefilter("ignore")
@@ -295,21 +338,35 @@ class LDA(Estimator, TopicModelNames):
         """Set the fitted attributes from a post-processed result (a fit's or a file's)."""
         vars(self).update(lda_fit.fitted_attributes(idata, corpus, vocab, self.alpha, self.num_topics))
 
-    def _training_corpus(self, what: str):
-        if self.corpus_ is None:
-            raise ValueError(f"{what} needs the training corpus, which this model does not hold (it was loaded "
-                             "from a gibbsjax run result): load it with LDA.load(path, corpus=training_corpus)")
-        return self.corpus_
-
     # ------------------------------------------------------------------ outputs
     def transform(self, X, *, vocab=None, num_sweeps: int = 100, num_burn: int = 50, seed: int = 0) -> np.ndarray:
-        """θ (D_new × K) of new documents ``X`` (any input of the class docstring,
-        matched to the model's words by name where both have names), the fitted
-        topics φ held fixed: the average of E[θ_d | z] over ``num_sweeps −
-        num_burn`` sweeps of the exact z-sampler given φ
-        (:func:`gibbsjax.models.lda.infer_doc_topics`).  The same ``seed`` gives
-        the same output.  Empty documents: see ``empty``.
+        """θ of new documents ``X``, the fitted topics φ held fixed.
 
+        The average of E[θ_d | z] over ``num_sweeps − num_burn`` sweeps of the exact
+        z-sampler given φ (:func:`gibbsjax.models.lda.infer_doc_topics`).  The same
+        ``seed`` gives the same output.  Empty documents: see ``empty``.
+
+        Parameters
+        ----------
+        X : Corpus, matrix, bag of words, token lists or texts
+            Any input of the class docstring, matched to the model's words by name where
+            both have names.
+        vocab : optional
+            Names the columns of a matrix or bag-of-words ids.
+        num_sweeps : int, default 100
+            Sweeps of the z-sampler.
+        num_burn : int, default 50
+            Sweeps left out of the average.
+        seed : int, default 0
+            Seed of the sweeps.
+
+        Returns
+        -------
+        numpy.ndarray
+            (D_new, K): θ, one row per document.
+
+        Examples
+        --------
         >>> from gibbsjax.datasets import abc_corpus
         >>> import warnings; warnings.simplefilter("ignore")
         >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(abc_corpus())
@@ -327,128 +384,11 @@ class LDA(Estimator, TopicModelNames):
                                                  num_sweeps=num_sweeps, num_burn=num_burn, seed=seed)
         return theta
 
-    def score(self, X, y=None, **kwargs) -> float:
-        """The *negative* held-out perplexity of ``X`` by document completion
-        (:meth:`perplexity`), so that greater is better, as scikit-learn's model
-        selection (``GridSearchCV``, ``cross_val_score``) expects.  Not
-        scikit-learn's ``LatentDirichletAllocation.score`` (a variational bound
-        on the log likelihood).  ``kwargs`` go to :meth:`perplexity`.
-
-        >>> from gibbsjax.datasets import abc_corpus
-        >>> import warnings; warnings.simplefilter("ignore")
-        >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(abc_corpus())
-        >>> model.score(abc_corpus()) == -model.perplexity(abc_corpus())
-        True
-        """
-        return -self.perplexity(X, **kwargs)
-
-    def perplexity(self, X_heldout, *, vocab=None, **kwargs) -> float:
-        """Held-out perplexity by document completion (:func:`gibbsjax.models.lda.heldout_perplexity`;
-        lower is better; ``X_heldout`` any input, matched to the model's words).
-
-        >>> from gibbsjax.datasets import abc_corpus
-        >>> import warnings; warnings.simplefilter("ignore")
-        >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(abc_corpus())
-        >>> 1 < model.perplexity(abc_corpus()) < 3   # 3 words: a uniform guess scores 3
-        True
-        """
-        self._check_fitted()
-        corpus = as_corpus(X_heldout, "X_heldout", vocab=vocab, model_vocab=self.vocab_)
-        return heldout_perplexity(self.topic_word_, corpus, alpha=self._alpha(), **kwargs)
-
-    def top_words(self, n: int = 10, *, with_probabilities: bool = False) -> list[list]:
-        """The ``n`` most probable words of every topic; with
-        ``with_probabilities=True``, pairs ``(word, φ_kw)``.
-
-        >>> from gibbsjax.datasets import abc_corpus
-        >>> import warnings; warnings.simplefilter("ignore")
-        >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(abc_corpus())
-        >>> word, p = model.top_words(1, with_probabilities=True)[0][0]
-        >>> isinstance(word, str) and 0 < p <= 1
-        True
-        """
-        self._check_fitted()
-        return evaluate.top_words(self.topic_word_, self.vocab_, n, with_probabilities=with_probabilities)
-
-    def coherence(self, kind: str = "u_mass", n: int = 10, X=None, **kwargs) -> np.ndarray:
-        """Per-topic coherence of the top ``n`` words in ``X`` (default: the training
-        corpus), as gensim and tomotopy compute it.  ``kind`` is one of
-        :data:`gibbsjax.evaluate.COHERENCE_KINDS`: ``"u_mass"`` (a mean over word
-        pairs with ε), ``"c_npmi"`` (sliding windows of 10 tokens; ``window_size=``),
-        ``"c_v"`` (Röder et al. 2015) or ``"umass_sum"`` (Mimno et al. 2011: a sum
-        with +1).  Window-based kinds need the documents in reading order.
-        See :func:`gibbsjax.evaluate.coherence`.
-
-        >>> from gibbsjax.datasets import abc_corpus
-        >>> import warnings; warnings.simplefilter("ignore")
-        >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(abc_corpus())
-        >>> model.coherence("u_mass", n=2).shape
-        (2,)
-        """
-        self._check_fitted()
-        corpus = self._training_corpus("coherence without X") if X is None else \
-            as_corpus(X, "X", model_vocab=self.vocab_)
-        return evaluate.coherence(self.topic_word_, corpus, kind=kind, n=n, **kwargs)
-
-    def to_pyldavis(self) -> dict[str, Any]:
-        """The five arrays ``pyLDAvis.prepare`` takes, for the training documents:
-        ``pyLDAvis.prepare(**model.to_pyldavis())`` (pyLDAvis is not a dependency;
-        see :func:`gibbsjax.evaluate.pyldavis_data`).
-
-        >>> from gibbsjax.datasets import abc_corpus
-        >>> import warnings; warnings.simplefilter("ignore")
-        >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(abc_corpus())
-        >>> model.to_pyldavis()["topic_term_dists"].shape
-        (2, 3)
-        """
-        self._check_fitted()
-        return evaluate.pyldavis_data(self.topic_word_, self.doc_topic_, self._training_corpus("to_pyldavis"),
-                                      vocab=self.vocab_)
-
-    def get_feature_names_out(self, input_features=None) -> np.ndarray:
-        """Names of :meth:`transform`'s columns, ``"topic0"``, ..., as scikit-learn's
-        ``set_output`` and ``ColumnTransformer`` ask for.
-
-        >>> LDA(3).get_feature_names_out().tolist()
-        ['topic0', 'topic1', 'topic2']
-        """
-        return np.array([f"topic{k}" for k in range(int(self.num_topics))], dtype=object)
-
-    def set_vocab(self, vocab) -> LDA:
-        """Name the words of a model fitted on a matrix without ``vocab`` (e.g. in a
-        ``Pipeline`` after a ``CountVectorizer``:
-        ``pipe["lda"].set_vocab(pipe["vectorizer"].get_feature_names_out())``), so
-        that :meth:`top_words`, :meth:`save` and :meth:`transform` use the words.
-        Returns ``self``.
-
-        >>> import numpy as np, warnings; warnings.simplefilter("ignore")
-        >>> X = np.array([[3, 0, 1], [0, 2, 2], [4, 1, 0]])
-        >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(X)
-        >>> model.vocab_
-        ('0', '1', '2')
-        >>> model.set_vocab(["cat", "dog", "pet"]).vocab_
-        ('cat', 'dog', 'pet')
-        """
-        self._check_fitted()
-        words = tuple(str(w) for w in vocab)
-        self.corpus_ = lda_fit.rename_words(self.idata_, self.corpus_, self.vocab_, words, self.topic_word_)
-        self.vocab_ = words
-        return self
-
-    def summary(self):
-        """R-hat/ESS of ``lp``, each aligned topic's share of tokens and each stable topic's (lda_fit.summary)."""
-        self._check_fitted()
-        return lda_fit.summary(self.idata_)
-
-    def to_inference_data(self):
-        """The aligned ArviZ InferenceData of the fit."""
-        self._check_fitted()
-        return self.idata_
-
     # ------------------------------------------------------------------ save and load (NetCDF, no pickle)
     def save(self, path: str | os.PathLike, *, overwrite: bool = False) -> None:
-        """Write the fitted model to a NetCDF file: ``idata_`` as it is (so
-        ``gibbsjax summary`` and ``gibbsjax plot`` read it), plus a group
+        """Write the fitted model to a NetCDF file (no pickle).
+
+        ``idata_`` as it is (so ``gibbsjax summary`` and ``gibbsjax plot`` read it), plus a group
         ``estimator`` with the constructor's arguments (JSON, in its attributes)
         and the training corpus (tokens, document offsets, words, document
         names).  Plain arrays and text, no pickle: :meth:`load` rebuilds the
@@ -456,6 +396,15 @@ class LDA(Estimator, TopicModelNames):
         interrupted save leaves the previous file); an existing file that is not a
         gibbsjax result is replaced only with ``overwrite=True`` (``ValueError``).
 
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file.
+        overwrite : bool, default False
+            Replace an existing file that is not a gibbsjax result.
+
+        Examples
+        --------
         >>> import os, tempfile, warnings; warnings.simplefilter("ignore")
         >>> from gibbsjax.datasets import abc_corpus
         >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(abc_corpus())
@@ -470,9 +419,10 @@ class LDA(Estimator, TopicModelNames):
 
     @classmethod
     def load(cls, path: str | os.PathLike, *, corpus=None) -> LDA:
-        """A fitted :class:`LDA` from a file written by :meth:`save`, or by
-        ``gibbsjax run`` for an LDA config (its parameters then come from the
-        file's attributes: K, α, η, sampler, chains, warm-up, draws, seed).
+        """A fitted :class:`LDA` from a file written by :meth:`save` or by ``gibbsjax run``.
+
+        For a ``gibbsjax run`` result of an LDA config the parameters come from the
+        file's attributes: K, α, η, sampler, chains, warm-up, draws, seed.
 
         ``topic_word_``, ``doc_topic_``, :meth:`top_words`, :meth:`transform`
         (the same seed gives the same output as before saving),
@@ -482,6 +432,23 @@ class LDA(Estimator, TopicModelNames):
         a ``gibbsjax run`` result pass it as ``corpus`` (the training part of the
         config's data, checked against the file's ``data_sha256``).  Example: see
         :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file.
+        corpus : Corpus, optional
+            The training corpus of a ``gibbsjax run`` result.
+
+        Returns
+        -------
+        LDA
+            The fitted model.
+
+        Raises
+        ------
+        ValueError
+            For a file that is not a post-processed LDA result, or a ``corpus`` that does not fit.
         """
         idata, params, stored, vocab = read_estimator(path, lambda idata: lda_fit.check_result(idata, path))
         if params is None:  # a gibbsjax run result

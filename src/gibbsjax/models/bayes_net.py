@@ -104,12 +104,35 @@ __all__ = [
 class Network:
     """A validated discrete DAG with tied CPTs and Dirichlet priors; hashable static metadata.
 
-    Built by :func:`network`.  ``parents[v]`` and ``children[v]`` are variable
-    indices; ``order`` a topological order; ``table[v]`` the CPT that variable v
-    uses, ``offset[v]`` its first row in the stacked (R, C) CPT array and
-    ``strides[v]`` the row strides of its parents; ``prior`` the (R, C)
-    Dirichlet concentrations (1.0 in the padding); ``row_names`` a label per
-    CPT row.
+    Built by :func:`network`; the CPTs of all variables are stacked into one (R, C)
+    array of rows (C = the largest cardinality, shorter rows padded).
+
+    Parameters
+    ----------
+    names : tuple of str
+        The variables' names.
+    cards : tuple of int
+        The variables' cardinalities.
+    parents : tuple of tuple of int
+        ``parents[v]``: the indices of variable v's parents, in the order given.
+    children : tuple of tuple of int
+        ``children[v]``: the indices of the variables that have v as a parent.
+    order : tuple of int
+        A topological order of the variables.
+    table : tuple of int
+        ``table[v]``: the CPT that variable v uses (tied variables share one).
+    offset : tuple of int
+        ``offset[v]``: the first row of v's CPT in the stacked array.
+    strides : tuple of tuple of int
+        ``strides[v]``: the row strides of v's parents (row-major).
+    num_rows : int
+        R, the number of stacked CPT rows.
+    max_card : int
+        C, the largest cardinality.
+    prior : tuple of tuple of float
+        The (R, C) Dirichlet concentrations (1.0 in the padding).
+    row_names : tuple of str
+        A label per CPT row.
     """
 
     names: tuple[str, ...]
@@ -130,7 +153,13 @@ class Network:
         return len(self.names)
 
     def valid(self) -> np.ndarray:
-        """(R, C) bool: which entries of the stacked CPT rows are real values."""
+        """Which entries of the stacked CPT rows are real values (not padding).
+
+        Returns
+        -------
+        numpy.ndarray
+            (R, C) bool.
+        """
         card = np.zeros(self.num_rows, int)
         for v in range(self.num_vars):
             q = math.prod(self.cards[u] for u in self.parents[v])
@@ -155,20 +184,35 @@ def network(
 ) -> Network:
     """Validate a DAG of discrete variables and build a :class:`Network`.
 
-    ``variables``: ``(name, cardinality, parents)`` triples (cardinality >= 2,
-    parents a list of names); any order.  ``concentration``: the Dirichlet
-    prior of every CPT row: a positive number for all, or a mapping
-    name -> a number (symmetric), an array of shape (q_v,) (one symmetric
-    concentration per CPT row, q_v = number of parent configurations, in
-    row-major order of the parents as listed) or (q_v, c_v) (one per entry);
-    variables not in the mapping get 1.  ``tied``: mapping name -> owner name;
-    the variable shares its owner's CPT (and prior), which needs the same
-    cardinality and parent cardinalities.
+    Parameters
+    ----------
+    variables : sequence of (str, int, sequence of str)
+        ``(name, cardinality, parents)`` triples (cardinality >= 2, parents a list of
+        names); any order.
+    concentration : float or mapping, default 1.0
+        The Dirichlet prior of every CPT row: a positive number for all, or a mapping
+        name -> a number (symmetric), an array of shape (q_v,) (one symmetric
+        concentration per CPT row, q_v = number of parent configurations, in
+        row-major order of the parents as listed) or (q_v, c_v) (one per entry);
+        variables not in the mapping get 1.
+    tied : mapping of str to str, optional
+        name -> owner name: the variable shares its owner's CPT (and prior), which
+        needs the same cardinality and parent cardinalities.
 
-    Raises ``ValueError`` naming the problem for duplicate or bad names, bad
-    cardinalities, unknown or repeated parents, a cycle, non-positive, NaN or
-    wrongly shaped concentrations and bad ties.
+    Returns
+    -------
+    Network
+        The validated network.
 
+    Raises
+    ------
+    ValueError
+        Naming the problem, for duplicate or bad names, bad cardinalities, unknown or
+        repeated parents, a cycle, non-positive, NaN or wrongly shaped concentrations
+        and bad ties.
+
+    Examples
+    --------
     >>> net = network([("Rain", 2, []), ("Wet", 2, ["Rain"])], concentration={"Wet": [1.0, 2.0]})
     >>> net.num_rows, net.row_names
     (3, ('Rain', 'Wet | Rain=0', 'Wet | Rain=1'))
@@ -298,7 +342,15 @@ def _concentration(name: str, a: Any, q: int, c: int) -> np.ndarray:
 # ============================================================================ data
 @dataclass(frozen=True, eq=False)
 class NetworkData:
-    """A table of cases: ``values`` int32 (N, V), column v = variable v, ``-1`` = missing; the network is static."""
+    """A table of cases, as :func:`data` builds it (a pytree: the network is static).
+
+    Parameters
+    ----------
+    values : jax.Array
+        (N, V) int32: column v = variable v, ``-1`` = missing.
+    network : Network
+        The network the cases belong to.
+    """
 
     values: jax.Array
     network: Network
@@ -317,12 +369,28 @@ jax.tree_util.register_dataclass(NetworkData, data_fields=["values"], meta_field
 def data(net: Network, rows: Any) -> NetworkData:
     """Validate a table of cases for ``net`` and build :class:`NetworkData`.
 
-    ``rows``: an (N, V) array-like of integers, columns in the order the
-    variables were given, ``-1`` (or ``None``) = missing; or a list of
-    mappings name -> value (absent names or ``None`` = missing).  Raises
-    ``ValueError`` for a wrong shape, NaN or non-integer entries, and values
-    outside a variable's cardinality (naming row and variable).
+    Parameters
+    ----------
+    net : Network
+        The network, from :func:`network`.
+    rows : array_like or list of mapping
+        An (N, V) array-like of integers, columns in the order the variables were
+        given, ``-1`` (or ``None``) = missing; or a list of mappings name -> value
+        (absent names or ``None`` = missing).
 
+    Returns
+    -------
+    NetworkData
+        The validated table.
+
+    Raises
+    ------
+    ValueError
+        For a wrong shape, NaN or non-integer entries, unknown variable names, and
+        values outside a variable's cardinality (naming row and variable).
+
+    Examples
+    --------
     >>> net = network([("A", 2, []), ("B", 3, ["A"])])
     >>> data(net, [[0, -1], {"B": 2}]).values.tolist()
     [[0, -1], [-1, 2]]
@@ -365,19 +433,62 @@ def data(net: Network, rows: Any) -> NetworkData:
 
 # ============================================================================ conditionals
 class NetState(NamedTuple):
-    """log CPT rows (R, C), −inf padding; complete rows x (N, V) (observed positions are copies of the data)."""
+    """One chain's state.
+
+    Parameters
+    ----------
+    log_cpt : jax.Array
+        (R, C): the log CPT rows, −inf in the padding.
+    x : jax.Array
+        (N, V) int32: the complete rows (observed positions are copies of the data).
+    """
 
     log_cpt: jax.Array
     x: jax.Array
 
 
 def merge_observed(x, d: NetworkData):
-    """The full table of values: the observed entries of ``d`` (≥ 0), ``x`` where they are missing."""
+    """The full table of values: the observed entries of ``d`` (≥ 0), ``x`` where they are missing.
+
+    Parameters
+    ----------
+    x : jax.Array
+        (N, V) int32: complete rows.
+    d : NetworkData
+        The data.
+
+    Returns
+    -------
+    jax.Array
+        (N, V) int32.
+    """
     return jnp.where(d.values >= 0, d.values, x)
 
 
 def cpt_row_index(net: Network, x: jax.Array, v: int) -> jax.Array:
-    """The stacked-CPT row of variable v given the parent values in x (..., V): offset_v + Σ_u x_u stride_u."""
+    """The stacked-CPT row of variable v given the parent values in x: offset_v + Σ_u x_u stride_u.
+
+    Parameters
+    ----------
+    net : Network
+        The network.
+    x : jax.Array
+        (..., V) int: values of all variables (only v's parents are read).
+    v : int
+        The variable's index.
+
+    Returns
+    -------
+    jax.Array
+        (...) int32: row indices into the stacked CPT array.
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> net = network([("Rain", 2, []), ("Wet", 2, ["Rain"])])
+    >>> cpt_row_index(net, jnp.array([[0, 1], [1, 0]]), 1).tolist()   # rows 'Wet | Rain=0', 'Wet | Rain=1'
+    [1, 2]
+    """
     r = jnp.full(x.shape[:-1], net.offset[v], jnp.int32)
     for u, s in zip(net.parents[v], net.strides[v]):
         r = r + x[..., u] * s
@@ -385,9 +496,25 @@ def cpt_row_index(net: Network, x: jax.Array, v: int) -> jax.Array:
 
 
 def conditional_logits(log_cpt: jax.Array, x: jax.Array, net: Network, v: int) -> jax.Array:
-    """log p(X_v = k | Markov blanket) + const for every row, (N, C), −inf for k >= c_v.
+    """log p(X_v = k | Markov blanket) + const for every row.
 
     log M_v[x_{C_v}, k] + Σ_{w child of v} log M_w[x_{C_w} with x_v = k, x_w].
+
+    Parameters
+    ----------
+    log_cpt : jax.Array
+        (R, C): the log CPT rows.
+    x : jax.Array
+        (N, V) int: complete rows (column v is not read).
+    net : Network
+        The network.
+    v : int
+        The variable's index.
+
+    Returns
+    -------
+    jax.Array
+        (N, C): the logits, −inf for k >= c_v.
     """
     C = net.max_card
     ks = jnp.arange(C, dtype=jnp.int32)
@@ -409,7 +536,22 @@ def _gibbs_sites(key, log_cpt, x, update: jax.Array, net: Network) -> jax.Array:
 
 
 def sample_missing(key, state: NetState, d: NetworkData) -> jax.Array:
-    """Every missing X_{n,v} | Markov blanket, all rows at once, variables in topological order (step 1)."""
+    """Every missing X_{n,v} | Markov blanket, all rows at once, variables in topological order (step 1).
+
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key.
+    state : NetState
+        The current state.
+    d : NetworkData
+        The data (observed entries are kept).
+
+    Returns
+    -------
+    jax.Array
+        (N, V) int32: the new complete rows.
+    """
     return _gibbs_sites(key, state.log_cpt, merge_observed(state.x, d), d.values < 0, d.network)
 
 
@@ -419,19 +561,60 @@ def _counts(net: Network, x: jax.Array) -> jax.Array:
 
 
 def cpt_posterior(state: NetState, d: NetworkData) -> jax.Array:
-    """Concentrations a_v[j] + n_v[j] of every stacked CPT row given the completed table, (R, C)."""
+    """Concentrations a_v[j] + n_v[j] of every stacked CPT row given the completed table.
+
+    Parameters
+    ----------
+    state : NetState
+        The current state (its complete rows are read).
+    d : NetworkData
+        The data.
+
+    Returns
+    -------
+    jax.Array
+        (R, C) float.
+    """
     net = d.network
     f = jnp.result_type(float)
     return _counts(net, merge_observed(state.x, d)).astype(f) + jnp.asarray(net.prior, f)
 
 
 def sample_cpts(key, state: NetState, d: NetworkData) -> jax.Array:
-    """M_v[j] | X ~ Dir(a_v[j] + n_v[j]) for every CPT row (step 2); returns log CPT rows."""
+    """M_v[j] | X ~ Dir(a_v[j] + n_v[j]) for every CPT row (step 2).
+
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key.
+    state : NetState
+        The current state (its complete rows are read).
+    d : NetworkData
+        The data.
+
+    Returns
+    -------
+    jax.Array
+        (R, C): the new log CPT rows, −inf in the padding.
+    """
     return cj.sample_log_dirichlet_padded(key, cpt_posterior(state, d), 0.0, jnp.asarray(d.network.valid()))
 
 
 def imputed_probs(state: NetState, d: NetworkData) -> jax.Array:
-    """p(X_{n,v} = k | Markov blanket) at the state for missing entries, one-hot for observed, (N, V, C)."""
+    """p(X_{n,v} = k | Markov blanket) at the state for missing entries, one-hot for observed.
+
+    Parameters
+    ----------
+    state : NetState
+        The current state.
+    d : NetworkData
+        The data.
+
+    Returns
+    -------
+    jax.Array
+        (N, V, C): probabilities over each entry's values.
+    """
     net = d.network
     x = merge_observed(state.x, d)
     p = jnp.stack([jax.nn.softmax(conditional_logits(state.log_cpt, x, net, v), axis=-1)
@@ -454,9 +637,26 @@ def dirichlet_cpts(keep_draws: bool = True) -> Kernel:
     :func:`data`).  Each sweep: missing entries by single-site exact Gibbs in
     topological order (all rows at once), then all CPT rows from their
     Dirichlet posteriors (see the module docs).  Random start: CPTs from the
-    prior, missing entries by ancestral sampling.  ``keep_draws``: record the
-    CPT rows every draw (default) or only accumulate their per-chain means.
+    prior, missing entries by ancestral sampling.
 
+    Parameters
+    ----------
+    keep_draws : bool, default True
+        Record the CPT rows every draw, or only accumulate their per-chain means
+        (``posterior_mean["cpt"]``).
+
+    Returns
+    -------
+    gibbsjax.kernel.Kernel
+        The sampler, for :func:`gibbsjax.sample`.
+
+    Raises
+    ------
+    ValueError
+        For a ``keep_draws`` that is not a bool.
+
+    Examples
+    --------
     >>> import gibbsjax
     >>> net = network([("A", 2, []), ("B", 2, ["A"])])
     >>> d = data(net, [[0, 1], [-1, 1], [1, -1]])

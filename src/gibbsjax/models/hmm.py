@@ -114,17 +114,36 @@ def _length(log_lik, length):
 def forward_filter(log_initial, log_transition, log_lik, length=None):
     """Filtered log-probabilities log p(z_t | y_1..t) and the log normalisers, one sequence.
 
-    ``log_initial`` (K,), ``log_transition`` (K, K) (row j: log p(z_t = · |
-    z_t-1 = j)), ``log_lik`` (T, K) with ``log_lik[t, k] = log p(y_t | z_t = k)``;
-    ``length``: the number of real steps (default T; steps t >= length are
-    padding).  Returns ``(log_filtered, log_norm)`` of shapes (T, K) and (T,):
-    log α_t = log p(z_t | y_1..t) normalised by a logsumexp at every step, and
-    c_t = log p(y_t | y_1..t-1), so Σ_t c_t = log p(y_1..T).  At padding steps
-    α is carried unchanged and c_t = 0.
-
     Recursion: log α̃_t(k) = logsumexp_j(log α_t-1(j) + log A_jk) + log_lik[t, k]
     (log π_k + log_lik[0, k] at t = 0), c_t = logsumexp_k log α̃_t(k),
-    log α_t = log α̃_t − c_t.
+    log α_t = log α̃_t − c_t.  At padding steps α is carried unchanged and c_t = 0.
+
+    Parameters
+    ----------
+    log_initial : jax.Array
+        (K,): log π.
+    log_transition : jax.Array
+        (K, K): row j is log p(z_t = · | z_t-1 = j).
+    log_lik : jax.Array
+        (T, K): ``log_lik[t, k] = log p(y_t | z_t = k)``.
+    length : int or jax.Array, optional
+        The number of real steps (default T); steps t >= length are padding.
+
+    Returns
+    -------
+    log_filtered : jax.Array
+        (T, K): log α_t = log p(z_t | y_1..t), normalised at every step.
+    log_norm : jax.Array
+        (T,): c_t = log p(y_t | y_1..t-1), so Σ_t c_t = log p(y_1..T).
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> li = jnp.log(jnp.array([0.5, 0.5])); lt = jnp.log(jnp.array([[0.9, 0.1], [0.2, 0.8]]))
+    >>> ll = jnp.log(jnp.array([[0.5, 0.1]] * 3))
+    >>> log_filtered, log_norm = forward_filter(li, lt, ll, length=2)
+    >>> log_filtered.shape, float(log_norm[2])   # step 2 is padding
+    ((3, 2), 0.0)
     """
     length = _length(log_lik, length)
     a0 = log_initial + log_lik[0]
@@ -149,8 +168,24 @@ def forward_filter(log_initial, log_transition, log_lik, length=None):
 def forward_log_likelihood(log_initial, log_transition, log_lik, length=None):
     """log p(y_1..T | π, A, emissions) = Σ_t log p(y_t | y_1..t-1), by :func:`forward_filter`.
 
-    Same arguments as :func:`forward_filter`; padding steps contribute 0.
+    Parameters
+    ----------
+    log_initial : jax.Array
+        (K,): log π.
+    log_transition : jax.Array
+        (K, K): row j is log p(z_t = · | z_t-1 = j).
+    log_lik : jax.Array
+        (T, K): ``log_lik[t, k] = log p(y_t | z_t = k)``.
+    length : int or jax.Array, optional
+        The number of real steps (default T); padding steps contribute 0.
 
+    Returns
+    -------
+    jax.Array
+        Scalar: the log-likelihood of the sequence, paths summed out.
+
+    Examples
+    --------
     >>> import jax.numpy as jnp
     >>> li = jnp.log(jnp.array([0.5, 0.5])); lt = jnp.log(jnp.array([[0.9, 0.1], [0.2, 0.8]]))
     >>> ll = jnp.log(jnp.array([[0.5, 0.1]] * 3))
@@ -163,11 +198,36 @@ def forward_log_likelihood(log_initial, log_transition, log_lik, length=None):
 def ffbs(key, log_initial, log_transition, log_lik, length=None):
     """Draw a hidden path z_1..T ~ p(z | y, π, A) exactly: forward filtering, backward sampling.
 
-    Arguments as in :func:`forward_filter`.  After the forward pass, draws
-    z_L ~ α_L (L = length − 1, the last real step) and, for t = L − 1 down to 0,
-    z_t ~ Categorical(α_t(·) A_{·, z_t+1}) (in log space), one uniform per step;
-    step t uses ``fold_in(key, t)``, so the draws do not depend on the padded
-    length.  Returns an int32 path of shape (T,), 0 at padding steps.
+    After the forward pass, draws z_L ~ α_L (L = length − 1, the last real step) and,
+    for t = L − 1 down to 0, z_t ~ Categorical(α_t(·) A_{·, z_t+1}) (in log space),
+    one uniform per step; step t uses ``fold_in(key, t)``, so the draws do not depend
+    on the padded length.
+
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key.
+    log_initial : jax.Array
+        (K,): log π.
+    log_transition : jax.Array
+        (K, K): row j is log p(z_t = · | z_t-1 = j).
+    log_lik : jax.Array
+        (T, K): ``log_lik[t, k] = log p(y_t | z_t = k)``.
+    length : int or jax.Array, optional
+        The number of real steps (default T); steps t >= length are padding.
+
+    Returns
+    -------
+    jax.Array
+        (T,) int32: the path, 0 at padding steps.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> li = jnp.log(jnp.array([0.5, 0.5])); lt = jnp.log(jnp.array([[0.9, 0.1], [0.2, 0.8]]))
+    >>> ll = jnp.log(jnp.array([[1.0, 1e-9]] * 4))   # every step is observed in state 0
+    >>> ffbs(jax.random.key(0), li, lt, ll, length=3).tolist()
+    [0, 0, 0, 0]
     """
     length = _length(log_lik, length)
     log_filtered, _ = forward_filter(log_initial, log_transition, log_lik, length)
@@ -207,8 +267,17 @@ def _sample_markov_path(key, log_initial, log_transition, length, num_steps):
 
 # ============================================================================ data
 class CategoricalHMMData(NamedTuple):
-    """Padded symbol sequences: ``y`` (S, T) int32 (0 at padding), ``lengths`` (S,) int32,
-    ``symbol_counts`` (V,) int32 (how often each symbol occurs; its length is the alphabet size V)."""
+    """Padded symbol sequences, as :func:`categorical_data` builds them.
+
+    Parameters
+    ----------
+    y : jax.Array
+        (S, T) int32: the symbols, 0 at padding.
+    lengths : jax.Array
+        (S,) int32: the length of every sequence.
+    symbol_counts : jax.Array
+        (V,) int32: how often each symbol occurs; its length is the alphabet size V.
+    """
 
     y: jax.Array
     lengths: jax.Array
@@ -216,9 +285,20 @@ class CategoricalHMMData(NamedTuple):
 
 
 class GaussianHMMData(NamedTuple):
-    """Padded real sequences: ``y`` (S, T) float (0 at padding), ``lengths`` (S,) int32, and the
-    frozen reference ``center`` (1,) and ``scale2`` (1,) (mean and variance of all observations)
-    used by data-scaled default hyperparameters."""
+    """Padded real sequences, as :func:`gaussian_data` builds them.
+
+    Parameters
+    ----------
+    y : jax.Array
+        (S, T) float: the observations, 0 at padding.
+    lengths : jax.Array
+        (S,) int32: the length of every sequence.
+    center : jax.Array
+        (1,): the mean of all observations (frozen reference of the data-scaled
+        default hyperparameters).
+    scale2 : jax.Array
+        (1,): the variance of all observations (likewise).
+    """
 
     y: jax.Array
     lengths: jax.Array
@@ -283,13 +363,29 @@ def _pad(seqs: list[np.ndarray], pad_to, dtype) -> tuple[np.ndarray, np.ndarray]
 def categorical_data(sequences, num_symbols: int | None = None, *, pad_to: int | None = None) -> CategoricalHMMData:
     """Validate symbol sequences (integers 0..V-1) for :func:`categorical`.
 
-    ``sequences``: a list of 1-D integer sequences (lengths may differ), one
-    1-D sequence, or a 2-D array with one sequence per row.  ``num_symbols``:
-    the alphabet size V (default: largest symbol + 1); a symbol outside
-    0..V-1 is a ``ValueError``.  ``pad_to``: the common padded length
-    (default: the longest sequence).  Raises ``ValueError`` for no sequences,
-    an empty sequence, NaN, non-integer or out-of-alphabet symbols.
+    Parameters
+    ----------
+    sequences : list of array_like or array_like
+        A list of 1-D integer sequences (lengths may differ), one 1-D sequence,
+        or a 2-D array with one sequence per row.
+    num_symbols : int, optional
+        The alphabet size V (default: largest symbol + 1).
+    pad_to : int, optional
+        The common padded length (default: the longest sequence).
 
+    Returns
+    -------
+    CategoricalHMMData
+        The padded sequences, their lengths and symbol counts.
+
+    Raises
+    ------
+    ValueError
+        For no sequences, an empty sequence, NaN, non-integer or out-of-alphabet
+        symbols, or ``pad_to`` shorter than the longest sequence.
+
+    Examples
+    --------
     >>> d = categorical_data([[0, 1, 1], [2]], num_symbols=3)
     >>> d.y.tolist(), d.lengths.tolist(), d.symbol_counts.tolist()
     ([[0, 1, 1], [2, 0, 0]], [3, 1], [1, 2, 1])
@@ -324,6 +420,27 @@ def categorical_data(sequences, num_symbols: int | None = None, *, pad_to: int |
 def gaussian_data(sequences, *, pad_to: int | None = None) -> GaussianHMMData:
     """Validate real-valued sequences for :func:`gaussian` (same layout as :func:`categorical_data`).
 
+    Parameters
+    ----------
+    sequences : list of array_like or array_like
+        A list of 1-D real sequences (lengths may differ), one 1-D sequence, or a
+        2-D array with one sequence per row.
+    pad_to : int, optional
+        The common padded length (default: the longest sequence).
+
+    Returns
+    -------
+    GaussianHMMData
+        The padded sequences, their lengths and the mean and variance of all observations.
+
+    Raises
+    ------
+    ValueError
+        For no sequences, an empty sequence, NaN or infinite values, or ``pad_to``
+        shorter than the longest sequence.
+
+    Examples
+    --------
     >>> d = gaussian_data([[0.5, 1.5], [2.0]])
     >>> d.y.shape, d.lengths.tolist()
     ((2, 2), [2, 1])
@@ -341,7 +458,19 @@ def gaussian_data(sequences, *, pad_to: int | None = None) -> GaussianHMMData:
 
 # ============================================================================ states and conditionals
 class CategoricalHMMState(NamedTuple):
-    """Paths ``z`` (S, T) int32; ``log_initial`` (K,), ``log_transition`` (K, K), ``log_emission`` (K, V)."""
+    """One chain's state of the categorical HMM.
+
+    Parameters
+    ----------
+    z : jax.Array
+        (S, T) int32: the hidden paths.
+    log_initial : jax.Array
+        (K,): log π.
+    log_transition : jax.Array
+        (K, K): log A, row j for A_j.
+    log_emission : jax.Array
+        (K, V): log B, row k for state k.
+    """
 
     z: jax.Array
     log_initial: jax.Array
@@ -350,7 +479,21 @@ class CategoricalHMMState(NamedTuple):
 
 
 class GaussianHMMState(NamedTuple):
-    """Paths ``z`` (S, T) int32; ``log_initial`` (K,), ``log_transition`` (K, K); ``mu``, ``tau`` (K,)."""
+    """One chain's state of the Gaussian HMM.
+
+    Parameters
+    ----------
+    z : jax.Array
+        (S, T) int32: the hidden paths.
+    log_initial : jax.Array
+        (K,): log π.
+    log_transition : jax.Array
+        (K, K): log A, row j for A_j.
+    mu : jax.Array
+        (K,): the states' means.
+    tau : jax.Array
+        (K,): the states' precisions.
+    """
 
     z: jax.Array
     log_initial: jax.Array
@@ -360,14 +503,40 @@ class GaussianHMMState(NamedTuple):
 
 
 def emission_log_lik(state, d) -> jax.Array:
-    """log p(y_st | z_st = k) for every sequence, step and state: (S, T, K) (padding: finite junk)."""
+    """log p(y_st | z_st = k) for every sequence, step and state.
+
+    Parameters
+    ----------
+    state : CategoricalHMMState or GaussianHMMState
+        The emission parameters (the paths are not read).
+    d : CategoricalHMMData or GaussianHMMData
+        The sequences.
+
+    Returns
+    -------
+    jax.Array
+        (S, T, K); finite junk at padding steps.
+    """
     if isinstance(state, CategoricalHMMState):
         return jnp.take(state.log_emission.T, d.y, axis=0)
     return cn.log_normal(d.y[..., None], state.mu, state.tau)
 
 
 def sequence_log_likelihoods(state, d) -> jax.Array:
-    """log p(y_s | π, A, emissions) per sequence, (S,), by the forward pass (paths summed out)."""
+    """log p(y_s | π, A, emissions) per sequence, by the forward pass (paths summed out).
+
+    Parameters
+    ----------
+    state : CategoricalHMMState or GaussianHMMState
+        The parameters (the paths are not read).
+    d : CategoricalHMMData or GaussianHMMData
+        The sequences.
+
+    Returns
+    -------
+    jax.Array
+        (S,): one log-likelihood per sequence.
+    """
     ll = emission_log_lik(state, d)
     return jax.vmap(forward_log_likelihood, in_axes=(None, None, 0, 0))(
         state.log_initial, state.log_transition, ll, d.lengths
@@ -383,8 +552,23 @@ def _sequence_keys(key, num_sequences, rows: Rows | None = None):
 def sample_paths(key, state, d, rows: Rows | None = None) -> jax.Array:
     """z_s | π, A, emissions, y_s for every sequence s, by :func:`ffbs` (exact, blocked).
 
-    ``rows``: sequences split over devices (:mod:`gibbsjax.rows`); sequence s's path is
-    drawn with the key of its global index, as on one device."""
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key; sequence s uses ``fold_in(key, s)``.
+    state : CategoricalHMMState or GaussianHMMState
+        The current state (the parameters are read).
+    d : CategoricalHMMData or GaussianHMMData
+        The sequences.
+    rows : gibbsjax.rows.Rows, optional
+        Sequences split over devices (:mod:`gibbsjax.rows`); sequence s's path is
+        drawn with the key of its global index, as on one device.
+
+    Returns
+    -------
+    jax.Array
+        (S, T) int32: the new paths, 0 at padding steps.
+    """
     ll = emission_log_lik(state, d)
     keys = _sequence_keys(key, d.y.shape[0], rows)
     return jax.vmap(ffbs, in_axes=(0, None, None, 0, 0))(
@@ -393,10 +577,25 @@ def sample_paths(key, state, d, rows: Rows | None = None) -> jax.Array:
 
 
 def initial_posterior(state, d, *, alpha_init, rows: Rows | None = None) -> jax.Array:
-    """π | z ~ Dirichlet(α_init + n), n_k = #{s : z_s1 = k}: returns α_init + n, (K,).
+    """π | z ~ Dirichlet(α_init + n), n_k = #{s : z_s1 = k}.
 
-    ``rows`` (here and in the other posteriors): sequences split over devices, the counts
-    summed over them."""
+    Parameters
+    ----------
+    state : CategoricalHMMState or GaussianHMMState
+        The current state (the paths are read).
+    d : CategoricalHMMData or GaussianHMMData
+        The sequences (not read; for a uniform signature).
+    alpha_init : float or array_like
+        Dirichlet concentration of π (a number or K numbers).
+    rows : gibbsjax.rows.Rows, optional
+        Sequences split over devices, the counts summed over them (likewise in the
+        other posteriors).
+
+    Returns
+    -------
+    jax.Array
+        (K,): the posterior concentrations α_init + n.
+    """
     k = state.log_initial.shape[0]
     dtype = state.log_initial.dtype
     n = rw.total(rows, cj.counts(rw.here(rows, state.z[:, 0], k), k))
@@ -406,7 +605,21 @@ def initial_posterior(state, d, *, alpha_init, rows: Rows | None = None) -> jax.
 def transition_posterior(state, d, *, alpha_trans, rows: Rows | None = None) -> jax.Array:
     """A_j | z ~ Dirichlet(α_trans_j + n_j·), n_jk = #{(s, t) : z_s,t-1 = j, z_st = k, t < T_s}.
 
-    Returns the (K, K) concentrations, row j for A_j.
+    Parameters
+    ----------
+    state : CategoricalHMMState or GaussianHMMState
+        The current state (the paths are read).
+    d : CategoricalHMMData or GaussianHMMData
+        The sequences (their lengths are read).
+    alpha_trans : float or array_like
+        Dirichlet concentration of the transition rows (a number, K numbers or K × K).
+    rows : gibbsjax.rows.Rows, optional
+        Sequences split over devices.
+
+    Returns
+    -------
+    jax.Array
+        (K, K): the posterior concentrations, row j for A_j.
     """
     k = state.log_initial.shape[0]
     dtype = state.log_initial.dtype
@@ -417,7 +630,24 @@ def transition_posterior(state, d, *, alpha_trans, rows: Rows | None = None) -> 
 
 def emission_posterior(state: CategoricalHMMState, d: CategoricalHMMData, *, beta,
                        rows: Rows | None = None) -> jax.Array:
-    """B_k | z, y ~ Dirichlet(β_k + m_k·), m_kv = #{(s, t) : z_st = k, y_st = v, t < T_s}: (K, V)."""
+    """B_k | z, y ~ Dirichlet(β_k + m_k·), m_kv = #{(s, t) : z_st = k, y_st = v, t < T_s}.
+
+    Parameters
+    ----------
+    state : CategoricalHMMState
+        The current state (the paths are read).
+    d : CategoricalHMMData
+        The sequences.
+    beta : float or array_like
+        Dirichlet concentration of the emission rows (a number, V numbers or K × V).
+    rows : gibbsjax.rows.Rows, optional
+        Sequences split over devices.
+
+    Returns
+    -------
+    jax.Array
+        (K, V): the posterior concentrations, row k for B_k.
+    """
     k, v = state.log_emission.shape
     dtype = state.log_emission.dtype
     mask = _mask(d.lengths, state.z.shape[1])
@@ -431,8 +661,29 @@ def gaussian_emission_posterior(state: GaussianHMMState, d: GaussianHMMData, *, 
     """(μ_k, τ_k) | z, y ~ NormalGamma(μ_n, λ_n, a_n, b_n) over the real steps in state k.
 
     λ_n = λ + N_k, μ_n = (λ μ0 + N_k ȳ_k)/λ_n, a_n = a + N_k/2,
-    b_n = b + SS_k/2 + λ N_k (ȳ_k − μ0)²/(2 λ_n); ``None`` hyperparameters are
-    data-scaled.  Returns the posterior parameters, (K, 1) arrays.
+    b_n = b + SS_k/2 + λ N_k (ȳ_k − μ0)²/(2 λ_n).
+
+    Parameters
+    ----------
+    state : GaussianHMMState
+        The current state (the paths are read).
+    d : GaussianHMMData
+        The sequences.
+    mu0 : float, optional
+        Prior mean (default: data-scaled, the mean of all observations).
+    lam : float, default ``gibbsjax.conjugate_normal.DEFAULT_LAM``
+        Prior pseudo-count of the mean.
+    a : float, default ``gibbsjax.conjugate_normal.DEFAULT_A``
+        Gamma shape of the precision.
+    b : float, optional
+        Gamma rate of the precision (default: data-scaled).
+    rows : gibbsjax.rows.Rows, optional
+        Sequences split over devices.
+
+    Returns
+    -------
+    gibbsjax.conjugate_normal.NormalGamma
+        The posterior parameters (μ_n, λ_n, a_n, b_n), (K, 1) arrays.
     """
     k = state.mu.shape[0]
     prior = cn.data_scaled_prior(d.center, d.scale2, k, mu0=mu0, lam=lam, a=a, b=b)
@@ -446,11 +697,31 @@ def sample_parameters(key, state, d, *, alpha_init, alpha_trans, emission: Calla
     """Draw π | z, A | z and the emission parameters | z, y as one block.
 
     Given the paths these are independent (:func:`initial_posterior`,
-    :func:`transition_posterior`, and ``emission(state, d) -> (dirichlet
-    concentrations, NormalGamma or None)``), so one Gamma call draws them all
-    (:func:`gibbsjax.conjugate_normal.sample_conjugate`).  Returns
-    ``(log_initial, log_transition, emission log-probabilities, (mu, tau) or None)``.
-    ``rows``: sequences split over devices (``emission`` then takes ``rows=`` too).
+    :func:`transition_posterior` and ``emission``), so one Gamma call draws them all
+    (:func:`gibbsjax.conjugate_normal.sample_conjugate`).
+
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key.
+    state : CategoricalHMMState or GaussianHMMState
+        The current state (the paths are read).
+    d : CategoricalHMMData or GaussianHMMData
+        The sequences.
+    alpha_init : float or array_like
+        Dirichlet concentration of π.
+    alpha_trans : float or array_like
+        Dirichlet concentration of the transition rows.
+    emission : callable
+        ``emission(state, d) -> (list of Dirichlet concentrations, NormalGamma or None)``:
+        the emission posteriors (it takes ``rows=`` too when ``rows`` is given).
+    rows : gibbsjax.rows.Rows, optional
+        Sequences split over devices.
+
+    Returns
+    -------
+    tuple
+        ``(log_initial, log_transition, emission log-probabilities (a list), (mu, tau) or None)``.
     """
     dirichlets, ng = emission(state, d) if rows is None else emission(state, d, rows=rows)
     (log_initial, log_transition, *rest), mu_tau = cn.sample_conjugate(
@@ -620,13 +891,33 @@ def _check_hmm_common(K, alpha_init, alpha_trans):
 def categorical(K: int = 2, alpha_init: Any = 1.0, alpha_trans: Any = 1.0, beta: Any = 1.0) -> Kernel:
     """Gibbs sampler (FFBS) for an HMM with K states and categorical emissions.
 
-    ``alpha_init``: Dirichlet concentration of π (a number or K numbers);
-    ``alpha_trans``: of the transition rows (a number, K numbers for every
-    row, or a K × K matrix, row j for A_j; e.g. a larger diagonal for sticky
-    states); ``beta``: of the emission rows (a number, V numbers, or K × V).
     Data: :func:`categorical_data`.  Random starts: π uniform, A and B rows
     softmax(N(0, 1)) draws, then paths by FFBS.
 
+    Parameters
+    ----------
+    K : int, default 2
+        Number of hidden states.
+    alpha_init : float or array_like, default 1.0
+        Dirichlet concentration of π (a number or K numbers).
+    alpha_trans : float or array_like, default 1.0
+        Dirichlet concentration of the transition rows (a number, K numbers for every
+        row, or a K × K matrix, row j for A_j; e.g. a larger diagonal for sticky states).
+    beta : float or array_like, default 1.0
+        Dirichlet concentration of the emission rows (a number, V numbers, or K × V).
+
+    Returns
+    -------
+    gibbsjax.kernel.Kernel
+        The sampler, for :func:`gibbsjax.sample`.
+
+    Raises
+    ------
+    ValueError
+        For a K below 1, or a concentration that is not positive or has the wrong shape.
+
+    Examples
+    --------
     >>> import gibbsjax
     >>> from gibbsjax.datasets.tabular import casino
     >>> d = categorical_data(casino(num_sequences=2, min_length=50, max_length=80)["sequences"], 6)
@@ -709,12 +1000,40 @@ def gaussian(
 ) -> Kernel:
     """Gibbs sampler (FFBS) for an HMM with K states and univariate Gaussian emissions.
 
-    ``alpha_init``, ``alpha_trans`` as in :func:`categorical`; ``mu0``, ``lam``,
-    ``a``, ``b``: Normal-Gamma prior of each state's (μ_k, τ_k), with the
-    data-scaled defaults of the module docs; ``allow_improper`` accepts zeros.
     Data: :func:`gaussian_data`.  Random starts: π uniform, A rows
     softmax(N(0, 1)) draws, μ_k distinct random observations, τ_k = K²/s².
 
+    Parameters
+    ----------
+    K : int, default 2
+        Number of hidden states.
+    alpha_init : float or array_like, default 1.0
+        Dirichlet concentration of π, as in :func:`categorical`.
+    alpha_trans : float or array_like, default 1.0
+        Dirichlet concentration of the transition rows, as in :func:`categorical`.
+    mu0 : float, optional
+        Normal-Gamma prior mean of each state's μ_k (default: data-scaled, see the module docs).
+    lam : float, default ``gibbsjax.conjugate_normal.DEFAULT_LAM``
+        Prior pseudo-count of the mean.
+    a : float, default ``gibbsjax.conjugate_normal.DEFAULT_A``
+        Gamma shape of the precision τ_k.
+    b : float, optional
+        Gamma rate of the precision (default: data-scaled).
+    allow_improper : bool, default False
+        Accept zeros for ``lam``, ``a``, ``b`` (an improper prior).
+
+    Returns
+    -------
+    gibbsjax.kernel.Kernel
+        The sampler, for :func:`gibbsjax.sample`.
+
+    Raises
+    ------
+    ValueError
+        For a K below 1, a concentration that is not positive, or an invalid prior.
+
+    Examples
+    --------
     >>> import gibbsjax
     >>> from gibbsjax.datasets.tabular import faithful
     >>> d = gaussian_data(faithful()["eruptions_min"])   # one sequence, in time order
@@ -785,7 +1104,27 @@ def align(idata, *, var_name: str | None = None):
     applies the same permutation to the ``state_to`` axis of ``transition``,
     so every per-state variable means the same state in every chain.
     Label-invariant variables (``*_sorted``, ``log_lik``, ``lp``) are
-    unchanged.  Returns the aligned InferenceData.
+    unchanged.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A run of :func:`categorical` or :func:`gaussian`.
+    var_name : str, optional
+        The variable to match chains on (default: ``emission``, else ``mu``).
+
+    Returns
+    -------
+    arviz.InferenceData
+        The aligned result; ``posterior.attrs["aligned_on"]`` names ``var_name``.
+
+    Examples
+    --------
+    >>> import gibbsjax
+    >>> d = categorical_data([[0, 0, 1, 2, 2, 2, 0, 1]], num_symbols=3)
+    >>> idata = gibbsjax.sample(categorical(K=2), d, seed=0, num_warmup=10, num_draws=10, progress=False)
+    >>> align(idata).posterior.attrs["aligned_on"]
+    'emission'
     """
     from gibbsjax.labels import align_chains
 
@@ -825,7 +1164,27 @@ def _gaussian_config_data(section, base_dir):
 
 
 def report(idata) -> str:
-    """Aligned states: transition matrix and emission parameters (posterior means)."""
+    """Aligned states: transition matrix and emission parameters (posterior means).
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A run of :func:`categorical` or :func:`gaussian` (aligned by :func:`align`, or not:
+        the report says which).
+
+    Returns
+    -------
+    str
+        The report, one line per state.
+
+    Examples
+    --------
+    >>> import gibbsjax
+    >>> d = categorical_data([[0, 0, 1, 2, 2, 2, 0, 1]], num_symbols=3)
+    >>> idata = gibbsjax.sample(categorical(K=2), d, seed=0, num_warmup=10, num_draws=10, progress=False)
+    >>> print(report(align(idata)).splitlines()[0])
+    states (aligned across chains; posterior means):
+    """
     from gibbsjax.reports import fmt
 
     post = idata.posterior

@@ -63,7 +63,9 @@ The package's modules import downward only (each from those above it in this lis
 * :mod:`~gibbsjax.models.lda.pallas`: the fused GPU z-update (Pallas, Triton backend);
 * :mod:`~gibbsjax.models.lda.sparse`: the sparse exact z-update for many topics;
 * :mod:`~gibbsjax.models.lda.z_updates`: which z-update and warm-up run (``resolve_z_update``);
+* :mod:`~gibbsjax.models.lda.slice_sampling`: slice sampling of a scalar (Neal 2003);
 * :mod:`~gibbsjax.models.lda.priors`: learned α and η (slice sampling, Minka's fixed point);
+* :mod:`~gibbsjax.models.lda.shard_layout`: a corpus's documents split into shards, each packed into a grid;
 * :mod:`~gibbsjax.models.lda.shard`: the partially collapsed sampler with documents split over devices;
 * :mod:`~gibbsjax.models.lda.kernels`: the factories, ``SAMPLERS`` and the per-draw records;
 * :mod:`~gibbsjax.models.lda.inference`: new documents and held-out perplexity, φ fixed;
@@ -84,10 +86,10 @@ from gibbsjax.models.lda.conditionals import (DIRICHLET_ROWS, LANES_UNROLL, LOG_
 from gibbsjax.models.lda.sparse import sample_z_sparse
 from gibbsjax.models.lda.z_updates import (DIRICHLET_DRAWS, WARMUPS, Z_UPDATES, resolve_dirichlet_draw,
                                            resolve_z_update)
-from gibbsjax.models.lda.priors import (HISTOGRAM_CAP, LEARN_ALPHA, MINKA_ITERATIONS, MINKA_MIN_ALPHA,
-                                        SLICE_MAX_SHRINKS, SLICE_MAX_STEPS_OUT, SLICE_WIDTH, LDALearnedState,
+from gibbsjax.models.lda.slice_sampling import SLICE_MAX_SHRINKS, SLICE_MAX_STEPS_OUT, SLICE_WIDTH, slice_sample
+from gibbsjax.models.lda.priors import (HISTOGRAM_CAP, LEARN_ALPHA, MINKA_ITERATIONS, MINKA_MIN_ALPHA, LDALearnedState,
                                         LearnedPriors, learned_priors, log_joint_learned, minka_log_alpha,
-                                        sample_log_alpha, sample_log_eta, slice_sample)
+                                        sample_log_alpha, sample_log_eta)
 from gibbsjax.models.lda.kernels import SAMPLERS, collapsed, partially_collapsed, recorded_indices, uncollapsed
 from gibbsjax.models.lda.inference import heldout_perplexity, infer_doc_topics
 from gibbsjax.models.lda.postprocessing import SPECS, postprocess, report, theta_draws

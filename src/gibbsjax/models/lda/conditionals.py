@@ -62,7 +62,35 @@ def inverse_cdf(weights, u):
 
 
 def log_joint_collapsed(state: LDAState, d: LDAData, *, K: int, alpha: float, eta: float):
-    """log p(w, z) with θ and φ integrated out (Griffiths & Steyvers 2004, eq. 2–3)."""
+    """log p(w, z) with θ and φ integrated out (Griffiths & Steyvers 2004, eq. 2–3).
+
+    Parameters
+    ----------
+    state : LDAState or LDALearnedState
+        The current state.
+    d : LDAData
+        The packed corpus.
+    K : int
+        Number of topics.
+    alpha : float
+        The symmetric θ concentration α.
+    eta : float
+        The symmetric φ concentration η.
+
+    Returns
+    -------
+    jax.Array
+        Scalar float32.
+
+    Examples
+    --------
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models.lda import data, partially_collapsed
+    >>> d = data(Corpus.from_token_lists([["a"]]))   # one token, one topic: log p(w) = log(1/V) = 0
+    >>> s = partially_collapsed(1).init(jax.random.key(0), d)
+    >>> float(log_joint_collapsed(s, d, K=1, alpha=0.1, eta=0.01))
+    0.0
+    """
     ndk, nkw, nk = topic_counts(state.z, d, K)
     v = vocab_size_of(d)
     nd = d.doc_lengths.astype(jnp.float32)
@@ -88,18 +116,80 @@ def sample_log_phi(key, state: LDAState, d: LDAData, *, K: int, eta: float, draw
     the rows drawn by ``DIRICHLET_ROWS[draw]``: ``"sparse"``
     (:func:`gibbsjax.random.log_dirichlet_counts`: most n_kw are 0, and the Gamma(η)
     variates of those entries (η < 1) take a cheap exact sampler; only the nonzero counts
-    take Marsaglia-Tsang) or ``"dense"`` (``jax.random.loggamma``).  Both are exact."""
+    take Marsaglia-Tsang) or ``"dense"`` (``jax.random.loggamma``).  Both are exact.
+
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key.
+    state : LDAState or LDALearnedState
+        The current state.
+    d : LDAData
+        The packed corpus.
+    K : int
+        Number of topics.
+    eta : float or jax.Array
+        η: a number or a traced scalar.
+    draw : {"sparse", "dense"}, default "sparse"
+        The Dirichlet draw, a key of ``DIRICHLET_ROWS``.
+
+    Returns
+    -------
+    jax.Array
+        (K, V): the new log φ.
+    """
     return log_phi_given_counts(key, word_topic_counts(state.z, d, K), eta, draw)
 
 
 def log_phi_given_counts(key, nkw, eta: float, draw: str = "sparse"):
-    """log φ ~ log Dir(n_kw + η) from the (K, V) int counts: the draw of :func:`sample_log_phi`
-    (also used by the sharded sampler, from counts summed over devices)."""
+    """log φ ~ log Dir(n_kw + η) from the counts: the draw of :func:`sample_log_phi`.
+
+    Also used by the sharded sampler, from counts summed over devices.
+
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key.
+    nkw : jax.Array
+        (K, V) int topic-word counts.
+    eta : float or jax.Array
+        η: a number or a traced scalar.
+    draw : {"sparse", "dense"}, default "sparse"
+        The Dirichlet draw, a key of ``DIRICHLET_ROWS``.
+
+    Returns
+    -------
+    jax.Array
+        (K, V): log φ.
+    """
     return DIRICHLET_ROWS[draw](key, nkw, jnp.asarray(eta, jnp.float32))
 
 
 def sample_z_collapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: float, eta: float):
-    """Token by token: p(z_i = k | z_−i, w) ∝ (n_kw,−i + η)/(n_k,−i + Vη) · (n_dk,−i + α)."""
+    """Token by token: p(z_i = k | z_−i, w) ∝ (n_kw,−i + η)/(n_k,−i + Vη) · (n_dk,−i + α).
+
+    Every token sees every earlier update (the reference, vectorised over chains only).
+
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key.
+    state : LDAState or LDALearnedState
+        The current state.
+    d : LDAData
+        The packed corpus.
+    K : int
+        Number of topics.
+    alpha : float or jax.Array
+        α: a number, a traced scalar, or (K,) one per topic.
+    eta : float or jax.Array
+        η: a number or a traced scalar.
+
+    Returns
+    -------
+    jax.Array
+        (S, R) int32: the new topics (padding: 0).
+    """
     z = state.z
     ndk, nkw, nk = topic_counts(z, d, K)
     v = vocab_size_of(d)
@@ -161,7 +251,26 @@ def sample_z_partially_collapsed(key, state: LDAState, d: LDAData, *, K: int, al
     Padding slots point at the dummy document row D, so they need no masking
     inside the loop (they only ever touch that row; real documents each sit in
     one lane, so no two real slots of a step share a row); their topics are
-    reset to 0 after the scan."""
+    reset to 0 after the scan.
+
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key.
+    state : LDAState or LDALearnedState
+        The current state.
+    d : LDAData
+        The packed corpus.
+    K : int
+        Number of topics.
+    alpha : float or jax.Array
+        α: a number, a traced scalar, or (K,) one per topic.
+
+    Returns
+    -------
+    jax.Array
+        (S, R) int32: the new topics (padding: 0).
+    """
     z = state.z
     ndk, _, _ = topic_counts(z, d, K)
     phi_t = phi_by_word(state.log_phi)  # (V, K)
@@ -258,6 +367,26 @@ def sample_z_lanes(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
     than the table-and-cumsum form.  Padding slots (dummy document D) may see
     negative weights for topic 0; their draws are discarded (reset to 0).
 
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key.
+    state : LDAState or LDALearnedState
+        The current state.
+    d : LDAData
+        The packed corpus.
+    K : int
+        Number of topics.
+    alpha : float or jax.Array
+        α: a number, a traced scalar, or (K,) one per topic.
+
+    Returns
+    -------
+    jax.Array
+        (S, R) int32: the new topics (padding: 0).
+
+    Examples
+    --------
     >>> from gibbsjax.corpus import Corpus
     >>> from gibbsjax.models.lda import data, partially_collapsed
     >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
@@ -303,6 +432,30 @@ def sample_z_collapsed_parallel(key, state: LDAState, d: LDAData, *, K: int, alp
     devices (:mod:`gibbsjax.models.lda.shard`) every shard starts from the summed
     counts and sees only its own updates within the sweep (AD-LDA across shards).
 
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key.
+    state : LDAState or LDALearnedState
+        The current state.
+    d : LDAData
+        The packed corpus.
+    K : int
+        Number of topics.
+    alpha : float or jax.Array
+        α: a number, a traced scalar, or (K,) one per topic.
+    eta : float or jax.Array
+        η: a number or a traced scalar.
+    word_topic : tuple of jax.Array, optional
+        (n_kw (K, V), n_k (K,)) to start from (default: the counts of ``d``'s tokens).
+
+    Returns
+    -------
+    jax.Array
+        (S, R) int32: the new topics (padding: 0).
+
+    Examples
+    --------
     >>> from gibbsjax.corpus import Corpus
     >>> from gibbsjax.models.lda import data, partially_collapsed
     >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
@@ -359,6 +512,28 @@ def sample_z_uncollapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: flo
     disagree so much that products underflow), its block is recomputed from
     log θ + log φ, whose largest weight is 1.
 
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key.
+    state : LDAState or LDALearnedState
+        The current state.
+    d : LDAData
+        The packed corpus.
+    K : int
+        Number of topics.
+    alpha : float or jax.Array
+        α: a number, a traced scalar, or (K,) one per topic.
+    draw : {"sparse", "dense"}, default "sparse"
+        The Dirichlet draw of θ, a key of ``DIRICHLET_ROWS``.
+
+    Returns
+    -------
+    jax.Array
+        (S, R) int32: the new topics (padding: 0).
+
+    Examples
+    --------
     >>> from gibbsjax.corpus import Corpus
     >>> from gibbsjax.models.lda import data, uncollapsed
     >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))

@@ -53,10 +53,38 @@ def infer_doc_topics(topic_word, corpus: Corpus, *, alpha: float = 0.1, num_swee
     """Topic proportions θ (D × K) of new documents with the topics φ held fixed.
 
     Runs the partially collapsed z-update (exact given φ) ``num_sweeps`` times
-    and averages E[θ_d | z] over the sweeps after ``num_burn``.  ``topic_word``
-    is a K × V matrix of word probabilities (e.g. a fitted model's
-    ``topic_word_``); the corpus must use the same vocabulary size V.  ``alpha``
-    is one symmetric concentration or K of them (a learned asymmetric α).
+    and averages E[θ_d | z] over the sweeps after ``num_burn``.
+
+    Parameters
+    ----------
+    topic_word : array_like
+        K × V matrix of word probabilities (e.g. a fitted model's ``topic_word_``).
+    corpus : gibbsjax.corpus.Corpus
+        The new documents, with the same vocabulary size V.
+    alpha : float or array_like, default 0.1
+        One symmetric concentration or K of them (a learned asymmetric α).
+    num_sweeps : int, default 100
+        Sweeps of the z-update.
+    num_burn : int, default 50
+        Sweeps left out of the average (``0 <= num_burn < num_sweeps``).
+    seed : int, default 0
+        Seed of the sweeps.
+    num_lanes : int, optional
+        Lanes of the packed grid (:func:`data`).
+
+    Returns
+    -------
+    numpy.ndarray
+        (D, K): θ, each row a distribution over topics.
+
+    Raises
+    ------
+    ValueError
+        For a ``topic_word`` that is not a non-negative K × V matrix, a vocabulary of
+        another size, or invalid ``alpha``, ``seed``, ``num_sweeps`` or ``num_burn``.
+
+    Examples
+    --------
 
     >>> import numpy as np
     >>> from gibbsjax.corpus import Corpus
@@ -97,10 +125,36 @@ def heldout_perplexity(topic_word, X_heldout, *, alpha: float = 0.1, fraction: f
     tokens are scored:
     perplexity = exp(−Σ_d Σ_{i ∈ second part} log Σ_k θ_dk φ_{k,w_i} / #scored tokens).
     Lower is better; a model that knows nothing (uniform over V words) scores V.
-    ``alpha``: the θ prior of the completion, one α or K of them.
-    Tokens are shuffled within each document first (``shuffle_seed``; ``None``
-    keeps their order), since documents read from a count matrix are sorted by
-    word id.  Documents with fewer than two tokens are skipped.
+    Tokens are shuffled within each document first, since documents read from a
+    count matrix are sorted by word id.  Documents with fewer than two tokens are skipped.
+
+    Parameters
+    ----------
+    topic_word : array_like
+        K × V matrix of the topics' word probabilities (rows are normalised).
+    X_heldout : Corpus or array_like or scipy.sparse matrix
+        The held-out documents: a corpus or a document-term count matrix with V columns.
+    alpha : float or array_like, default 0.1
+        The θ prior of the completion, one α or K of them.
+    fraction : float, default 0.5
+        The share of each document's tokens that estimates θ_d, in (0, 1).
+    num_sweeps, num_burn, seed
+        As for :func:`infer_doc_topics`.
+    shuffle_seed : int or None, default 0
+        Seed of the shuffle of tokens within each document; ``None`` keeps their order.
+
+    Returns
+    -------
+    float
+        The perplexity.
+
+    Raises
+    ------
+    ValueError
+        For invalid arguments, or no document with at least two tokens.
+
+    Examples
+    --------
 
     >>> import numpy as np
     >>> phi = np.array([[0.7, 0.2, 0.1], [0.1, 0.2, 0.7]])

@@ -316,8 +316,29 @@ def recorded_indices(spec, counts, name: str = "record_phi") -> np.ndarray | Non
     or document indices (``record_theta``, ``counts`` the document lengths) whose
     φ or θ a kernel records per draw, in increasing order; None when nothing is.
     An int M picks the M most frequent words (ties to the lower id) for φ, and
-    the first M documents for θ.  ``ValueError`` for an index out of range.
+    the first M documents for θ.
 
+    Parameters
+    ----------
+    spec : None, "all", int or sequence of int
+        The ``record_phi`` or ``record_theta`` option.
+    counts : array_like
+        The corpus's word counts (``record_phi``) or document lengths (``record_theta``).
+    name : {"record_phi", "record_theta"}, default "record_phi"
+        Which option ``spec`` is.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The sorted indices; None when ``spec`` is None.
+
+    Raises
+    ------
+    ValueError
+        For an index out of range.
+
+    Examples
+    --------
     >>> recorded_indices(2, np.array([5, 1, 9, 5]))
     array([0, 2])
     >>> recorded_indices(2, np.array([5, 1, 9, 5]), "record_theta")
@@ -406,64 +427,82 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
     p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α).  One sweep is
     ``sweep(("log_phi", sample_log_phi), ("z", <z-update>))``.
 
-    ``z_update`` chooses how that conditional is computed (the same
-    conditional and visiting order in every case): ``"dense"``
-    (:func:`sample_z_partially_collapsed`), ``"lanes"`` (:func:`sample_z_lanes`,
-    the fast one on a CPU), ``"pallas"`` (the fused GPU kernel of
-    :mod:`gibbsjax.models.lda.pallas`, interpret mode elsewhere), ``"sparse"``
-    (:func:`~gibbsjax.models.lda.sample_z_sparse`: document term over the document's other
-    tokens plus a per-word α-term, O(longest document + √K) per token, for K in the
-    thousands) or ``"auto"`` (the fastest measured one for JAX's default backend, see
-    :func:`resolve_z_update`).  ``warmup``: ``"fast"`` runs approximate
-    document-parallel collapsed sweeps (:func:`sample_z_collapsed_parallel`)
-    during warm-up, which reach the typical set in fewer sweeps and cost less
-    than exact ones; ``"exact"`` warms up with the sampling sweep itself.
-    Sampling sweeps are always exact; ``attrs["warmup"]`` of a result says
-    which warm-up ran.  ``dirichlet_draw`` chooses how φ ~ Dir(n_k· + η) is drawn
-    (the same exact distribution either way): ``"sparse"``
-    (:func:`gibbsjax.random.log_dirichlet_counts`, the fast one on a CPU), ``"dense"``
-    (``jax.random.loggamma``, the fast one on a GPU) or ``"auto"`` (by backend:
-    :func:`resolve_dirichlet_draw`).
+    Parameters
+    ----------
+    K : int
+        Number of topics.
+    alpha : float, default 0.1
+        Symmetric Dirichlet concentration of θ (the starting value when learned).
+    eta : float, default 0.01
+        Symmetric Dirichlet concentration of φ (the starting value when learned).
+    z_update : {"auto", "lanes", "dense", "pallas", "sparse"}, default "auto"
+        How the conditional is computed (the same conditional and visiting order in
+        every case): ``"dense"`` (:func:`sample_z_partially_collapsed`), ``"lanes"``
+        (:func:`sample_z_lanes`, the fast one on a CPU), ``"pallas"`` (the fused GPU
+        kernel of :mod:`gibbsjax.models.lda.pallas`, interpret mode elsewhere),
+        ``"sparse"`` (:func:`~gibbsjax.models.lda.sample_z_sparse`: document term over the
+        document's other tokens plus a per-word α-term, O(longest document + √K) per
+        token, for K in the thousands) or ``"auto"`` (the fastest measured one for JAX's
+        default backend, see :func:`resolve_z_update`).  With a learned α, ``"auto"``
+        never picks ``"pallas"`` (its α is a compile-time constant) and ``"pallas"`` is refused.
+    warmup : {"fast", "exact"}, default "fast"
+        ``"fast"`` runs approximate document-parallel collapsed sweeps
+        (:func:`sample_z_collapsed_parallel`) during warm-up, which reach the typical
+        set in fewer sweeps and cost less than exact ones; ``"exact"`` warms up with the
+        sampling sweep itself.  Sampling sweeps are always exact; ``attrs["warmup"]``
+        of a result says which warm-up ran.
+    learn_alpha : {"fixed", "sample", "minka"}, default "fixed"
+        ``"sample"``: α is sampled in every sweep from p(α | z), θ integrated out
+        (:func:`sample_log_alpha`), and recorded per draw as ``alpha`` in the posterior
+        (R-hat in the summary); ``"minka"``: Minka's fixed-point estimate of α after
+        every warm-up sweep (:func:`minka_log_alpha`, tomotopy's behaviour; a point
+        estimate, fixed while sampling).
+    asymmetric_alpha : bool, default False
+        One α_k per topic (dim ``topic``, aligned with the topics) instead of one
+        symmetric α (needs a learned α).
+    learn_eta : bool, default False
+        The symmetric η is sampled from p(η | z, w), φ integrated out
+        (:func:`sample_log_eta`), just before φ | z, η, and recorded as ``eta``.
+    alpha_prior, eta_prior : tuple of float, default (1.0, 1.0)
+        (shape, rate) of the gamma hyperprior of α (of each α_k) and of η; the default
+        is an exponential with mean 1.
+    record_phi : "all", int or sequence of int, optional
+        φ for some words, recorded per draw as ``phi`` (dims ``topic``, ``phi_word``):
+        ``"all"`` (K × V per draw: only when that fits), an int M (the M most frequent
+        words of the corpus, ties to the lower word id; a topic's own top words are not
+        known before sampling) or a sequence of word ids.  Credible intervals of φ_kw
+        come from these draws.
+    record_theta : "all", int or sequence of int, optional
+        The documents whose θ_d is kept per draw: ``"all"``, an int n (the first n
+        documents) or a sequence of document indices.  θ is integrated out of the
+        samplers, so each draw records the parameters of its exact conditional,
+        ``theta_concentration`` = n_d· + α (dims ``theta_document``, ``topic``);
+        :func:`~gibbsjax.models.lda.theta_draws` (and :func:`~gibbsjax.models.lda.postprocess`,
+        which ``gibbsjax run`` and :class:`gibbsjax.LDA` apply) turn them into draws
+        θ_d ~ Dir(n_d· + α), one per recorded draw: jointly with z, a draw from the
+        posterior of θ_d.
+    dirichlet_draw : {"auto", "sparse", "dense"}, default "auto"
+        How φ ~ Dir(n_k· + η) is drawn (the same exact distribution either way):
+        ``"sparse"`` (:func:`gibbsjax.random.log_dirichlet_counts`, the fast one on a
+        CPU), ``"dense"`` (``jax.random.loggamma``, the fast one on a GPU) or ``"auto"``
+        (by backend: :func:`resolve_dirichlet_draw`).
 
-    Learned priors (every sampler takes these; the state is then an
-    :class:`LDALearnedState`, and ``alpha``, ``eta`` are the starting values):
+    Returns
+    -------
+    gibbsjax.kernel.Kernel
+        The sampler, for :func:`gibbsjax.sample`; with learned priors its state is an
+        :class:`LDALearnedState`.
 
-    * ``learn_alpha="sample"``: α is sampled in every sweep from p(α | z), θ
-      integrated out (:func:`sample_log_alpha`), and recorded per draw as ``alpha``
-      in the posterior (R-hat in the summary); ``"minka"``: Minka's fixed-point
-      estimate of α after every warm-up sweep (:func:`minka_log_alpha`, tomotopy's
-      behaviour; a point estimate, fixed while sampling); ``"fixed"`` (default).
-    * ``asymmetric_alpha=True``: one α_k per topic (dim ``topic``, aligned with the
-      topics) instead of one symmetric α.
-    * ``learn_eta=True``: the symmetric η is sampled from p(η | z, w), φ integrated
-      out (:func:`sample_log_eta`), just before φ | z, η, and recorded as ``eta``.
-    * ``alpha_prior``, ``eta_prior``: (shape, rate) of the gamma hyperprior of α (of
-      each α_k) and of η; default (1, 1), an exponential with mean 1.
+    Notes
+    -----
+    Per-draw records are thinned with the run's ``thin``; the ``phi_word`` and
+    ``theta_document`` coordinates hold the word ids and document indices
+    (post-processing names them).  Learned concentrations also appear per chain in
+    ``posterior_mean`` (``alpha``, ``eta``); ``lp`` then adds their log hyperprior
+    densities (on the log scale).  An invalid option is a ``ValueError`` naming it.
 
-    The full posterior, per draw (default: neither; thinned with the run's ``thin``):
-
-    * ``record_phi``: φ for some words, recorded as ``phi`` (dims ``topic``,
-      ``phi_word``): ``"all"`` (K × V per draw: only when that fits), an int M
-      (the M most frequent words of the corpus, ties to the lower word id; a
-      topic's own top words are not known before sampling) or a sequence of
-      word ids.  Credible intervals of φ_kw come from these draws.
-    * ``record_theta``: the documents whose θ_d is kept per draw: ``"all"``, an
-      int n (the first n documents) or a sequence of document indices.  θ is
-      integrated out of the samplers, so each draw records the parameters of
-      its exact conditional, ``theta_concentration`` = n_d· + α (dims
-      ``theta_document``, ``topic``); :func:`~gibbsjax.models.lda.theta_draws` (and
-      :func:`~gibbsjax.models.lda.postprocess`, which ``gibbsjax run`` and :class:`gibbsjax.LDA`
-      apply) turn them into draws θ_d ~ Dir(n_d· + α), one per recorded draw:
-      jointly with z, a draw from the posterior of θ_d.
-
-    The ``phi_word`` and ``theta_document`` coordinates hold the word ids and
-    document indices (post-processing names them).
-
-    Learned concentrations also appear per chain in ``posterior_mean`` (``alpha``,
-    ``eta``); ``lp`` then adds their log hyperprior densities (on the log scale).
-    With a learned α, ``z_update="auto"`` never picks ``"pallas"`` (its α is a
-    compile-time constant) and ``"pallas"`` is refused.
-
+    Examples
+    --------
     >>> import gibbsjax
     >>> from gibbsjax.corpus import Corpus
     >>> from gibbsjax.models.lda import data
@@ -492,11 +531,24 @@ def uncollapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = 
                 dirichlet_draw: str = "auto") -> Kernel:
     """θ and φ drawn, then every token at once (exact: z are independent given θ, φ).
 
-    ``warmup``, the learned priors (``learn_alpha``, ``asymmetric_alpha``,
-    ``learn_eta``, ``alpha_prior``, ``eta_prior``), the per-draw records
-    (``record_phi``, ``record_theta``) and ``dirichlet_draw`` (here for θ and φ)
-    as for :func:`partially_collapsed`.
+    Parameters
+    ----------
+    K : int
+        Number of topics.
+    alpha, eta : float, default 0.1 and 0.01
+        Symmetric Dirichlet concentrations of θ and φ (the starting values when learned).
+    warmup, learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior, record_phi, record_theta
+        As for :func:`partially_collapsed`.
+    dirichlet_draw : {"auto", "sparse", "dense"}, default "auto"
+        How θ and φ are drawn, as for :func:`partially_collapsed`.
 
+    Returns
+    -------
+    gibbsjax.kernel.Kernel
+        The sampler, for :func:`gibbsjax.sample`.
+
+    Examples
+    --------
     >>> kernel = uncollapsed(10, alpha=0.5)
     """
     warmup = check_choice("warmup", warmup, WARMUPS)
@@ -511,11 +563,24 @@ def collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "f
               dirichlet_draw: str = "auto") -> Kernel:
     """The source document's collapsed sampler, one token at a time (the reference; slow on big corpora).
 
-    ``warmup``, the learned priors (``learn_alpha``, ``asymmetric_alpha``,
-    ``learn_eta``, ``alpha_prior``, ``eta_prior``), the per-draw records
-    (``record_phi``, ``record_theta``) and ``dirichlet_draw`` (its φ block) as for
-    :func:`partially_collapsed`.
+    Parameters
+    ----------
+    K : int
+        Number of topics.
+    alpha, eta : float, default 0.1 and 0.01
+        Symmetric Dirichlet concentrations of θ and φ (the starting values when learned).
+    warmup, learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior, record_phi, record_theta
+        As for :func:`partially_collapsed`.
+    dirichlet_draw : {"auto", "sparse", "dense"}, default "auto"
+        How φ is drawn, as for :func:`partially_collapsed`.
 
+    Returns
+    -------
+    gibbsjax.kernel.Kernel
+        The sampler, for :func:`gibbsjax.sample`.
+
+    Examples
+    --------
     >>> kernel = collapsed(10, learn_alpha="sample", learn_eta=True)
     """
     warmup = check_choice("warmup", warmup, WARMUPS)

@@ -51,16 +51,28 @@ __all__ = [
 class LDAData(NamedTuple):
     """A corpus packed into an (S steps × R lanes) grid (see the module docs).
 
-    ``words``/``docs``/``mask`` are (S, R); padding slots have ``mask`` False,
-    word 0 and document ``D`` (a dummy row).  ``doc_lengths`` (D,) and
-    ``word_counts`` (V,) fix D and V statically.  ``first_step`` (D + 1,) is the
-    grid step of each document's first token (row D: 0), so the token in slot
-    (s, r) is at position ``s − first_step[docs[s, r]]`` of its document;
-    ``doc_ids`` (D + 1,) names each row's document in the whole corpus (``d``
-    for :func:`data`; a shard's rows of :func:`gibbsjax.models.lda.shard.shard_data`
-    hold its own documents; −1 for the dummy row and unused rows).  Together
-    they key each token's uniform (:func:`token_uniforms`), so draws do not
-    depend on the packing.
+    ``first_step`` and ``doc_ids`` together key each token's uniform
+    (:func:`token_uniforms`), so draws do not depend on the packing.
+
+    Parameters
+    ----------
+    words : jax.Array
+        (S, R) int32: the word of every slot (padding: 0).
+    docs : jax.Array
+        (S, R) int32: the document (row) of every slot (padding: ``D``, a dummy row).
+    mask : jax.Array
+        (S, R) bool: False at padding slots.
+    doc_lengths : jax.Array
+        (D,): the documents' lengths (fixes D statically).
+    word_counts : jax.Array
+        (V,): how often each word occurs (fixes V statically).
+    first_step : jax.Array
+        (D + 1,): the grid step of each document's first token (row D: 0), so the
+        token in slot (s, r) is at position ``s − first_step[docs[s, r]]`` of its document.
+    doc_ids : jax.Array
+        (D + 1,): each row's document in the whole corpus (``d`` for :func:`data`; a
+        shard's rows of :func:`gibbsjax.models.lda.shard.shard_data` hold its own
+        documents; −1 for the dummy row and unused rows).
     """
 
     words: jax.Array
@@ -128,15 +140,31 @@ def _token_slots(doc_offsets: np.ndarray, first_slot: np.ndarray, num_lanes: int
 def data(corpus: Corpus, *, num_lanes: int | None = None) -> LDAData:
     """Validate a :class:`~gibbsjax.corpus.Corpus` and pack it for the LDA samplers.
 
-    ``num_lanes`` (R) defaults to ceil(N / longest document), at most D: the
-    grid then has about as many steps as the longest document and little
-    padding.  Raises ``ValueError`` for an empty corpus, a zero-length document
-    or a corpus that is not a :class:`Corpus`.
-
     Host memory: the grid (9 bytes per slot: int32 words and documents, a bool
     mask) plus temporaries of :data:`PACK_BLOCK_TOKENS` tokens, whatever the
     corpus size.
 
+    Parameters
+    ----------
+    corpus : gibbsjax.corpus.Corpus
+        The documents.
+    num_lanes : int, optional
+        R, the number of lanes; default ceil(N / longest document), at most D: the
+        grid then has about as many steps as the longest document and little padding.
+
+    Returns
+    -------
+    LDAData
+        The packed corpus.
+
+    Raises
+    ------
+    ValueError
+        For an empty corpus, a zero-length document or a corpus that is not a
+        :class:`~gibbsjax.corpus.Corpus`.
+
+    Examples
+    --------
     >>> from gibbsjax.corpus import Corpus
     >>> d = data(Corpus.from_token_lists([["a", "b"], ["b", "c", "c"], ["a"]]))
     >>> d.words.shape, int(d.mask.sum())
@@ -197,6 +225,25 @@ def tokens_in_corpus_order(d: LDAData, values) -> np.ndarray:
     is the corpus's ``tokens``.  Temporaries are O(grid) booleans plus
     O(:data:`PACK_BLOCK_TOKENS`), not int64 arrays of the corpus's length.
 
+    Parameters
+    ----------
+    d : LDAData
+        The packed corpus.
+    values : array_like
+        (S, R): one value per grid slot.
+
+    Returns
+    -------
+    numpy.ndarray
+        (N,): the values of the real slots, in corpus order.
+
+    Raises
+    ------
+    ValueError
+        If ``values`` does not have the grid's shape.
+
+    Examples
+    --------
     >>> from gibbsjax.corpus import Corpus
     >>> c = Corpus.from_token_lists([["a", "b"], ["b", "c", "c"], ["a"]])
     >>> tokens_in_corpus_order(data(c), data(c).words).tolist() == c.tokens.tolist()
@@ -225,7 +272,15 @@ def tokens_in_corpus_order(d: LDAData, values) -> np.ndarray:
 
 # ============================================================================ state and counts
 class LDAState(NamedTuple):
-    """Topic of every grid slot (S, R) (padding: 0) and log φ (K, V)."""
+    """One chain's state (fixed priors).
+
+    Parameters
+    ----------
+    z : jax.Array
+        (S, R) int32: the topic of every grid slot (padding: 0).
+    log_phi : jax.Array
+        (K, V): log φ.
+    """
 
     z: jax.Array
     log_phi: jax.Array
@@ -249,12 +304,29 @@ def _unit_interval(bits):
 
 
 def hashed_uniforms(key, a, b):
-    """One float32 uniform in [0, 1) per pair (a_i, b_i) of integers (any equal shapes):
-    the Threefry-2x32 hash (Salmon et al. 2011, the counter-based generator behind
+    """One float32 uniform in [0, 1) per pair (a_i, b_i) of integers.
+
+    The Threefry-2x32 hash (Salmon et al. 2011, the counter-based generator behind
     ``jax.random``) of the counter (a_i, b_i) under a 64-bit key drawn from ``key``.
     Each uniform depends on ``key`` and its own pair only, not on the other pairs
     nor on the array's shape or order; distinct pairs give independent uniforms.
 
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key.
+    a : array_like of int
+        First integers of the pairs.
+    b : array_like of int
+        Second integers of the pairs (the same shape as ``a``).
+
+    Returns
+    -------
+    jax.Array
+        float32 uniforms in [0, 1), of ``a``'s shape.
+
+    Examples
+    --------
     >>> import jax, jax.numpy as jnp
     >>> u = hashed_uniforms(jax.random.key(0), jnp.array([0, 1, 2]), jnp.array([5, 5, 5]))
     >>> bool(u[1] == hashed_uniforms(jax.random.key(0), jnp.array([1]), jnp.array([5]))[0])
@@ -270,9 +342,11 @@ def hashed_uniforms(key, a, b):
 
 
 def token_uniforms(key, d: LDAData):
-    """The uniform of every grid slot (S, R) float32: the uniform of the token at position j
-    of document doc is :func:`hashed_uniforms` of (doc, j) under ``key``, with doc the
-    document's index in the whole corpus (``d.doc_ids``) and j = step − ``d.first_step[doc]``.
+    """The uniform of every grid slot: :func:`hashed_uniforms` of (document, position).
+
+    The uniform of the token at position j of document doc is :func:`hashed_uniforms`
+    of (doc, j) under ``key``, with doc the document's index in the whole corpus
+    (``d.doc_ids``) and j = step − ``d.first_step[doc]``.
 
     So a token's uniform, and every draw made from it, depends on the sweep's key, the
     document and the position only, not on the number of lanes nor on how documents are
@@ -280,6 +354,20 @@ def token_uniforms(key, d: LDAData):
     (:mod:`gibbsjax.models.lda.conditionals`) uses it.  Padding slots get uniforms too (of the
     dummy row); they are discarded.
 
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key (of the sweep).
+    d : LDAData
+        The packed corpus.
+
+    Returns
+    -------
+    jax.Array
+        (S, R) float32 uniforms in [0, 1).
+
+    Examples
+    --------
     >>> from gibbsjax.corpus import Corpus
     >>> c = Corpus.from_token_lists([["a", "b", "a"], ["c", "b"], ["a"]])
     >>> u2 = tokens_in_corpus_order(data(c, num_lanes=2), token_uniforms(jax.random.key(0), data(c, num_lanes=2)))
@@ -292,9 +380,26 @@ def token_uniforms(key, d: LDAData):
 
 
 def initial_topics(key, d: LDAData, K: int):
-    """Topics drawn uniformly at random for every token (S, R) int32 (padding: 0), from
-    :func:`token_uniforms`: a chain's start does not depend on the packing either.
+    """Topics drawn uniformly at random for every token, from :func:`token_uniforms`.
 
+    A chain's start does not depend on the packing either.
+
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key.
+    d : LDAData
+        The packed corpus.
+    K : int
+        Number of topics.
+
+    Returns
+    -------
+    jax.Array
+        (S, R) int32 topics (padding: 0).
+
+    Examples
+    --------
     >>> from gibbsjax.corpus import Corpus
     >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
     >>> initial_topics(jax.random.key(0), d, 3).shape == d.words.shape
@@ -305,13 +410,56 @@ def initial_topics(key, d: LDAData, K: int):
 
 
 def topic_counts(z, d: LDAData, K: int):
-    """n_dk (D + 1, K; row D is padding), n_kw (K, V), n_k (K), int32, from the topics ``z`` (S, R)."""
+    """The count tables n_dk, n_kw and n_k of the topics ``z``.
+
+    Parameters
+    ----------
+    z : jax.Array
+        (S, R) int: the topic of every grid slot.
+    d : LDAData
+        The packed corpus.
+    K : int
+        Number of topics.
+
+    Returns
+    -------
+    ndk : jax.Array
+        (D + 1, K) int32 document-topic counts (row D is padding).
+    nkw : jax.Array
+        (K, V) int32 topic-word counts.
+    nk : jax.Array
+        (K,) int32 tokens per topic.
+
+    Examples
+    --------
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> ndk, nkw, nk = topic_counts(jnp.where(d.mask, 1, 0), d, 2)   # every token in topic 1
+    >>> ndk.tolist(), nk.tolist()
+    ([[0, 3], [0, 2], [0, 0]], [0, 5])
+    """
     ndk = cj.counts((d.docs, z), (num_docs_of(d) + 1, K), d.mask)
     nkw = word_topic_counts(z, d, K)
     return ndk, nkw, nkw.sum(axis=1)
 
 
 def word_topic_counts(z, d: LDAData, K: int):
-    """n_kw (K, V) int32 alone, by one scatter-add: what the φ draw needs (a sweep builds each
-    count table once; the z-updates build or carry n_dk themselves)."""
+    """The topic-word counts n_kw alone, by one scatter-add: what the φ draw needs.
+
+    A sweep builds each count table once; the z-updates build or carry n_dk themselves.
+
+    Parameters
+    ----------
+    z : jax.Array
+        (S, R) int: the topic of every grid slot.
+    d : LDAData
+        The packed corpus.
+    K : int
+        Number of topics.
+
+    Returns
+    -------
+    jax.Array
+        (K, V) int32.
+    """
     return cj.counts((z, d.words), (K, vocab_size_of(d)), d.mask)

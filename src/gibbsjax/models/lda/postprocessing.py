@@ -30,11 +30,30 @@ __all__ = ["theta_draws", "postprocess", "report", "SPECS"]
 
 
 def theta_draws(concentration, seed=0) -> np.ndarray:
-    """θ_d ~ Dir(``concentration``), one draw per entry of the leading axes (float64,
-    normalised gamma draws; NumPy, on the host; ``seed`` anything
-    ``numpy.random.default_rng`` takes): what :func:`postprocess` makes of a
-    recorded ``theta_concentration`` (n_d· + α at each draw).
+    """θ_d ~ Dir(``concentration``), one draw per entry of the leading axes.
 
+    Float64, normalised gamma draws (NumPy, on the host): what :func:`postprocess` makes
+    of a recorded ``theta_concentration`` (n_d· + α at each draw).
+
+    Parameters
+    ----------
+    concentration : array_like
+        (..., K) positive concentrations.
+    seed : int or numpy.random.Generator or None, default 0
+        Anything ``numpy.random.default_rng`` takes.
+
+    Returns
+    -------
+    numpy.ndarray
+        (..., K) float64 draws, each row summing to 1.
+
+    Raises
+    ------
+    ValueError
+        For a concentration that is not finite and positive.
+
+    Examples
+    --------
     >>> theta_draws(np.array([[[1.0, 2.0, 3.0]]]), seed=1).sum(-1).round(6).tolist()
     [[1.0]]
     """
@@ -96,6 +115,23 @@ def postprocess(idata, kernel, d, extras):
     With learned priors the posterior means of α and η from the estimate chains
     are stored as ``learned_alpha``/``learned_eta`` (JSON) and that α is used
     for held-out perplexity.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        The result of an LDA kernel.
+    kernel : gibbsjax.kernel.Kernel
+        The kernel that produced it.
+    d : LDAData
+        The packed training corpus.
+    extras : dict
+        ``corpus`` (the training corpus), ``heldout`` (a Corpus or None),
+        ``hyperparameters`` (``alpha`` is used) and ``chains`` (``"best"`` or ``"agreeing"``).
+
+    Returns
+    -------
+    arviz.InferenceData
+        The result with the groups above.
     """
     import xarray as xr  # heavy: imported when a result is post-processed, not with the model
 
@@ -182,7 +218,23 @@ def report(idata) -> str:
     """Top words per topic (from the chains named in ``topics``) with their coherence (u_mass),
     held-out perplexity, the agreement of the chains with R-hat per aligned topic, R-hat
     of lp, and whether the chains disagree (:func:`gibbsjax.reports.chains_disagree`, the
-    decision :class:`gibbsjax.LDA` warns with) and what helps."""
+    decision :class:`gibbsjax.LDA` warns with) and what helps.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        An LDA result (post-processed by :func:`postprocess` for the top words).
+
+    Returns
+    -------
+    str
+        The report.
+
+    Raises
+    ------
+    ValueError
+        If ``idata`` is not an LDA result.
+    """
     if "topic_share" not in idata.posterior:
         raise ValueError("not an LDA result: its posterior has no variable 'topic_share'")
     lines = []

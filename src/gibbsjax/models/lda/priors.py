@@ -16,8 +16,8 @@ other state components at the point of the sweep where they run:
   mixes far better than η | φ (φ's V·K entries pin η down).
 
 Both are sampled by slice sampling on the log concentration (Neal 2003, Ann. Statist.
-31(3) 705-767, §4: stepping out, shrinkage), with the Jacobian of the log transform:
-the density of u = log α is p(α = e^u | ·) e^u.  Log densities are sums over
+31(3) 705-767, §4: stepping out, shrinkage; :mod:`~gibbsjax.models.lda.slice_sampling`),
+with the Jacobian of the log transform: the density of u = log α is p(α = e^u | ·) e^u.  Log densities are sums over
 histograms of the counts (how many documents have n_dk = n, ...), so an evaluation
 costs O(longest document), not O(D·K) or O(K·V), and differences of log Γ are formed
 without cancelling two large numbers (:func:`log_rising_shift`), so they stay accurate in
@@ -38,9 +38,9 @@ import numpy as np
 from jax.scipy.special import digamma, gammaln
 
 from gibbsjax import conjugate as cj
-from gibbsjax import random as gr
 from gibbsjax._checks import check_choice, check_positive
 from gibbsjax.models.lda.layout import LDAData, num_docs_of, topic_counts, vocab_size_of
+from gibbsjax.models.lda.slice_sampling import SLICE_MAX_SHRINKS, SLICE_MAX_STEPS_OUT, SLICE_WIDTH, slice_sample
 
 __all__ = [
     "LDALearnedState",
@@ -66,11 +66,21 @@ __all__ = [
 ]
 
 class LDALearnedState(NamedTuple):
-    """The LDA state when α or η is learned: :class:`LDAState`'s ``z`` (S, R) and
-    ``log_phi`` (K, V), plus ``log_alpha`` (() symmetric, (K,) per topic) and
-    ``log_eta`` (()).  A concentration that is not learned stays at its given value.
-    Kernels with fixed priors keep :class:`LDAState`, so their saved results resume
-    unchanged."""
+    """The LDA state when α or η is learned (kernels with fixed priors keep :class:`LDAState`).
+
+    A concentration that is not learned stays at its given value.
+
+    Parameters
+    ----------
+    z : jax.Array
+        (S, R) int32: the topic of every grid slot (padding: 0).
+    log_phi : jax.Array
+        (K, V): log φ.
+    log_alpha : jax.Array
+        log α: shape () symmetric, (K,) one per topic.
+    log_eta : jax.Array
+        log η, shape ().
+    """
 
     z: jax.Array
     log_phi: jax.Array
@@ -79,11 +89,19 @@ class LDALearnedState(NamedTuple):
 
 
 class LearnedPriors(NamedTuple):
-    """Which concentrations a kernel learns, and their gamma hyperpriors (shape, rate).
+    """Which concentrations a kernel learns, and their gamma hyperpriors; built by :func:`learned_priors`.
 
-    ``alpha``: ``"fixed"``, ``"sample"`` (slice-sampled in every sweep) or ``"minka"``
-    (Minka's fixed point during warm-up only, then fixed); ``asymmetric``: one α_k per
-    topic instead of one α; ``eta``: η sampled.  Built by :func:`learned_priors`."""
+    Parameters
+    ----------
+    alpha : {"fixed", "sample", "minka"}
+        Slice-sampled in every sweep, or Minka's fixed point during warm-up only, then fixed.
+    asymmetric : bool
+        One α_k per topic instead of one α.
+    eta : bool
+        Whether η is sampled.
+    alpha_prior, eta_prior : tuple of float
+        (shape, rate) of the gamma hyperprior of α (of each α_k) and of η.
+    """
 
     alpha: str = "fixed"
     asymmetric: bool = False
@@ -94,13 +112,6 @@ class LearnedPriors(NamedTuple):
 
 #: ways to learn α (``learn_alpha``): keep it, sample it, or Minka's fixed point during warm-up
 LEARN_ALPHA = ("fixed", "sample", "minka")
-#: slice sampling of a log concentration: initial interval width (in log units), Neal's
-#: bound m on the stepping-out steps (J = ⌊mV⌋ to the left, m − 1 − J to the right) and
-#: the most shrinkage steps; if none is accepted the current value is kept.  Each
-#: bound keeps the transition reversible (see :func:`slice_sample`).
-SLICE_WIDTH = 1.0
-SLICE_MAX_STEPS_OUT = 8
-SLICE_MAX_SHRINKS = 32
 #: count histograms (:func:`count_summary`) have bins 0..min(S, HISTOGRAM_CAP); larger counts are listed
 HISTOGRAM_CAP = 4096
 #: Minka fixed-point iterations per warm-up sweep, and the floor it keeps α_k above
@@ -112,8 +123,26 @@ _STIRLING_MIN = 8.0
 
 def learned_priors(learn_alpha: str = "fixed", asymmetric_alpha: bool = False, learn_eta: bool = False,
                    alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0)) -> LearnedPriors | None:
-    """Validate the learned-prior options of the LDA factories; ``None`` when nothing is learned.
+    """Validate the learned-prior options of the LDA factories.
 
+    Parameters
+    ----------
+    learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior
+        As for :func:`~gibbsjax.models.lda.partially_collapsed`.
+
+    Returns
+    -------
+    LearnedPriors or None
+        ``None`` when nothing is learned.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``learn_alpha``, a flag that is not a bool, ``asymmetric_alpha``
+        with a fixed α, or a hyperprior that is not a pair of positive numbers.
+
+    Examples
+    --------
     >>> learned_priors()
     >>> learned_priors("sample", learn_eta=True, eta_prior=[2, 20]).eta_prior
     (2.0, 20.0)
@@ -133,74 +162,6 @@ def learned_priors(learn_alpha: str = "fixed", asymmetric_alpha: bool = False, l
     if learn_alpha == "fixed" and not learn_eta:
         return None
     return LearnedPriors(learn_alpha, bool(asymmetric_alpha), bool(learn_eta), *priors)
-
-
-def slice_sample(key, x0, log_density_ratio, *, width: float = SLICE_WIDTH,
-                 max_steps_out: int = SLICE_MAX_STEPS_OUT, max_shrinks: int = SLICE_MAX_SHRINKS):
-    """One slice-sampling transition of a scalar (Neal 2003, §4.1-4.2): stepping out, then shrinkage.
-
-    ``log_density_ratio(x)`` is log f(x) − log f(x0) for the target density f (0 at
-    ``x0``; a non-finite value counts as −∞).  The level is y = −E, E ~ Exp(1); an
-    interval of ``width`` placed uniformly around x0 is stepped out by Neal's bounded
-    procedure (J = ⌊mV⌋ steps at most to the left, m − 1 − J to the right, m =
-    ``max_steps_out``, V uniform), which is exact for every m ≥ 1; then points drawn
-    uniformly from the interval are accepted if above the level, else the interval
-    shrinks to them.  Shrinkage stops after ``max_shrinks`` proposals and then keeps
-    x0: Neal's reversibility argument pairs every path of rejected points from x0 to x1
-    with the path of the same rejected points, equally likely, from x1 to x0 — of the
-    same length — so the transition truncated at any fixed length is still reversible
-    with respect to f.  One ``lax.while_loop`` evaluates the density at most
-    ``max_steps_out + 1 + max_shrinks`` times (vmap-safe; chains stop independently).
-
-    >>> import jax, jax.numpy as jnp
-    >>> x = slice_sample(jax.random.key(0), jnp.float32(0.0), lambda x: -0.5 * x**2)
-    >>> bool(jnp.isfinite(x))
-    True
-    """
-    x0 = jnp.asarray(x0)
-    dtype = x0.dtype
-    # every uniform the transition may use, drawn at once (one generator, compiled once)
-    u = gr.uniform(key, (3 + max_shrinks,), dtype)
-    level = jnp.log(u[0])  # = −Exp(1), relative to f(x0) = 0
-    left = x0 - width * u[1]
-    steps_left = jnp.floor(max_steps_out * u[2]).astype(jnp.int32)
-    steps_left = jnp.minimum(steps_left, max_steps_out - 1)  # U = 1 is possible: keep J ≤ m − 1
-    # One loop, one evaluation of the density per iteration (so it is compiled once):
-    # phase 0 probes the left end and steps it out, phase 1 the right end, phase 2
-    # shrinks; phase 3 is done.
-    _LEFT, _RIGHT, _SHRINK, _DONE = 0, 1, 2, 3
-
-    def cond(c):
-        return c[0] < _DONE
-
-    def body(c):
-        phase, lo, hi, n_left, n_right, i, x1 = c
-        candidate = lo + u[3 + jnp.minimum(i, max_shrinks - 1)] * (hi - lo)
-        probe = jnp.where(phase == _LEFT, lo, jnp.where(phase == _RIGHT, hi, candidate))
-        v = log_density_ratio(probe)
-        inside = jnp.isfinite(v) & (v > level)
-        # stepping out (Neal's bounded procedure): move the probed end while inside and steps remain
-        go_left = (phase == _LEFT) & inside & (n_left > 0)
-        go_right = (phase == _RIGHT) & inside & (n_right > 0)
-        lo = jnp.where(go_left, lo - width, lo)
-        hi = jnp.where(go_right, hi + width, hi)
-        n_left = n_left - go_left
-        n_right = n_right - go_right
-        # shrinkage: accept the candidate, or shrink the interval to it
-        shrinking = phase == _SHRINK
-        accepted = shrinking & inside
-        rejected = shrinking & ~inside
-        lo = jnp.where(rejected & (candidate < x0), candidate, lo)
-        hi = jnp.where(rejected & (candidate >= x0), candidate, hi)
-        x1 = jnp.where(accepted, candidate, x1)
-        i = i + shrinking
-        next_phase = jnp.where(phase == _LEFT, jnp.where(go_left, _LEFT, _RIGHT),
-                               jnp.where(phase == _RIGHT, jnp.where(go_right, _RIGHT, _SHRINK),
-                                         jnp.where(accepted | (i >= max_shrinks), _DONE, _SHRINK)))
-        return next_phase, lo, hi, n_left, n_right, i, x1
-
-    start = (jnp.int32(_LEFT), left, left + width, steps_left, max_steps_out - 1 - steps_left, jnp.int32(0), x0)
-    return jax.lax.while_loop(cond, body, start)[-1]
 
 
 def _stirling_tail(x):
@@ -343,6 +304,26 @@ def sample_log_alpha(key, state: LDALearnedState, d: LDAData, *, K: int, prior=(
     Σα ~ Gamma(K·shape, rate) and α/Σα ~ Dir(shape, ..., shape), a base measure), updated
     one coordinate after another (each coordinate's conditional given the others).
 
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key.
+    state : LDALearnedState
+        The current state.
+    d : LDAData
+        The packed corpus.
+    K : int
+        Number of topics.
+    prior : tuple of float, default (1.0, 1.0)
+        (shape, rate) of α's gamma hyperprior.
+
+    Returns
+    -------
+    jax.Array
+        The new log α, of ``state.log_alpha``'s shape.
+
+    Examples
+    --------
     >>> from gibbsjax.corpus import Corpus
     >>> from gibbsjax.models.lda import data, partially_collapsed
     >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
@@ -392,6 +373,26 @@ def sample_log_eta(key, state: LDALearnedState, d: LDAData, *, K: int, prior=(1.
     It does not look at φ, so a sweep must draw φ | z, η right after it: together they
     draw (η, φ) from p(η, φ | z, w) as one block.
 
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key.
+    state : LDALearnedState
+        The current state.
+    d : LDAData
+        The packed corpus.
+    K : int
+        Number of topics.
+    prior : tuple of float, default (1.0, 1.0)
+        (shape, rate) of η's gamma hyperprior.
+
+    Returns
+    -------
+    jax.Array
+        The new log η, shape ().
+
+    Examples
+    --------
     >>> from gibbsjax.corpus import Corpus
     >>> from gibbsjax.models.lda import data, partially_collapsed
     >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
@@ -423,8 +424,28 @@ def minka_log_alpha(key, state: LDALearnedState, d: LDAData, *, K: int, iteratio
     distribution", eq. 55), ``iterations`` times:
     α_k ← α_k Σ_d [ψ(n_dk + α_k) − ψ(α_k)] / Σ_d [ψ(n_d + Σα) − ψ(Σα)]
     (symmetric, shape (): α ← α Σ_dk [ψ(n_dk + α) − ψ(α)] / (K Σ_d [ψ(n_d + Kα) − ψ(Kα)])),
-    kept ≥ :data:`MINKA_MIN_ALPHA`.  tomotopy's α optimisation; ``key`` is unused.
+    kept ≥ :data:`MINKA_MIN_ALPHA`.  tomotopy's α optimisation.
 
+    Parameters
+    ----------
+    key : jax.Array or None
+        Unused (the signature of a sweep's update).
+    state : LDALearnedState
+        The current state.
+    d : LDAData
+        The packed corpus.
+    K : int
+        Number of topics.
+    iterations : int, default :data:`MINKA_ITERATIONS`
+        Fixed-point iterations.
+
+    Returns
+    -------
+    jax.Array
+        The new log α, of ``state.log_alpha``'s shape.
+
+    Examples
+    --------
     >>> from gibbsjax.corpus import Corpus
     >>> from gibbsjax.models.lda import data, partially_collapsed
     >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
@@ -461,7 +482,24 @@ def minka_log_alpha(key, state: LDALearnedState, d: LDAData, *, K: int, iteratio
 def log_joint_learned(state: LDALearnedState, d: LDAData, *, K: int, priors: LearnedPriors):
     """log p(w, z | α, η) (θ, φ integrated out; α may differ per topic) plus, for each
     sampled concentration, its hyperprior as a density of the log concentration (the
-    coordinates the sampler moves): log Gamma(e^u; a, b) + u."""
+    coordinates the sampler moves): log Gamma(e^u; a, b) + u.
+
+    Parameters
+    ----------
+    state : LDALearnedState
+        The state.
+    d : LDAData
+        The packed corpus.
+    K : int
+        Number of topics.
+    priors : LearnedPriors
+        Which concentrations are sampled, and their hyperpriors.
+
+    Returns
+    -------
+    jax.Array
+        Scalar.
+    """
     ndk, nkw, nk = topic_counts(state.z, d, K)
     v = vocab_size_of(d)
     alpha = jnp.broadcast_to(jnp.exp(state.log_alpha), (K,))

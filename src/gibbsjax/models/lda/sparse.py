@@ -158,10 +158,29 @@ def sample_z_sparse(key, state: LDAState, d: LDAData, *, K: int, alpha, keep_cur
     parallel (lanes), each document's tokens in sequence, as the other z-updates of
     :data:`~gibbsjax.models.lda.z_updates.SAMPLE_Z`; the same conditional, other variates.
 
-    ``alpha``: a number, a traced scalar or one α_k per topic (K,).  ``keep_current=True`` is a
-    deliberately WRONG variant for the tests: the token's own old topic stays in the document
-    term (n_dk instead of n_dk,−i), which the exactness tests must reject.
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key.
+    state : LDAState or LDALearnedState
+        The current state.
+    d : LDAData
+        The packed corpus.
+    K : int
+        Number of topics.
+    alpha : float or jax.Array
+        α: a number, a traced scalar or one α_k per topic (K,).
+    keep_current : bool, default False
+        A deliberately WRONG variant for the tests: the token's own old topic stays in
+        the document term (n_dk instead of n_dk,−i), which the exactness tests must reject.
 
+    Returns
+    -------
+    jax.Array
+        (S, R) int32: the new topics (padding: 0).
+
+    Examples
+    --------
     >>> from gibbsjax.corpus import Corpus
     >>> from gibbsjax.models.lda import data, partially_collapsed
     >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))

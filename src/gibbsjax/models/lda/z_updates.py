@@ -64,9 +64,7 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None) -> str:
     ``"auto"`` picks the fastest measured option for the backend: on a GPU the
     fused Pallas kernel (:mod:`gibbsjax.models.lda.pallas`) where it is
     available, else ``"dense"``; on a CPU ``"lanes"`` (several times faster
-    there than ``"dense"``).  ``backend`` defaults to JAX's default backend.
-    Raises ``ValueError`` for an unknown option, or for ``"pallas"`` where
-    Pallas cannot be imported.
+    there than ``"dense"``).
 
     ``"sparse"`` (:func:`~gibbsjax.models.lda.sparse.sample_z_sparse`, O(S + √K) per token, S
     the grid's steps ≈ the longest document) is never picked by ``"auto"``: on the 2-core CPU
@@ -78,6 +76,25 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None) -> str:
     tokens/s at K = 1,000 on an H100, ~10× less per tenfold K), with ``--topics 1000 10000`` of
     ``benchmarks/lda_sparse.py`` the command that decides it.
 
+    Parameters
+    ----------
+    z_update : {"auto", "lanes", "dense", "pallas", "sparse"}, default "auto"
+        The option asked for.
+    backend : str, optional
+        ``"cpu"``, ``"gpu"``, ...; default JAX's default backend.
+
+    Returns
+    -------
+    str
+        The z-update that runs (never ``"auto"``).
+
+    Raises
+    ------
+    ValueError
+        For an unknown option, or for ``"pallas"`` where Pallas cannot be imported.
+
+    Examples
+    --------
     >>> resolve_z_update("auto", backend="cpu")
     'lanes'
     >>> resolve_z_update("dense")
@@ -131,6 +148,25 @@ def resolve_dirichlet_draw(dirichlet_draw: str = "auto", backend: str | None = N
     is an independent exact Gamma(n_kw + η) variate in log space (no underflow of the tiny
     Gamma(η) ones), and independent gammas normalised per row are exactly Dirichlet.
 
+    Parameters
+    ----------
+    dirichlet_draw : {"auto", "sparse", "dense"}, default "auto"
+        The option asked for.
+    backend : str, optional
+        ``"cpu"``, ``"gpu"``, ...; default JAX's default backend.
+
+    Returns
+    -------
+    str
+        ``"sparse"`` or ``"dense"``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown option.
+
+    Examples
+    --------
     >>> resolve_dirichlet_draw("auto", backend="cpu"), resolve_dirichlet_draw("auto", backend="gpu")
     ('sparse', 'dense')
     """
