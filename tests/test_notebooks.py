@@ -63,7 +63,7 @@ EXPECTED_TEXT = {
         "topics reproduced by all 4 chains",
     ],
 }
-MIN_FIGURES = {"convergence.ipynb": 6, "topic-models.ipynb": 4}
+MIN_FIGURES = {"convergence.ipynb": 7, "topic-models.ipynb": 4, "sbc.ipynb": 2}
 
 #: (pattern, replacement) applied to every text output before stored and re-run outputs are
 #: compared; each hides something that changes from run to run by design, nothing else
@@ -210,6 +210,19 @@ def test_rerun_matches_stored_outputs(path: Path, monkeypatch: pytest.MonkeyPatc
             f"intended, refresh with python tests/test_notebooks.py {path.relative_to(path.parents[1])}\n"
             f"--- stored:\n{_compared_text(old)}\n--- re-run:\n{_compared_text(new)}")
         assert _figures(new) == _figures(old), f"{path.name}: code cell {i} has {_figures(new)} figures, stored {_figures(old)}"
+
+
+def test_normalise_hides_only_what_changes_by_design():
+    """Timings, progress bars, addresses, paths and free memory are hidden; results are not."""
+    run1 = ("[machine-dependent] second call: 6.4 s, 9.4 M tokens/s\nheld-out perplexity: 425.5\n"
+            "saved to /tmp/tmpab12/m.nc <Figure at 0x7f3a2c>\n100%|####| 50/50 [00:01<00:00, 42.1it/s]\n"
+            "but 22.3 GiB is available (a run may use 90% of it)")
+    run2 = ("[machine-dependent] second call: 7.9 s, 7.6 M tokens/s\nheld-out perplexity: 425.5\n"
+            "saved to /var/folders/x/m.nc <Figure at 0x55d1e0>\n100%|####| 50/50 [00:02<00:00, 21.0it/s]\n"
+            "but 1.5 TiB is available (a run may use 90% of it)")
+    assert normalise(run1) == normalise(run2)
+    assert normalise(run1.replace("425.5", "425.6")) != normalise(run2)  # a result that changed is seen
+    assert normalise("ratio 1/2, 3 of 8 chains, R-hat 1.01") == "ratio 1/2, 3 of 8 chains, R-hat 1.01"
 
 
 def _check_outputs(name: str, code_cells, which: str) -> None:
