@@ -9,10 +9,23 @@ Notebooks are stored *with* their outputs, so they show their plots on GitHub
 or in Jupyter without being run.  To refresh the stored outputs after a change::
 
     python tests/test_notebooks.py notebooks/topic-models.ipynb   # or several, or none for all
+
+**Stored outputs stay true**: the notebooks of :data:`COMPARED` (the fast ones in the
+default run, all of them in the slow run) are re-run and their text outputs compared
+with the stored ones, cell by cell, after :func:`normalise` (the regexes of
+:data:`NORMALISE`: timings, progress bars, memory addresses, file paths, free memory).
+Only stdout and the cells' results (``text/plain``) are compared, not stderr (warnings
+and progress bars), and each cell must have as many figures as stored.  The outputs
+depend on the environment (``stdlib_docs`` on the Python version, random streams and
+float rounding on the jax version), so the comparison runs only where Python X.Y, jax
+and the backend equal those recorded in the notebook's metadata when it was stored
+(``metadata["gibbsjax"]``); elsewhere it is skipped with the difference named.
 """
 
 from __future__ import annotations
 
+import platform
+import re
 import sys
 from pathlib import Path
 
@@ -33,13 +46,38 @@ EXPECTED_TEXT = {
         "chains 0-3 of the 16-chain run equal the 4-chain run: True",
         "posterior mean of mu: 98.2",
     ],
+    "lda-workflow.ipynb": [
+        "same topics after loading: True",
+        "rows sum to 1: True",
+        "'doc_topic_dists': (670, 8)",
+        "held by >= 50% of 8 chains",
+    ],
+    "large-corpus.ipynb": [
+        "this run fits",
+        "refused: this run needs at least",
+        "mean Hellinger distance to the true topics",
+    ],
     "topic-models.ipynb": [
         "estimates equal the reference chain's: True",
         "extended run equals one longer run: True",
         "topics reproduced by all 4 chains",
     ],
 }
-MIN_FIGURES = {"convergence.ipynb": 6, "topic-models.ipynb": 4}
+MIN_FIGURES = {"convergence.ipynb": 7, "topic-models.ipynb": 4, "sbc.ipynb": 2}
+
+#: (pattern, replacement) applied to every text output before stored and re-run outputs are
+#: compared; each hides something that changes from run to run by design, nothing else
+NORMALISE = [
+    (re.compile(r"^.*\[machine-dependent\].*$", re.M), "[machine-dependent]"),  # timings, tokens/s
+    (re.compile(r"^.*(?:it/s|s/it|sweeps/s|\d+%\|).*$", re.M), "[progress]"),  # progress bars
+    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "0x..."),  # memory addresses in reprs
+    (re.compile(r"(?<![\w./])(?:/[\w.+-]+){2,}/?"), "<path>"),  # file paths (temp folders, site-packages)
+    (re.compile(r"\d[\d.,]* [KMGTPE]?i?B is available"), "<bytes> is available"),  # free memory
+]
+
+#: notebooks whose re-run text outputs must equal the stored ones in the default run
+#: (the slow ones are compared in the slow run, where they are executed)
+COMPARED = {"convergence.ipynb", "lda-workflow.ipynb", "large-corpus.ipynb"}
 
 _PROBE = "import sys\nprint(sys.prefix)"
 
@@ -76,6 +114,48 @@ def _execute(path: Path):
     return nb
 
 
+def environment() -> dict[str, str]:
+    """What the notebooks' outputs depend on besides the code: recorded when they are stored."""
+    import jax
+
+    return {"python": ".".join(platform.python_version_tuple()[:2]), "jax": jax.__version__,
+            "backend": jax.default_backend()}
+
+
+def normalise(text: str) -> str:
+    """``text`` with the run-dependent parts of :data:`NORMALISE` replaced.
+
+    >>> normalise("[machine-dependent] 3.2 s\\nsaved to /tmp/abc/x.nc at 0x7f3a")
+    '[machine-dependent]\\nsaved to <path> at 0x...'
+    """
+    for pattern, replacement in NORMALISE:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def _compared_text(cell) -> str:
+    parts = []
+    for out in cell.get("outputs", []):
+        if out.output_type == "stream" and out.name == "stdout":
+            parts.append(out.text)
+        elif out.output_type in ("execute_result", "display_data"):
+            parts.append(out.data.get("text/plain", ""))
+    return normalise("".join(parts))
+
+
+def _figures(cell) -> int:
+    return sum("image/png" in o.get("data", {}) for o in cell.get("outputs", []))
+
+
+_EXECUTED: dict[str, object] = {}  # notebook name -> executed notebook (one execution per session)
+
+
+def _executed(path: Path):
+    if path.name not in _EXECUTED:
+        _EXECUTED[path.name] = _execute(path)
+    return _EXECUTED[path.name]
+
+
 #: executed only in the slow run (the default run checks their stored outputs): the LDA
 #: notebook fits several models, the SBC one runs SBC twice; their APIs are tested directly
 #: (test_lda_estimator.py & co., test_testing.py)
@@ -86,10 +166,11 @@ SLOW_NOTEBOOKS = {"topic-models.ipynb", "sbc.ipynb"}
                                   for p in NOTEBOOKS], ids=[p.name for p in NOTEBOOKS])
 def test_notebook_executes(path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("MPLBACKEND", "Agg")  # inherited by the kernel process
-    nb = _execute(path)  # raises CellExecutionError if any cell raises
+    nb = _executed(path)  # raises CellExecutionError if any cell raises
 
     code_cells = [c for c in nb.cells if c.cell_type == "code"]
-    probe = code_cells.pop()
+    probe = code_cells[-1]
+    code_cells = code_cells[:-1]
     assert _text_outputs(probe).strip() == sys.prefix, "the kernel is not the Python running the tests"
 
     _check_outputs(path.name, code_cells, "executed")
@@ -106,6 +187,42 @@ def test_notebook_is_stored_with_outputs(path: Path):
     assert all(n is not None for n in counts), f"{path.name}: stored without outputs; run python tests/test_notebooks.py"
     assert counts == sorted(counts), f"{path.name}: cells were run out of order"
     _check_outputs(path.name, code_cells, "stored")
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.slow) if p.name not in COMPARED else p
+                                  for p in NOTEBOOKS], ids=[p.name for p in NOTEBOOKS])
+def test_rerun_matches_stored_outputs(path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A re-run prints what the stored notebook shows, cell by cell (after :func:`normalise`),
+    with as many figures per cell: the stored outputs are today's results."""
+    stored = nbformat.read(path, as_version=4)
+    recorded = stored.metadata.get("gibbsjax", {})
+    here = environment()
+    if recorded != here:
+        pytest.skip(f"{path.name} was stored with {recorded or 'no recorded environment'}, this is {here}; "
+                    "refresh it with python tests/test_notebooks.py")
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    rerun = [c for c in _executed(path).cells if c.cell_type == "code"][:-1]  # the probe cell left out
+    kept = [c for c in stored.cells if c.cell_type == "code"]
+    assert len(rerun) == len(kept), f"{path.name}: {len(kept)} stored code cells, {len(rerun)} re-run"
+    for i, (new, old) in enumerate(zip(rerun, kept)):
+        assert _compared_text(new) == _compared_text(old), (
+            f"{path.name}: code cell {i} prints something else than its stored output; if the change is "
+            f"intended, refresh with python tests/test_notebooks.py {path.relative_to(path.parents[1])}\n"
+            f"--- stored:\n{_compared_text(old)}\n--- re-run:\n{_compared_text(new)}")
+        assert _figures(new) == _figures(old), f"{path.name}: code cell {i} has {_figures(new)} figures, stored {_figures(old)}"
+
+
+def test_normalise_hides_only_what_changes_by_design():
+    """Timings, progress bars, addresses, paths and free memory are hidden; results are not."""
+    run1 = ("[machine-dependent] second call: 6.4 s, 9.4 M tokens/s\nheld-out perplexity: 425.5\n"
+            "saved to /tmp/tmpab12/m.nc <Figure at 0x7f3a2c>\n100%|####| 50/50 [00:01<00:00, 42.1it/s]\n"
+            "but 22.3 GiB is available (a run may use 90% of it)")
+    run2 = ("[machine-dependent] second call: 7.9 s, 7.6 M tokens/s\nheld-out perplexity: 425.5\n"
+            "saved to /var/folders/x/m.nc <Figure at 0x55d1e0>\n100%|####| 50/50 [00:02<00:00, 21.0it/s]\n"
+            "but 1.5 TiB is available (a run may use 90% of it)")
+    assert normalise(run1) == normalise(run2)
+    assert normalise(run1.replace("425.5", "425.6")) != normalise(run2)  # a result that changed is seen
+    assert normalise("ratio 1/2, 3 of 8 chains, R-hat 1.01") == "ratio 1/2, 3 of 8 chains, R-hat 1.01"
 
 
 def _check_outputs(name: str, code_cells, which: str) -> None:
@@ -129,6 +246,7 @@ def store_outputs(paths) -> None:
     for path in paths:
         nb = _execute(Path(path).resolve())
         nb.cells.pop()  # the probe cell
+        nb.metadata["gibbsjax"] = environment()  # what the outputs depend on besides the code
         nbformat.write(nb, str(path))
         print(f"stored outputs of {path}")
 
