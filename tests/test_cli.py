@@ -356,14 +356,14 @@ def test_sigint_before_any_draw_keeps_the_warmup_state(tmp_path):
 
 
 # ----------------------------------------------------------------------------- reliability (issue 11)
-def test_lda_demo_with_200000_chains_is_refused_fast(tmp_path):
-    start = time.perf_counter()
+def test_lda_demo_with_200000_chains_is_refused_before_sampling(tmp_path):
+    """Refused before anything is compiled or sampled: one line, no progress bar, no file (the
+    suite asserts behaviour, never wall-clock time)."""
     proc = gibbsjax("run", CONFIGS / "lda-demo.toml", "--chains", "200000", "--out", tmp_path / "x.nc",
                     cwd=tmp_path)
-    elapsed = time.perf_counter() - start
     assert proc.returncode == 2, proc.stderr
     _assert_one_line_error(proc, "needs at least", "GiB of host RAM", "available", "fewer chains")
-    assert elapsed < 30, elapsed
+    assert "sweep" not in proc.stderr and "warm-up" not in proc.stderr  # no progress bar: nothing was sampled
     assert not (tmp_path / "x.nc").exists()
 
 

