@@ -23,6 +23,9 @@ packed by `lda.data` with its default lanes.  For each K:
 Run on the GPU machine (see ../shared/gpu/README.md), from the project root:
     python3 benchmarks/lda_pallas.py                       # K = 100 and 1,000, 10 M tokens
     python3 benchmarks/lda_pallas.py --topics 100 --lanes 8 16 32 --warps 2 4 8
+The whole GPU table of issue 22 (these rows at K = 100 to 10,000, whole `sample` calls, 100 M tokens,
+time to quality against tomotopy) in one command: benchmarks/gpu_table.py, which imports `bench_z`,
+`bench_phi` and `timed` from here.
 Smoke test on a CPU (Pallas interpret mode, tiny; the timings mean nothing there):
     python3 benchmarks/lda_pallas.py --tokens 20000 --vocab 500 --topics 10 --lanes 4 --reps 1 --sweeps 2
 """

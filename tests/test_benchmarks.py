@@ -117,7 +117,8 @@ def test_gpu_table_smoke_runs_on_a_cpu(tmp_path, capsys):
     assert {row["what"].split(",")[0] for row in sections["large"]} == {"partially_collapsed", "uncollapsed"}
     for name, rows in sections.items():
         for row in rows:
-            for key in ("ms", "Mtok_s", "seconds", "seconds_with_compile", "hellinger", "peak_GiB"):
+            for key in ("ms", "Mtok_s", "seconds", "seconds_with_compile", "hellinger", "hellinger_last_state",
+                        "peak_GiB"):
                 if row.get(key) is not None:
                     assert math.isfinite(row[key]) and row[key] > 0, (name, key, row)
     try:
