@@ -153,13 +153,26 @@ class Budget:
         return False
 
 
+def guarded(budget, what, fn, default=None):
+    """``fn()``, or ``default`` with the error listed under ``skipped`` (e.g. a resource limit of the
+    fused kernel at K = 10,000, or the device's memory): one failing item never ends the table."""
+    try:
+        return fn()
+    except Exception as err:  # noqa: BLE001 - reported, and the other rows still run
+        note = f"{what}: failed ({type(err).__name__}: {str(err).strip()[:300]})"
+        budget.skipped.append(note)
+        print(f"  {note}", flush=True)
+        return default
+
+
 # ----------------------------------------------------------------------------- sections
 def _print(row):
     fields = [f"{row['section']:<8}", f"K {row.get('K', '-')!s:>6}", f"{row['what']:<44}"]
     for name, fmt in (("chains", "{} ch"), ("lanes", "lanes {}"), ("sweeps", "{} sweeps"),
                       ("compile_s", "compile {:.2f} s"), ("ms", "{:.3f} ms"), ("seconds", "{:.2f} s"),
                       ("seconds_with_compile", "({:.2f} s with compile)"), ("Mtok_s", "{:.1f} M tok/s"),
-                      ("peak_data_GiB", "peak: data {:.2f} GiB"), ("peak_GiB", "in all {:.2f} GiB"), ("hellinger", "Hellinger {:.4f}"),
+                      ("peak_data_GiB", "peak: data {:.2f} GiB"), ("peak_GiB", "in all {:.2f} GiB"),
+                      ("hellinger", "Hellinger {:.4f}"),
                       ("hellinger_last_state", "(last state {:.4f})"),
                       ("differ", "differ {}")):
         if row.get(name) not in (None, "-") and not (name == "differ" and not row[name]):
@@ -184,14 +197,20 @@ def kernel_rows(d, k, args, interpret, budget, cost):
     default = lda_pallas_kernel.default_lanes_per_program(k)
     lanes = sorted({max(1, default // 2), default, 2 * default}) if args.lanes is None else args.lanes
     if budget.fits(f"K = {k}: z-updates", 10 + 4 * len(lanes) + (args.reps + 2) * 0.12 * cost):
-        z_rows, _ = lda_pallas.bench_z(d, k, state, key, lanes=lanes, warps=[4], reps=args.reps, interpret=interpret)
+        z_rows, _ = guarded(budget, f"K = {k}: z-updates", lambda: lda_pallas.bench_z(
+            d, k, state, key, lanes=lanes, warps=[4], reps=args.reps, interpret=interpret), ([], None))
         for row in z_rows:
             _add(rows, "kernels", **row)
     if budget.fits(f"K = {k}: phi draws", 4 + (args.reps + 1) * 0.1 * cost):
-        for row in lda_pallas.bench_phi(d, k, state, key, reps=args.reps):
+        phi_rows = guarded(budget, f"K = {k}: phi draws",
+                           lambda: lda_pallas.bench_phi(d, k, state, key, reps=args.reps), [])
+        for row in phi_rows:
             _add(rows, "kernels", **row)
     counts = jax.jit(lambda z, d: lda.word_topic_counts(z, d, k))
-    compile_s, per = lda_pallas.timed(counts, state.z, d, reps=args.reps)
+    timing = guarded(budget, f"K = {k}: count table", lambda: lda_pallas.timed(counts, state.z, d, reps=args.reps))
+    if timing is None:
+        return rows
+    compile_s, per = timing
     tokens = int(d.mask.sum())
     _add(rows, "kernels", K=k, what="count table n_kw (scatter-add)", compile_s=compile_s, ms=1e3 * per,
          Mtok_s=tokens / per / 1e6)
@@ -220,7 +239,11 @@ def sweep_rows(d, k, chains_list, args, budget, cost):
     for chains in chains_list:
         if not budget.fits(f"K = {k}: sample {chains} chains", 15 + 2 * 0.3 * cost * chains * args.sweeps):
             continue
-        first, second, _ = sample_twice(kernel, d, chains=chains, num_warmup=0, num_draws=args.sweeps)
+        timing = guarded(budget, f"K = {k}: sample {chains} chains", lambda: sample_twice(
+            kernel, d, chains=chains, num_warmup=0, num_draws=args.sweeps))
+        if timing is None:
+            continue
+        first, second, _ = timing
         _add(rows, "sweeps", K=k, what=what, chains=chains, compile_s=max(first - second, 0.0),
              ms=1e3 * second / args.sweeps, Mtok_s=chains * tokens * args.sweeps / second / 1e6)
     return rows
@@ -231,7 +254,8 @@ import json, sys, time
 import numpy as np, jax
 import gibbsjax
 from gibbsjax.models import lda
-folder, sampler, k, sweeps, alpha, eta = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
+folder, sampler = sys.argv[1], sys.argv[2]
+k, sweeps, alpha, eta = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
 dev = jax.devices()[0]
 def peak():
     stats = dev.memory_stats() if hasattr(dev, "memory_stats") else None
@@ -307,7 +331,8 @@ try:
     import tomotopy as tp
 except ImportError as err:
     print("RESULT " + json.dumps({"error": f"tomotopy is not importable ({err})"}), flush=True); sys.exit(0)
-folder, k, alpha, eta, deadline = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+folder, k = sys.argv[1], int(sys.argv[2])
+alpha, eta, deadline = float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
 checkpoints = [int(c) for c in sys.argv[6].split(",")]
 words = np.load(folder + "/words.npy"); offsets = np.load(folder + "/offsets.npy")
 vocab = int(np.load(folder + "/vocab.npy"))
@@ -358,7 +383,11 @@ def quality_rows(d, truth, args, budget, cost):
         if not budget.fits(f"quality, gibbsjax {sweeps} sweeps", 20 + 2 * cost * sweeps * 0.06):
             continue
         warm = sweeps // 2
-        first, second, idata = sample_twice(kernel, d, chains=1, num_warmup=warm, num_draws=sweeps - warm)
+        timing = guarded(budget, f"quality, gibbsjax {sweeps} sweeps", lambda: sample_twice(
+            kernel, d, chains=1, num_warmup=warm, num_draws=sweeps - warm))
+        if timing is None:
+            continue
+        first, second, idata = timing
         topic_word = np.asarray(idata.posterior_mean["topic_word"])[0]
         z = jnp.asarray(idata.sampler_state["state__z"].values[0])
         last = phi_from_counts(lda.topic_counts(z, d, k)[1])  # scored as tomotopy's final state is
@@ -422,7 +451,8 @@ def parse_args(argv=None):
     p.add_argument("--tokens", type=int, default=10_000_000)
     p.add_argument("--vocab", type=int, default=10_000)
     p.add_argument("--topics", type=int, nargs="+", default=[100, 1000, 10_000])
-    p.add_argument("--lanes", type=int, nargs="+", help="fused lanes per program (default: half, once, twice the default)")
+    p.add_argument("--lanes", type=int, nargs="+",
+                   help="fused lanes per program (default: half, once and twice the kernel's default)")
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--sweeps", type=int, default=30, help="draws per timed sample call")
     p.add_argument("--chains-all", action="store_true", help="4 chains at every K, not only at K = 100")
@@ -458,7 +488,10 @@ def main(argv=None):
         if not budget.fits(f"K = {k}: generate {args.tokens:,} tokens", 3 + cost * k / 1000):
             continue
         t = time.perf_counter()
-        words, offsets, truth = corpus_on_device(args.tokens, k, args.vocab, seed=k)
+        made = guarded(budget, f"K = {k}: generate", lambda: corpus_on_device(args.tokens, k, args.vocab, seed=k))
+        if made is None:
+            continue
+        words, offsets, truth = made
         d = lda.data(make_corpus(words, offsets, args.vocab))
         print(f"K = {k}: {words.size:,} tokens, {offsets.size - 1:,} documents, grid {tuple(d.words.shape)} "
               f"({time.perf_counter() - t:.1f} s to generate and pack)", flush=True)

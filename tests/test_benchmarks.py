@@ -87,7 +87,8 @@ def test_gpu_table_corpus_and_summary():
     df = int(seen.sum()) - 1
     assert chi2 < df + 5 * np.sqrt(2 * df), (chi2, df)
     assert counts[expected * 1e4 < 1].sum() <= 1  # words of negligible probability hardly drawn
-    assert abs(gpu_table.mean_hellinger(np.roll(np.eye(3) * 0.9 + 0.1 / 3, 1, axis=0), np.eye(3) * 0.9 + 0.1 / 3)) < 1e-12
+    topics = np.eye(3) * 0.9 + 0.1 / 3
+    assert abs(gpu_table.mean_hellinger(np.roll(topics, 1, axis=0), topics)) < 1e-12
     tomo = [{"sweeps": 100, "seconds": 20.0, "hellinger": 0.3}, {"sweeps": 1000, "seconds": 200.0, "hellinger": 0.2}]
     ours = [{"sweeps": s, "seconds": t, "seconds_with_compile": t + 10, "hellinger": h}
             for s, t, h in ((100, 2.0, 0.25), (200, 3.0, 0.19), (400, 6.0, 0.15))]
