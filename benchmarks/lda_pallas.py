@@ -23,6 +23,9 @@ packed by `lda.data` with its default lanes.  For each K:
 Run on the GPU machine (see ../shared/gpu/README.md), from the project root:
     python3 benchmarks/lda_pallas.py                       # K = 100 and 1,000, 10 M tokens
     python3 benchmarks/lda_pallas.py --topics 100 --lanes 8 16 32 --warps 2 4 8
+The whole GPU table of issue 22 (these rows at K = 100 to 10,000, whole `sample` calls, 100 M tokens,
+time to quality against tomotopy) in one command: benchmarks/gpu_table.py, which imports `bench_z`,
+`bench_phi` and `timed` from here.
 Smoke test on a CPU (Pallas interpret mode, tiny; the timings mean nothing there):
     python3 benchmarks/lda_pallas.py --tokens 20000 --vocab 500 --topics 10 --lanes 4 --reps 1 --sweeps 2
 """
@@ -45,8 +48,9 @@ from gibbsjax.models.lda import pallas as lda_pallas
 ALPHA, ETA = 0.1, 0.01
 
 
-def _timed(fn, *args, reps):
-    """(compile seconds, mean seconds per call) of a jitted ``fn``."""
+def timed(fn, *args, reps):
+    """(compile seconds, mean seconds per call) of a jitted ``fn``: the first call less one
+    timed call, then the mean of ``reps`` calls."""
     t = time.perf_counter()
     jax.block_until_ready(fn(*args))
     first = time.perf_counter() - t
@@ -66,45 +70,60 @@ def _sweeps(step, num_sweeps):
     return run
 
 
+def _row(k, what, tokens, compile_s, per, lanes="-", warps="-", differ=0):
+    return {"K": k, "what": what, "lanes": lanes, "warps": warps, "compile_s": compile_s,
+            "ms": 1e3 * per, "Mtok_s": tokens / per / 1e6, "differ": differ}
+
+
+def bench_z(d, k, state, key, *, lanes, warps, reps, interpret):
+    """Rows of the z-update alone: the XLA scan, the sparse z-update and the fused kernel for each
+    ``lanes`` × ``warps``; and the fastest fused setting, ``(seconds, lanes, warps)`` (None if all failed)."""
+    tokens = int(d.mask.sum())
+    rows = []
+    xla_z = jax.jit(functools.partial(lda.sample_z_partially_collapsed, K=k, alpha=ALPHA))
+    compile_s, per = timed(xla_z, key, state, d, reps=reps)
+    z_xla = np.asarray(xla_z(key, state, d))
+    rows.append(_row(k, "z-update XLA scan", tokens, compile_s, per))
+    sparse_z = jax.jit(functools.partial(lda.sample_z_sparse, K=k, alpha=ALPHA))
+    compile_s, per = timed(sparse_z, key, state, d, reps=reps)
+    rows.append(_row(k, "z-update sparse (XLA)", tokens, compile_s, per))
+    best = None
+    for num_warps in warps:
+        for num_lanes in lanes:
+            fused = jax.jit(functools.partial(lda_pallas.fused_z_update, K=k, alpha=ALPHA, interpret=interpret,
+                                              lanes_per_program=num_lanes, num_warps=num_warps))
+            try:
+                compile_s, per = timed(lambda *a: fused(*a)[0], key, state, d, reps=reps)
+            except Exception as err:  # e.g. a Triton resource limit at this tile size
+                rows.append({"K": k, "what": f"z-update fused: failed ({type(err).__name__})", "lanes": num_lanes,
+                             "warps": num_warps, "compile_s": float("nan"), "ms": float("nan"),
+                             "Mtok_s": float("nan"), "differ": -1})
+                continue
+            differ = int(np.sum((np.asarray(fused(key, state, d)[0]) != z_xla) & np.asarray(d.mask)))
+            rows.append(_row(k, "z-update fused", tokens, compile_s, per, num_lanes, num_warps, differ))
+            if best is None or per < best[0]:
+                best = (per, num_lanes, num_warps)
+    return rows, best
+
+
+def bench_phi(d, k, state, key, *, reps, draws=("sparse", "dense")):
+    """Rows of the φ step alone (n_kw by one scatter-add, then the draw) for each exact Dirichlet draw."""
+    tokens = int(d.mask.sum())
+    rows = []
+    for draw in draws:
+        phi_step = jax.jit(functools.partial(lda.sample_log_phi, K=k, eta=ETA, draw=draw))
+        compile_s, per = timed(phi_step, key, state, d, reps=reps)
+        rows.append(_row(k, f"phi draw, {draw} (n_kw + draw)", tokens, compile_s, per))
+    return rows
+
+
 def bench_k(d, k, args, interpret):
     tokens = int(d.mask.sum())
     kernel = lda.partially_collapsed(k, alpha=ALPHA, eta=ETA)
     state = kernel.init(jax.random.key(0), d)
     key = jax.random.key(1)
-    rows = []
-
-    xla_z = jax.jit(functools.partial(lda.sample_z_partially_collapsed, K=k, alpha=ALPHA))
-    compile_s, per = _timed(xla_z, key, state, d, reps=args.reps)
-    z_xla = np.asarray(xla_z(key, state, d))
-    rows.append({"K": k, "what": "z-update XLA scan", "lanes": "-", "warps": "-", "compile_s": compile_s,
-                 "ms": 1e3 * per, "Mtok_s": tokens / per / 1e6, "differ": 0})
-    sparse_z = jax.jit(functools.partial(lda.sample_z_sparse, K=k, alpha=ALPHA))
-    compile_s, per = _timed(sparse_z, key, state, d, reps=args.reps)
-    rows.append({"K": k, "what": "z-update sparse (XLA)", "lanes": "-", "warps": "-", "compile_s": compile_s,
-                 "ms": 1e3 * per, "Mtok_s": tokens / per / 1e6, "differ": 0})
-    best = None
-    for warps in args.warps:
-        for lanes in args.lanes:
-            fused = jax.jit(functools.partial(lda_pallas.fused_z_update, K=k, alpha=ALPHA, interpret=interpret,
-                                              lanes_per_program=lanes, num_warps=warps))
-            try:
-                compile_s, per = _timed(lambda *a: fused(*a)[0], key, state, d, reps=args.reps)
-            except Exception as err:  # e.g. a Triton resource limit at this tile size
-                rows.append({"K": k, "what": f"z-update fused: failed ({type(err).__name__})", "lanes": lanes,
-                             "warps": warps, "compile_s": float("nan"), "ms": float("nan"),
-                             "Mtok_s": float("nan"), "differ": -1})
-                continue
-            differ = int(np.sum((np.asarray(fused(key, state, d)[0]) != z_xla) & np.asarray(d.mask)))
-            rows.append({"K": k, "what": "z-update fused", "lanes": lanes, "warps": warps, "compile_s": compile_s,
-                         "ms": 1e3 * per, "Mtok_s": tokens / per / 1e6, "differ": differ})
-            if best is None or per < best[0]:
-                best = (per, lanes, warps)
-
-    for draw in ("sparse", "dense"):
-        phi_step = jax.jit(functools.partial(lda.sample_log_phi, K=k, eta=ETA, draw=draw))
-        compile_s, per = _timed(phi_step, key, state, d, reps=args.reps)
-        rows.append({"K": k, "what": f"phi draw, {draw} (n_kw + draw)", "lanes": "-", "warps": "-",
-                     "compile_s": compile_s, "ms": 1e3 * per, "Mtok_s": tokens / per / 1e6, "differ": 0})
+    rows, best = bench_z(d, k, state, key, lanes=args.lanes, warps=args.warps, reps=args.reps, interpret=interpret)
+    rows += bench_phi(d, k, state, key, reps=args.reps)
 
     def phi(draw):
         return ("log_phi", functools.partial(lda.sample_log_phi, K=k, eta=ETA, draw=draw))
@@ -125,10 +144,8 @@ def bench_k(d, k, args, interpret):
                        default.step))
     for what, lanes, warps, step in candidates:
         run = _sweeps(step, args.sweeps)
-        compile_s, per = _timed(run, key, state, d, reps=1)
-        per /= args.sweeps
-        rows.append({"K": k, "what": what, "lanes": lanes, "warps": warps, "compile_s": compile_s,
-                     "ms": 1e3 * per, "Mtok_s": tokens / per / 1e6, "differ": 0})
+        compile_s, per = timed(run, key, state, d, reps=1)
+        rows.append(_row(k, what, tokens, compile_s, per / args.sweeps, lanes, warps))
     return rows
 
 

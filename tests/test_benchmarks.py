@@ -10,6 +10,8 @@ import json
 import math
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -47,3 +49,82 @@ def test_lda_sparse_benchmark_runs(tmp_path, capsys):
         assert expected in whats, (expected, whats)
     assert all(math.isfinite(row.get("ms", row.get("ratio"))) for row in report["rows"])
     assert "speed-up sparse / lanes" in capsys.readouterr().out
+
+
+def test_gpu_table_inverse_cdf_matches_searchsorted():
+    """The device corpus generator's inverse CDF against numpy's searchsorted, row by row, with
+    zero-probability entries (never drawn) and uniforms at the row ends."""
+    import jax.numpy as jnp
+    import numpy as np
+
+    gpu_table = _load("gpu_table")
+    rng = np.random.default_rng(0)
+    p = rng.dirichlet(np.full(37, 0.3), size=5)
+    p[:, [0, 5, 36]] = 0.0  # zero-probability words, also the first and the last
+    cdf = np.cumsum(p, axis=1).astype(np.float32)
+    rows = rng.integers(0, 5, 4000)
+    u = np.minimum(rng.random(4000).astype(np.float32) * cdf[rows, -1], np.nextafter(cdf[rows, -1], np.float32(0)))
+    u[:5] = 0.0
+    got = np.asarray(gpu_table.inverse_cdf_search(jnp.asarray(cdf), jnp.asarray(rows), jnp.asarray(u)))
+    want = np.array([np.searchsorted(cdf[r], x, side="right") for r, x in zip(rows, u)])
+    np.testing.assert_array_equal(got, want)
+    assert not np.isin(got, [0, 5, 36]).any()
+
+
+def test_gpu_table_corpus_and_summary():
+    """One topic: the generated words are draws of φ (chi-square within 5 standard deviations of
+    its mean); the Hellinger of the truth to itself, reordered, is 0; the summary picks the fastest
+    gibbsjax budget reaching tomotopy's last Hellinger and says when none does."""
+    import numpy as np
+
+    gpu_table = _load("gpu_table")
+    words, offsets, phi = gpu_table.corpus_on_device(20_000, 1, 40, doc_length=50, seed=1)
+    assert offsets[0] == 0 and offsets[-1] == words.size and np.all(np.diff(offsets) >= 1)
+    counts = np.bincount(words, minlength=40)
+    expected = words.size * phi[0]
+    seen = expected > 5
+    chi2 = float(np.sum((counts[seen] - expected[seen]) ** 2 / expected[seen]))
+    df = int(seen.sum()) - 1
+    assert chi2 < df + 5 * np.sqrt(2 * df), (chi2, df)
+    assert counts[expected * 1e4 < 1].sum() <= 1  # words of negligible probability hardly drawn
+    topics = np.eye(3) * 0.9 + 0.1 / 3
+    assert abs(gpu_table.mean_hellinger(np.roll(topics, 1, axis=0), topics)) < 1e-12
+    tomo = [{"sweeps": 100, "seconds": 20.0, "hellinger": 0.3}, {"sweeps": 1000, "seconds": 200.0, "hellinger": 0.2}]
+    ours = [{"sweeps": s, "seconds": t, "seconds_with_compile": t + 10, "hellinger": h}
+            for s, t, h in ((100, 2.0, 0.25), (200, 3.0, 0.19), (400, 6.0, 0.15))]
+    out = gpu_table.summary(ours, tomo)
+    assert out["gibbsjax_sweeps"] == 200 and out["time_ratio"] == 3.0 / 200.0 and out["target_met"] is True
+    assert "did not reach" in gpu_table.summary(ours[:1], tomo)["note"]
+    assert "no comparison" in gpu_table.summary(ours, [])["note"]
+
+
+@pytest.mark.slow
+def test_gpu_table_smoke_runs_on_a_cpu(tmp_path, capsys):
+    """The whole GPU table at its --smoke sizes (interpret mode): every section has rows with finite,
+    positive numbers, and the JSON says what was skipped (tomotopy, where it is not installed).
+    A few minutes on the shared 2-core CPU (each `gibbsjax.sample` configuration compiles)."""
+    out = tmp_path / "gpu_table.json"
+    _load("gpu_table").main(["--smoke", "--json", str(out)])
+    report = json.loads(out.read_text())
+    assert report["interpret"] is True
+    sections = report["sections"]
+    for name in ("kernels", "sweeps", "large", "quality"):
+        assert sections[name], name
+    whats = {row["what"] for row in sections["kernels"]}
+    for expected in ("z-update XLA scan", "z-update sparse (XLA)", "z-update fused", "phi draw, sparse (n_kw + draw)",
+                     "phi draw, dense (n_kw + draw)", "count table n_kw (scatter-add)"):
+        assert expected in whats, (expected, whats)
+    assert {row["chains"] for row in sections["sweeps"]} == {1, 4}
+    assert {row["what"].split(",")[0] for row in sections["large"]} == {"partially_collapsed", "uncollapsed"}
+    for name, rows in sections.items():
+        for row in rows:
+            for key in ("ms", "Mtok_s", "seconds", "seconds_with_compile", "hellinger", "hellinger_last_state",
+                        "peak_GiB"):
+                if row.get(key) is not None:
+                    assert math.isfinite(row[key]) and row[key] > 0, (name, key, row)
+    try:
+        import tomotopy  # noqa: F401
+        assert sections["tomotopy"] and "time_ratio" in report["summary"] or "note" in report["summary"]
+    except ImportError:
+        assert any("tomotopy is not importable" in note for note in report["skipped"])
+    assert "summary:" in capsys.readouterr().out

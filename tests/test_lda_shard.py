@@ -238,8 +238,8 @@ from gibbsjax.models.lda import shard as lda_shard
 assert jax.process_count() == 2 and len(jax.devices()) == 2 and len(jax.local_devices()) == 1
 mine = read_uci(folder + "/docword.txt", folder + "/vocab.txt", part=(pid, 2))  # this process's documents only
 d = lda_shard.from_parts(mine)
-idata = gibbsjax.sample(lda.partially_collapsed(4, warmup="exact"), d, devices=2, seed=3,
-                        num_chains=1, num_warmup=3, num_draws=6, progress=False)
+kernel = lda.partially_collapsed(4, warmup="exact", z_update="lanes", dirichlet_draw="sparse")  # as the reference's
+idata = gibbsjax.sample(kernel, d, devices=2, seed=3, num_chains=1, num_warmup=3, num_draws=6, progress=False)
 z = lda_shard.tokens_in_corpus_order(d, idata.sampler_state["state__z"].values[0])
 if pid == 0:  # results gathered on process 0
     np.savez(out, topic_share=idata.posterior["topic_share"].values, lp=idata.sample_stats["lp"].values,
@@ -253,7 +253,11 @@ print(pid, idata.attrs["sharding"])
 def test_two_processes_give_the_draws_of_one(tmp_path):
     """jax.distributed on this machine: two processes, one CPU device each, a local coordinator; each
     process reads only its part of a UCI file (with empty documents, dropped), and the draws are those
-    of one process that read the whole file."""
+    of one process that read the whole file.
+
+    The workers run on CPU devices (JAX_PLATFORMS=cpu); so does the reference, whatever this process's
+    default backend (a GPU on the GPU image), with the same explicit z-update and Dirichlet draw (``"auto"``
+    picks per backend): a CPU-against-CPU comparison on any machine."""
     import os
     import socket
     import subprocess
@@ -289,9 +293,11 @@ def test_two_processes_give_the_draws_of_one(tmp_path):
         whole = read_uci(tmp_path / "docword.txt", tmp_path / "vocab.txt")  # empty documents dropped
     assert whole.num_docs == 40
     np.testing.assert_array_equal(whole.doc_lengths, corpus.doc_lengths)  # (tokens: sorted by word in a file)
-    d = lda.data(whole)
-    one = gibbsjax.sample(lda.partially_collapsed(4, warmup="exact"), d, seed=3, num_chains=1,
-                          num_warmup=3, num_draws=6, progress=False)
+    with jax.default_device(jax.devices("cpu")[0]):
+        d = lda.data(whole)
+        kernel = lda.partially_collapsed(4, warmup="exact", z_update="lanes", dirichlet_draw="sparse")  # CPU's "auto"
+        one = gibbsjax.sample(kernel, d, seed=3, num_chains=1, num_warmup=3, num_draws=6, progress=False)
+    assert d.words.devices() == {jax.devices("cpu")[0]}  # the reference ran on the CPU
     two = np.load(out)
     np.testing.assert_array_equal(two["topic_share"], one.posterior["topic_share"].values)
     np.testing.assert_array_equal(two["z"], lda.tokens_in_corpus_order(d, one.sampler_state["state__z"].values[0]))

@@ -1,0 +1,534 @@
+"""The GPU table of issue 22 in one command: kernels, whole sweeps, 100 M tokens, time to quality.
+
+Run on the GPU machine (see ../shared/gpu/README.md), from the project root:
+    . .gpu/setup.sh && python3 benchmarks/gpu_table.py --json $OUT/gpu_table.json
+Smoke test on a CPU (Pallas interpret mode, tiny sizes; the timings mean nothing there):
+    python3 benchmarks/gpu_table.py --smoke --json /tmp/gpu_table.json
+
+Corpora: synthetic, from the LDA generative process, drawn on the device (`corpus_on_device`:
+θ_d ~ Dir(α), φ_k ~ Dir(η), document lengths ~ Poisson(100), z_i ~ Cat(θ_d), w_i ~ Cat(φ_{z_i}) by
+inverse CDF; a second or two for 100 M tokens on a GPU where `lda_corpus` took 87 s), V = 10,000,
+α = 0.1, η = 0.01.  Sections (each row in the printed table and in ``--json``):
+
+* ``kernels``: at K = 100, 1,000 and 10,000 on 10 M tokens, with the pieces of
+  `benchmarks/lda_pallas.py`: the z-update alone (XLA scan, sparse, the fused Pallas kernel for a
+  short lanes list around its default), the φ step with each Dirichlet draw, the count table n_kw
+  alone; compile apart, mean of ``--reps`` calls;
+* ``sweeps``: ``gibbsjax.sample`` of the default kernel (``lda.partially_collapsed(K)``, every
+  option "auto"), no warm-up, ``--sweeps`` draws, 1 chain and 4 chains (4 at K = 100 only unless
+  ``--chains-all``); the first call (compile included) and the second (compile excluded) timed;
+* ``large``: 100 M tokens (1 M documents) at K = 100 (and 1,000 when the budget allows), the
+  partially collapsed and the uncollapsed sampler, each in a fresh process (so each peak is its
+  own): tokens/s of the second ``sample`` call and the device's peak memory
+  (``memory_stats()["peak_bytes_in_use"]``) after packing and after sampling;
+* ``quality``: 10 M tokens, K = 100, true topics known: the mean Hellinger distance of the
+  posterior-mean topics to the true ones after Hungarian matching, for gibbsjax's default path
+  (``sample``, ``num_warmup = num_draws = budget / 2``, 1 chain; wall time of the whole call with
+  compile and of a second call without) at ``--quality-sweeps`` budgets;
+* ``tomotopy``: ``tomotopy.LDAModel(k=K, alpha, eta)`` trained with ``workers=os.cpu_count()`` to
+  checkpoints up to 1,000 sweeps on the same corpus, in a background process started first
+  (it shares the machine's CPUs with this one's host thread: it only makes tomotopy slower, never
+  gibbsjax).  The summary gives the Hellinger tomotopy reaches at its last checkpoint, the
+  fastest gibbsjax budget that reaches it and the ratio of times (target: ≤ 1/50).  Without
+  tomotopy the row says so and is skipped.
+
+A time budget (``--budget`` seconds, default 520) is checked before each item against a rough
+estimate of its cost: what would overrun is skipped and listed under ``skipped``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import lda_pallas  # noqa: E402  (the benchmark next to this one: its timing pieces)
+
+from gibbsjax.corpus import Corpus  # noqa: E402
+from gibbsjax.models import lda  # noqa: E402
+from gibbsjax.models.lda import pallas as lda_pallas_kernel  # noqa: E402
+
+ALPHA, ETA = lda_pallas.ALPHA, lda_pallas.ETA
+
+
+# ----------------------------------------------------------------------------- corpora
+def inverse_cdf_search(cdf, rows, u):
+    """The smallest j with cdf[rows, j] > u (u below the row's last entry), by binary search: O(log n)
+    gathers per query, so a token's draw from a row of probabilities costs no O(n) work."""
+    n = cdf.shape[1]
+    lo = jnp.zeros(u.shape, jnp.int32)
+    hi = jnp.full(u.shape, n - 1, jnp.int32)
+
+    def body(_, bounds):
+        lo, hi = bounds
+        mid = (lo + hi) // 2
+        right = cdf[rows, mid] > u
+        return jnp.where(right, lo, mid + 1), jnp.where(right, mid, hi)
+
+    lo, _ = jax.lax.fori_loop(0, max(1, n.bit_length()), body, (lo, hi))
+    return lo
+
+
+@functools.partial(jax.jit, static_argnames=("num_tokens",))
+def _tokens(key, theta, phi, lengths, num_tokens):
+    k_z, k_w = jax.random.split(key)
+    docs = jnp.repeat(jnp.arange(lengths.size, dtype=jnp.int32), lengths, total_repeat_length=num_tokens)
+    cdf_theta = jnp.cumsum(theta, axis=1)
+    z = inverse_cdf_search(cdf_theta, docs, _below(jax.random.uniform(k_z, (num_tokens,)), cdf_theta[docs, -1]))
+    cdf_phi = jnp.cumsum(phi, axis=1)
+    return inverse_cdf_search(cdf_phi, z, _below(jax.random.uniform(k_w, (num_tokens,)), cdf_phi[z, -1]))
+
+
+def _below(u, total):
+    """u · total, kept below total (the float32 product may round up to it)."""
+    return jnp.minimum(u * total, jnp.nextafter(total, jnp.zeros_like(total)))
+
+
+def corpus_on_device(num_tokens: int, num_topics: int, vocab_size: int, *, doc_length: int = 100, seed: int = 0):
+    """(words int32, doc offsets int64, true φ (K, V) float64) of a corpus drawn from the LDA
+    generative process on JAX's default device: θ_d ~ Dir_K(α), φ_k ~ Dir_V(η), lengths ~
+    Poisson(``doc_length``) (at least 1), z_i ~ Cat(θ_d), w_i ~ Cat(φ_{z_i}) (inverse CDF,
+    float32).  Tokens within a document are exchangeable, so no shuffle is needed."""
+    k_len, k_theta, k_phi, k_tok = jax.random.split(jax.random.key(seed), 4)
+    num_docs = max(1, num_tokens // doc_length)
+    lengths = jnp.maximum(jax.random.poisson(k_len, doc_length, (num_docs,)), 1).astype(jnp.int32)
+    phi = jax.random.dirichlet(k_phi, jnp.full(vocab_size, ETA), (num_topics,))
+    theta = jax.random.dirichlet(k_theta, jnp.full(num_topics, ALPHA), (num_docs,))
+    n = int(lengths.sum())
+    words = _tokens(k_tok, theta, phi, lengths, n)
+    offsets = np.concatenate([[0], np.cumsum(np.asarray(lengths, np.int64))])
+    return np.asarray(words, np.int32), offsets, np.asarray(phi, np.float64)
+
+
+def make_corpus(words, offsets, vocab_size: int) -> Corpus:
+    """A :class:`Corpus` of generated tokens (words named ``w0 .. w{V-1}``)."""
+    return Corpus(words, offsets, tuple(f"w{i}" for i in range(vocab_size)))
+
+
+def mean_hellinger(phi, truth) -> float:
+    """Mean Hellinger distance of the rows of ``phi`` to those of ``truth`` after the best one-to-one matching."""
+    from scipy.optimize import linear_sum_assignment
+
+    from gibbsjax.labels import distance_matrix
+
+    dist = distance_matrix(np.asarray(phi, np.float64), truth, "hellinger")
+    rows, cols = linear_sum_assignment(dist)
+    return float(dist[rows, cols].mean())
+
+
+# ----------------------------------------------------------------------------- budget
+class Budget:
+    """Elapsed time against ``--budget``: ``fits(what, estimate)`` says whether an item of about
+    ``estimate`` seconds still fits, and records what it skips."""
+
+    def __init__(self, seconds: float, scale: float):
+        self.start, self.seconds, self.scale, self.skipped = time.perf_counter(), seconds, scale, []
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def left(self) -> float:
+        return self.seconds - self.elapsed()
+
+    def fits(self, what: str, estimate: float) -> bool:
+        estimate *= self.scale
+        if self.elapsed() + estimate <= self.seconds:
+            return True
+        note = f"{what}: skipped (about {estimate:.0f} s, {max(self.left(), 0):.0f} s of the budget left)"
+        self.skipped.append(note)
+        print(f"  {note}", flush=True)
+        return False
+
+
+def guarded(budget, what, fn, default=None):
+    """``fn()``, or ``default`` with the error listed under ``skipped`` (e.g. a resource limit of the
+    fused kernel at K = 10,000, or the device's memory): one failing item never ends the table."""
+    try:
+        return fn()
+    except Exception as err:  # noqa: BLE001 - reported, and the other rows still run
+        note = f"{what}: failed ({type(err).__name__}: {str(err).strip()[:300]})"
+        budget.skipped.append(note)
+        print(f"  {note}", flush=True)
+        return default
+
+
+# ----------------------------------------------------------------------------- sections
+def _print(row):
+    fields = [f"{row['section']:<8}", f"K {row.get('K', '-')!s:>6}", f"{row['what']:<44}"]
+    for name, fmt in (("chains", "{} ch"), ("lanes", "lanes {}"), ("sweeps", "{} sweeps"),
+                      ("compile_s", "compile {:.2f} s"), ("ms", "{:.3f} ms"), ("seconds", "{:.2f} s"),
+                      ("seconds_with_compile", "({:.2f} s with compile)"), ("Mtok_s", "{:.1f} M tok/s"),
+                      ("peak_data_GiB", "peak: data {:.2f} GiB"), ("peak_GiB", "in all {:.2f} GiB"),
+                      ("hellinger", "Hellinger {:.4f}"),
+                      ("hellinger_last_state", "(last state {:.4f})"),
+                      ("differ", "differ {}")):
+        if row.get(name) not in (None, "-") and not (name == "differ" and not row[name]):
+            fields.append(fmt.format(row[name]))
+    print("  " + "  ".join(fields), flush=True)
+
+
+def _add(rows, section, **row):
+    row = {"section": section, **row}
+    rows.append(row)
+    _print(row)
+    return row
+
+
+def kernel_rows(d, k, args, interpret, budget, cost):
+    """z-update, φ step and count table alone (the pieces of lda_pallas.py); ``cost``: the H100 seconds
+    of about one XLA-scan z-update, which the estimates scale."""
+    rows = []
+    kernel = lda.partially_collapsed(k, alpha=ALPHA, eta=ETA)
+    state = kernel.init(jax.random.key(0), d)
+    key = jax.random.key(1)
+    default = lda_pallas_kernel.default_lanes_per_program(k)
+    lanes = sorted({max(1, default // 2), default, 2 * default}) if args.lanes is None else args.lanes
+    if budget.fits(f"K = {k}: z-updates", 10 + 4 * len(lanes) + (args.reps + 2) * 0.12 * cost):
+        z_rows, _ = guarded(budget, f"K = {k}: z-updates", lambda: lda_pallas.bench_z(
+            d, k, state, key, lanes=lanes, warps=[4], reps=args.reps, interpret=interpret), ([], None))
+        for row in z_rows:
+            _add(rows, "kernels", **row)
+    if budget.fits(f"K = {k}: phi draws", 4 + (args.reps + 1) * 0.1 * cost):
+        phi_rows = guarded(budget, f"K = {k}: phi draws",
+                           lambda: lda_pallas.bench_phi(d, k, state, key, reps=args.reps), [])
+        for row in phi_rows:
+            _add(rows, "kernels", **row)
+    counts = jax.jit(lambda z, d: lda.word_topic_counts(z, d, k))
+    timing = guarded(budget, f"K = {k}: count table", lambda: lda_pallas.timed(counts, state.z, d, reps=args.reps))
+    if timing is None:
+        return rows
+    compile_s, per = timing
+    tokens = int(d.mask.sum())
+    _add(rows, "kernels", K=k, what="count table n_kw (scatter-add)", compile_s=compile_s, ms=1e3 * per,
+         Mtok_s=tokens / per / 1e6)
+    return rows
+
+
+def sample_twice(kernel, d, *, chains, num_warmup, num_draws, seed=0):
+    """Wall seconds of the first ``gibbsjax.sample`` call (compile included), of the second (the
+    compiled code reused), and the second call's InferenceData."""
+    import gibbsjax
+
+    times, idata = [], None
+    for _ in range(2):
+        t = time.perf_counter()
+        idata = gibbsjax.sample(kernel, d, seed=seed, num_chains=chains, num_warmup=num_warmup,
+                                num_draws=num_draws, progress=False)
+        times.append(time.perf_counter() - t)
+    return times[0], times[1], idata
+
+
+def sweep_rows(d, k, chains_list, args, budget, cost):
+    rows = []
+    tokens = int(d.mask.sum())
+    kernel = lda.partially_collapsed(k, alpha=ALPHA, eta=ETA)
+    what = f"sample, default ({lda.resolve_z_update()}, {lda.resolve_dirichlet_draw()} phi)"
+    for chains in chains_list:
+        if not budget.fits(f"K = {k}: sample {chains} chains", 15 + 2 * 0.3 * cost * chains * args.sweeps):
+            continue
+        timing = guarded(budget, f"K = {k}: sample {chains} chains", lambda: sample_twice(
+            kernel, d, chains=chains, num_warmup=0, num_draws=args.sweeps))
+        if timing is None:
+            continue
+        first, second, _ = timing
+        _add(rows, "sweeps", K=k, what=what, chains=chains, compile_s=max(first - second, 0.0),
+             ms=1e3 * second / args.sweeps, Mtok_s=chains * tokens * args.sweeps / second / 1e6)
+    return rows
+
+
+CHILD = r"""
+import json, sys, time
+import numpy as np, jax
+import gibbsjax
+from gibbsjax.models import lda
+folder, sampler = sys.argv[1], sys.argv[2]
+k, sweeps, alpha, eta = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
+dev = jax.devices()[0]
+def peak():
+    stats = dev.memory_stats() if hasattr(dev, "memory_stats") else None
+    value = (stats or {}).get("peak_bytes_in_use")
+    return None if value is None else value / 2**30
+packed = np.load(folder + "/packed.npz")
+t = time.perf_counter()
+d = lda.LDAData(*(jax.numpy.asarray(packed[f]) for f in lda.LDAData._fields))
+jax.block_until_ready(d)
+load_s = time.perf_counter() - t
+tokens = int(packed["doc_lengths"].sum())
+peak_data = peak()
+kernel = getattr(lda, sampler)(k, alpha=alpha, eta=eta)
+times = []
+for _ in range(2):
+    t = time.perf_counter()
+    gibbsjax.sample(kernel, d, seed=0, num_chains=1, num_warmup=0, num_draws=sweeps, progress=False)
+    times.append(time.perf_counter() - t)
+print("RESULT " + json.dumps({"tokens": tokens, "load_s": load_s, "first_s": times[0],
+                              "second_s": times[1], "peak_data_GiB": peak_data, "peak_GiB": peak()}))
+"""
+
+
+def large_rows(args, budget, topics, folder, cost=1.0):
+    """100 M tokens: generated and packed here once, then each sampler in a fresh process (its
+    own device peak) that loads the packed arrays (kept in ``folder`` for a later call)."""
+    rows = []
+    tokens = args.large_tokens
+    if not topics:
+        return rows
+    if not os.path.exists(f"{folder}/packed.npz"):
+        if not budget.fits("large corpus: generate and pack", 10 + 25 * cost * tokens / 1e8):
+            return rows
+        t = time.perf_counter()
+        words, offsets, _ = corpus_on_device(tokens, 100, args.vocab, seed=2)
+        generate_s = time.perf_counter() - t
+        d = lda.data(make_corpus(words, offsets, args.vocab))
+        np.savez(f"{folder}/packed.npz", **{f: np.asarray(getattr(d, f)) for f in lda.LDAData._fields})
+        print(f"  large corpus: {words.size:,} tokens, {offsets.size - 1:,} documents, grid {tuple(d.words.shape)} "
+              f"({generate_s:.1f} s to generate, {time.perf_counter() - t - generate_s:.1f} s to pack and save)",
+              flush=True)
+        del words, offsets, d
+    plan = [(k, s) for k in topics for s in ("partially_collapsed", "uncollapsed")]
+    for k, sampler in plan:
+        sweeps = args.large_sweeps if sampler == "partially_collapsed" else max(1, args.large_sweeps // 4)
+        per_sweep = cost * tokens / 1e8 * (0.25 if sampler == "partially_collapsed" else 6.0) * (k / 100) ** 0.75
+        if not budget.fits(f"large, {sampler}, K = {k}", 25 + 2 * sweeps * per_sweep):
+            continue
+        try:
+            out = subprocess.run([sys.executable, "-c", CHILD, folder, sampler, str(k), str(sweeps),
+                                  str(ALPHA), str(ETA)], capture_output=True, text=True,
+                                 timeout=max(budget.left(), 1))
+        except subprocess.TimeoutExpired:
+            budget.skipped.append(f"large, {sampler}, K = {k}: stopped at the end of the budget")
+            continue
+        line = next((ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")), None)
+        if line is None:
+            budget.skipped.append(f"large, {sampler}, K = {k}: failed: {out.stderr.strip()[-300:]}")
+            print(f"  {budget.skipped[-1]}", flush=True)
+            continue
+        r = json.loads(line[7:])
+        _add(rows, "large", K=k, what=f"{sampler}, {r['tokens']:,} tokens", chains=1,
+             compile_s=max(r["first_s"] - r["second_s"], 0.0), load_s=r["load_s"],
+             ms=1e3 * r["second_s"] / sweeps, Mtok_s=r["tokens"] * sweeps / r["second_s"] / 1e6,
+             peak_data_GiB=r["peak_data_GiB"], peak_GiB=r["peak_GiB"])
+    return rows
+
+
+TOMOTOPY = r"""
+import json, os, sys, time
+import numpy as np
+try:
+    import tomotopy as tp
+except ImportError as err:
+    print("RESULT " + json.dumps({"error": f"tomotopy is not importable ({err})"}), flush=True); sys.exit(0)
+folder, k = sys.argv[1], int(sys.argv[2])
+alpha, eta, deadline = float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+checkpoints = [int(c) for c in sys.argv[6].split(",")]
+words = np.load(folder + "/words.npy"); offsets = np.load(folder + "/offsets.npy")
+vocab = int(np.load(folder + "/vocab.npy"))
+names = [f"w{i}" for i in range(vocab)]
+workers = os.cpu_count()
+mdl = tp.LDAModel(k=k, alpha=alpha, eta=eta, seed=0)
+mdl.optim_interval = 0
+t = time.perf_counter()
+for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
+    mdl.add_doc([names[w] for w in words[a:b].tolist()])
+add_s = time.perf_counter() - t
+t = time.perf_counter()
+mdl.train(0, workers=workers)
+elapsed, done = time.perf_counter() - t, 0
+ours = None
+for target in checkpoints:
+    per_sweep = elapsed / done if done else 0.0
+    if time.time() + per_sweep * (target - done) * 1.1 > deadline:
+        print("RESULT " + json.dumps({"stopped": target}), flush=True); break
+    t = time.perf_counter()
+    mdl.train(target - done, workers=workers)
+    elapsed += time.perf_counter() - t
+    done = target
+    if ours is None:
+        ours = np.array([int(w[1:]) for w in mdl.vocabs], np.int64)
+    w = np.concatenate([np.asarray(d.words, np.int64) for d in mdl.docs])
+    z = np.concatenate([np.asarray(d.topics, np.int64) for d in mdl.docs])
+    nkw = np.bincount(z * vocab + ours[w], minlength=k * vocab).reshape(k, vocab)
+    np.save(folder + f"/tomotopy_{done}.npy", nkw)
+    print("RESULT " + json.dumps({"sweeps": done, "seconds": elapsed, "add_s": add_s, "workers": workers,
+                                  "version": tp.__version__}), flush=True)
+"""
+
+
+def phi_from_counts(nkw):
+    """The one φ every system is scored with: (n_kw + η) / (n_k + V η)."""
+    nkw = np.asarray(nkw, np.float64)
+    return (nkw + ETA) / (nkw.sum(axis=1, keepdims=True) + nkw.shape[1] * ETA)
+
+
+def quality_rows(d, truth, args, budget, cost):
+    """gibbsjax's default path at ``--quality-sweeps`` budgets: Hellinger of the posterior mean (what
+    ``sample`` gives), and of the last state's counts smoothed as tomotopy's are (for reference)."""
+    rows = []
+    k = truth.shape[0]
+    kernel = lda.partially_collapsed(k, alpha=ALPHA, eta=ETA)
+    for sweeps in args.quality_sweeps:
+        if not budget.fits(f"quality, gibbsjax {sweeps} sweeps", 20 + 2 * cost * sweeps * 0.06):
+            continue
+        warm = sweeps // 2
+        timing = guarded(budget, f"quality, gibbsjax {sweeps} sweeps", lambda: sample_twice(
+            kernel, d, chains=1, num_warmup=warm, num_draws=sweeps - warm))
+        if timing is None:
+            continue
+        first, second, idata = timing
+        topic_word = np.asarray(idata.posterior_mean["topic_word"])[0]
+        z = jnp.asarray(idata.sampler_state["state__z"].values[0])
+        last = phi_from_counts(lda.topic_counts(z, d, k)[1])  # scored as tomotopy's final state is
+        _add(rows, "quality", K=k, what="gibbsjax default, sample", sweeps=sweeps, seconds=second,
+             seconds_with_compile=first, hellinger=mean_hellinger(topic_word, truth),
+             hellinger_last_state=mean_hellinger(last, truth))
+    return rows
+
+
+def tomotopy_rows(proc, folder, truth, budget, wait: bool):
+    """Collect the background tomotopy run's checkpoints (waiting for it until the budget ends)."""
+    rows, notes = [], []
+    try:
+        out, _ = proc.communicate(timeout=max(budget.left(), 1) if wait else 1)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+        notes.append("tomotopy: stopped at the end of the budget")
+    for line in out.splitlines():
+        if not line.startswith("RESULT "):
+            continue
+        r = json.loads(line[7:])
+        if "error" in r:
+            notes.append(f"tomotopy: {r['error']}: row skipped")
+        elif "stopped" in r:
+            notes.append(f"tomotopy: checkpoint {r['stopped']} sweeps skipped (past the budget)")
+        else:
+            nkw = np.load(f"{folder}/tomotopy_{r['sweeps']}.npy")
+            _add(rows, "tomotopy", K=truth.shape[0], what=f"tomotopy {r['version']}, {r['workers']} workers",
+                 sweeps=r["sweeps"], seconds=r["seconds"], hellinger=mean_hellinger(phi_from_counts(nkw), truth))
+    for note in notes:
+        print(f"  {note}", flush=True)
+    budget.skipped.extend(notes)
+    return rows
+
+
+def summary(quality, tomotopy) -> dict:
+    """tomotopy's last Hellinger, the first gibbsjax budget reaching it, and the ratio of times."""
+    if not tomotopy or not quality:
+        return {"note": "no comparison (tomotopy or gibbsjax rows missing: see skipped)"}
+    ref = max(tomotopy, key=lambda r: r["sweeps"])
+    reached = [r for r in quality if r["hellinger"] <= ref["hellinger"]]
+    out = {"tomotopy_sweeps": ref["sweeps"], "tomotopy_seconds": ref["seconds"], "tomotopy_hellinger": ref["hellinger"]}
+    if not reached:
+        out["note"] = "gibbsjax did not reach tomotopy's Hellinger within its budgets"
+        return out
+    best = min(reached, key=lambda r: r["seconds"])
+    out.update(gibbsjax_sweeps=best["sweeps"], gibbsjax_seconds=best["seconds"],
+               gibbsjax_seconds_with_compile=best["seconds_with_compile"], gibbsjax_hellinger=best["hellinger"],
+               time_ratio=best["seconds"] / ref["seconds"],
+               time_ratio_with_compile=best["seconds_with_compile"] / ref["seconds"])
+    out["target_met"] = out["time_ratio"] <= 1 / 50
+    return out
+
+
+# ----------------------------------------------------------------------------- main
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--smoke", action="store_true", help="tiny sizes for a CPU (interpret mode), a few seconds")
+    p.add_argument("--budget", type=float, default=520.0, help="seconds for the whole run (default 520)")
+    p.add_argument("--tokens", type=int, default=10_000_000)
+    p.add_argument("--vocab", type=int, default=10_000)
+    p.add_argument("--topics", type=int, nargs="+", default=[100, 1000, 10_000])
+    p.add_argument("--lanes", type=int, nargs="+",
+                   help="fused lanes per program (default: half, once and twice the kernel's default)")
+    p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--sweeps", type=int, default=30, help="draws per timed sample call")
+    p.add_argument("--chains-all", action="store_true", help="4 chains at every K, not only at K = 100")
+    p.add_argument("--large-tokens", type=int, default=100_000_000)
+    p.add_argument("--large-topics", type=int, nargs="+", default=[100, 1000])
+    p.add_argument("--large-sweeps", type=int, default=20)
+    p.add_argument("--quality-sweeps", type=int, nargs="+", default=[100, 200, 400])
+    p.add_argument("--tomotopy-sweeps", type=int, nargs="+", default=[100, 200, 500, 1000])
+    p.add_argument("--json", help="also write the table to this file")
+    args = p.parse_args(argv)
+    if args.smoke:
+        args.tokens, args.vocab, args.topics, args.lanes, args.reps, args.sweeps = 20_000, 500, [10], [4], 1, 2
+        args.large_tokens, args.large_topics, args.large_sweeps = 20_000, [10], 2
+        args.quality_sweeps, args.tomotopy_sweeps = [4], [2, 4]
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    interpret = not lda_pallas_kernel.available()
+    device = jax.devices()[0]
+    # the estimates are H100 seconds at the default sizes, scaled by the corpus size
+    cost = args.tokens / 1e7
+    budget = Budget(args.budget, 1.0)
+    print(f"jax {jax.__version__}, {device.platform} ({device.device_kind}); "
+          f"{'Pallas INTERPRET mode: timings are not meaningful' if interpret else 'Pallas Triton, compiled'}; "
+          f"budget {args.budget:.0f} s", flush=True)
+    sections = {"kernels": [], "sweeps": [], "large": [], "quality": [], "tomotopy": []}
+    folder = tempfile.mkdtemp(prefix="gpu_table_")
+    large_folder = tempfile.mkdtemp(prefix="gpu_table_large_")
+    tomotopy = quality_truth = None
+    for i, k in enumerate(args.topics):
+        if not budget.fits(f"K = {k}: generate {args.tokens:,} tokens", 3 + cost * k / 1000):
+            continue
+        t = time.perf_counter()
+        made = guarded(budget, f"K = {k}: generate", lambda: corpus_on_device(args.tokens, k, args.vocab, seed=k))
+        if made is None:
+            continue
+        words, offsets, truth = made
+        d = lda.data(make_corpus(words, offsets, args.vocab))
+        print(f"K = {k}: {words.size:,} tokens, {offsets.size - 1:,} documents, grid {tuple(d.words.shape)} "
+              f"({time.perf_counter() - t:.1f} s to generate and pack)", flush=True)
+        if i == 0:  # the time-to-quality corpus: tomotopy starts on it now, in the background
+            quality_truth = truth
+            np.save(f"{folder}/words.npy", words)
+            np.save(f"{folder}/offsets.npy", offsets)
+            np.save(f"{folder}/vocab.npy", np.asarray(args.vocab))
+            deadline = time.time() + budget.left() - 5
+            tomotopy = subprocess.Popen(
+                [sys.executable, "-c", TOMOTOPY, folder, str(k), str(ALPHA), str(ETA), str(deadline),
+                 ",".join(map(str, args.tomotopy_sweeps))], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                text=True)
+        scale = cost * (k / 100) ** 0.75  # about the H100 seconds of one XLA-scan z-update over 10 M tokens
+        sections["kernels"] += kernel_rows(d, k, args, interpret, budget, scale)
+        chains = [1, 4] if (i == 0 or args.chains_all) else [1]
+        sections["sweeps"] += sweep_rows(d, k, chains, args, budget, scale)
+        if i == 0:
+            sections["quality"] += quality_rows(d, truth, args, budget, cost)
+        del d, words
+        if i == 0:  # the first large corpus now: it must not be crowded out by K = 10,000
+            sections["large"] += large_rows(args, budget, args.large_topics[:1], large_folder)
+    sections["large"] += large_rows(args, budget, args.large_topics[1:], large_folder)
+    if tomotopy is not None:
+        sections["tomotopy"] = tomotopy_rows(tomotopy, folder, quality_truth, budget, wait=True)
+    result = {"jax": jax.__version__, "device": device.device_kind, "platform": device.platform,
+              "interpret": interpret, "budget_s": args.budget, "elapsed_s": budget.elapsed(),
+              "sections": sections, "summary": summary(sections["quality"], sections["tomotopy"]),
+              "skipped": budget.skipped}
+    print("summary: " + json.dumps(result["summary"]))
+    print(f"elapsed {budget.elapsed():.1f} s of {args.budget:.0f}; skipped {len(budget.skipped)} item(s)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1))
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.rmtree(large_folder, ignore_errors=True)
+    return result
+
+
+if __name__ == "__main__":
+    main()
