@@ -22,7 +22,10 @@ def _load(name: str):
     return module
 
 
+@pytest.mark.slow
 def test_lda_pallas_benchmark_runs_on_a_cpu(tmp_path, capsys):
+    """Slow run only: benchmarks/gpu_table.py's smoke test (default run) calls the same
+    bench_z and bench_phi."""
     out = tmp_path / "rows.json"
     _load("lda_pallas").main(["--tokens", "1500", "--vocab", "100", "--topics", "4", "--lanes", "4", "--reps", "1",
                               "--sweeps", "1", "--json", str(out)])
@@ -98,11 +101,11 @@ def test_gpu_table_corpus_and_summary():
     assert "no comparison" in gpu_table.summary(ours, [])["note"]
 
 
-@pytest.mark.slow
 def test_gpu_table_smoke_runs_on_a_cpu(tmp_path, capsys):
     """The whole GPU table at its --smoke sizes (interpret mode): every section has rows with finite,
     positive numbers, and the JSON says what was skipped (tomotopy, where it is not installed).
-    A few minutes on the shared 2-core CPU (each `gibbsjax.sample` configuration compiles)."""
+    In the default run, as the issue asks: the one GPU command cannot break unseen.  It also runs
+    lda_pallas's z-update and phi measurements, so lda_pallas's own smoke test is in the slow run."""
     out = tmp_path / "gpu_table.json"
     _load("gpu_table").main(["--smoke", "--json", str(out)])
     report = json.loads(out.read_text())
