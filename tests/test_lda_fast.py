@@ -13,6 +13,7 @@ from gibbsjax.corpus import Corpus
 from gibbsjax.datasets.synthetic import lda_corpus
 from gibbsjax.models import lda
 from gibbsjax.models.lda import kernels, z_updates
+from gibbsjax.models.lda import shard as lda_shard
 from gibbsjax.models.lda.conditionals import draw_by_prefix_products
 from gibbsjax.testing import chi_square_test, geweke_test
 
@@ -205,3 +206,104 @@ def test_fast_warmup_reaches_higher_log_joint_in_few_sweeps():
     assert fast.mean() - exact.mean() > 4 * se, (fast.mean(), exact.mean(), se)
     typical = exact_lp(100).mean()
     assert abs(fast.mean() - typical) < abs(exact.mean() - typical), (fast.mean(), exact.mean(), typical)
+
+
+# ---------------------------------------------------------------- the frozen-count warm-up ("fast")
+def _frozen_reference(words, doc_lengths, z, z_followed, u, K, V, alpha, eta, own_topic_out=True):
+    """The frozen-count recursion in NumPy (float64), token by token in corpus order: per token the
+    inverse-CDF draw of (n_kw,−i + η)/(n_k,−i + Vη) · (n_dk,−i + α) with n_kw, n_k the counts at the
+    start of the sweep, n_dk following ``z_followed`` (the draws under test, so one draw within
+    rounding of a boundary does not change the rest of its document); also whether u·total lies
+    within float32 rounding of a cumulative boundary."""
+    nkw = np.zeros((K, V))
+    np.add.at(nkw, (z, words), 1)
+    nk = nkw.sum(axis=1)
+    draws, near = np.zeros(z.size, int), np.zeros(z.size, bool)
+    start = 0
+    for n in doc_lengths:
+        nd = np.bincount(z[start:start + n], minlength=K).astype(float)
+        for i in range(start, start + n):
+            nd[z[i]] -= 1
+            own = np.eye(K)[z[i]] if own_topic_out else np.zeros(K)
+            p = (nkw[:, words[i]] - own + eta) / (nk - own + V * eta) * (nd + alpha)
+            c = np.cumsum(p)
+            t = u[i] * c[-1]
+            draws[i] = min(np.searchsorted(c, t, side="right"), K - 1)
+            near[i] = np.min(np.abs(c - t)) < 1e-5 * c[-1]
+            nd[z_followed[i]] += 1
+        start += n
+    return draws, near
+
+
+@pytest.mark.parametrize("k", [5, pytest.param(40, marks=pytest.mark.slow)])  # one-/two-level prefix sums
+def test_frozen_warmup_samples_the_conditional_it_claims(k):
+    """One frozen-count sweep against a NumPy reference of the same recursion with the same uniforms:
+    every draw equal, except within float32 rounding of a cumulative boundary; the same reference
+    with the token's own old topic left in n_kw, n_k (a wrong variant) disagrees on many tokens."""
+    corpus, _, _ = lda_corpus(num_docs=40, num_topics=4, vocab_size=30, doc_length=10, seed=2)
+    d = lda.data(corpus, num_lanes=7)
+    alpha, eta = 0.3, 0.05
+    state = lda.partially_collapsed(k).init(jax.random.key(0), d)
+    key = jax.random.key(5)
+    new = lda.sample_z_collapsed_frozen(key, state, d, K=k, alpha=alpha, eta=eta)
+    flat = lambda a: np.asarray(lda.tokens_in_corpus_order(d, np.asarray(a)))  # noqa: E731
+    words, z, drawn, u = flat(d.words), flat(state.z), flat(new), flat(lda.token_uniforms(key, d))
+    args = (words, np.asarray(d.doc_lengths), z, drawn, u.astype(np.float64), k, int(d.word_counts.shape[0]),
+            alpha, eta)
+    ref, near = _frozen_reference(*args)
+    assert np.mean(drawn != z) > 0.3  # it moved
+    assert np.all((drawn == ref) | near), np.flatnonzero((drawn != ref) & ~near)[:10]
+    wrong, _ = _frozen_reference(*args, own_topic_out=False)
+    assert np.sum(drawn != wrong) > 10, np.sum(drawn != wrong)
+
+
+def _warmed_z(sweep, d, k=5, sweeps=2):
+    """Topics (corpus order) after ``sweeps`` of the warm-up z-update ``sweep`` from the initial topics."""
+    @jax.jit
+    def run(key):
+        z = lda.initial_topics(jax.random.key(1), d, k)
+        step = lambda t, z: sweep(jax.random.fold_in(key, t), lda.LDAState(z, None), d, K=k, alpha=0.1, eta=0.01)  # noqa: E731
+        return jax.lax.fori_loop(0, sweeps, step, z)
+
+    return lda.tokens_in_corpus_order(d, run(jax.random.key(2)))
+
+
+def test_frozen_warmup_draws_do_not_depend_on_the_lanes():
+    """The frozen-count sweep ("fast"): two sweeps give bit-identical topics for 1, 3 and 7 lanes; the
+    lane-grid sweep ("fast_grid") does depend on the lanes (so this comparison can fail).  The same
+    with documents over 4 devices: tests/test_lda_shard.py."""
+    corpus, _, _ = lda_corpus(num_docs=40, num_topics=4, vocab_size=30, doc_length=10, seed=0)
+    assert lda.partially_collapsed(5).warmup_step is not None
+    assert lda.partially_collapsed(5) is lda.partially_collapsed(5, warmup="fast")  # the CPU default
+    one, *others = (_warmed_z(lda.sample_z_collapsed_frozen, lda.data(corpus, num_lanes=r)) for r in (1, 3, 7))
+    for z in others:
+        np.testing.assert_array_equal(z, one)
+    d = lda.data(corpus, num_lanes=1)
+    assert np.mean(one != lda.tokens_in_corpus_order(d, lda.initial_topics(jax.random.key(1), d, 5))) > 0.3
+    assert not np.array_equal(*(_warmed_z(lda.sample_z_collapsed_parallel, lda.data(corpus, num_lanes=r))
+                                for r in (1, 7)))
+
+
+@pytest.mark.slow
+def test_default_warmup_draws_do_not_depend_on_lanes_or_shards():
+    """The default kernel's warm-up sweeps (K = 40: two-level prefix sums) for 1 and 7 lanes and for
+    the documents in 2 and 3 shards on one device: bit-identical."""
+    corpus, _, _ = lda_corpus(num_docs=40, num_topics=4, vocab_size=30, doc_length=10, seed=0)
+    kernel = lda.partially_collapsed(40)
+
+    def warmed(kernel, d):
+        @jax.jit
+        def run(key):
+            s = kernel.init(jax.random.key(1), d)
+            return jax.lax.fori_loop(0, 3, lambda t, s: kernel.warmup_step(jax.random.fold_in(key, t), s, d), s)
+
+        z = run(jax.random.key(2)).z
+        return lda.tokens_in_corpus_order(d, z) if d.words.ndim == 2 else lda_shard.tokens_in_corpus_order(d, z)
+
+    results = {r: warmed(kernel, lda.data(corpus, num_lanes=r)) for r in (1, 7)}
+    for shards in (2, 3):
+        p = kernel.shard(lda.data(corpus, num_lanes=3), jax.devices()[:1], shards)
+        assert p.kernel.warmup_name == kernel.warmup_name
+        results[f"{shards} shards"] = warmed(p.kernel, p.data)
+    for name, z in results.items():
+        np.testing.assert_array_equal(z, results[1], err_msg=str(name))
