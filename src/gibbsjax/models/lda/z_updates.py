@@ -68,9 +68,9 @@ def resolve_warmup(warmup: str = "auto", backend: str | None = None) -> str:
     true topics 0.148; 200 ``"fast_grid"`` sweeps, 25.2 s, 0.154); on a CPU the
     approximate collapsed sweeps are several times cheaper per sweep and reach the
     typical set in fewer sweeps (``benchmarks/warmup_study.py``).  ``"fast"``
-    (:func:`~gibbsjax.models.lda.warmups.sample_z_collapsed_frozen`) gives the same draws
+    (:func:`~gibbsjax.models.lda.sample_z_collapsed_frozen`) gives the same draws
     for any layout; ``"fast_grid"``
-    (:func:`~gibbsjax.models.lda.warmups.sample_z_collapsed_parallel`) depends on the
+    (:func:`~gibbsjax.models.lda.sample_z_collapsed_parallel`) depends on the
     number of lanes and shards.  Sampling sweeps are exact whatever the warm-up.
 
     Parameters
