@@ -212,7 +212,7 @@ def _cannot_shard(name: str, *args, **kwargs):
 def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str = "dense",
                  warmup: str = "exact", priors: LearnedPriors | None = None, dirichlet_draw: str = "sparse") -> Kernel:
     """The LDA kernel of ``sampler`` (``"partially_collapsed"``, ``"uncollapsed"`` or ``"collapsed"``)
-    from checked arguments (``z_update`` and ``dirichlet_draw`` resolved, ``priors`` from
+    from checked arguments (``z_update``, ``warmup``, ``dirichlet_draw`` resolved, ``priors`` from
     :func:`learned_priors` or None), cached per arguments: what the factories build, before any
     per-draw records.
 
