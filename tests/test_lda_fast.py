@@ -1,5 +1,6 @@
-"""LDA z-update options and the fast warm-up: exactness of every z-update, its draws against
-the reference z-update, the cumulative-sum draw, the warm-up's wiring and what it buys."""
+"""LDA z-update options and the approximate warm-ups: exactness of every z-update, its draws against
+the reference z-update, the cumulative-sum draw, the warm-ups' wiring, the frozen-count warm-up
+against a NumPy reference and across layouts, and what the lane-grid warm-up buys."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from gibbsjax.corpus import Corpus
 from gibbsjax.datasets.synthetic import lda_corpus
 from gibbsjax.models import lda
 from gibbsjax.models.lda import kernels, z_updates
+from gibbsjax.models.lda import shard as lda_shard
 from gibbsjax.models.lda.conditionals import draw_by_prefix_products
 from gibbsjax.testing import chi_square_test, geweke_test
 
@@ -119,6 +121,10 @@ def test_auto_resolution_and_bad_options(monkeypatch):
         lda.partially_collapsed(3, warmup="quick")
     with pytest.raises(ValueError, match="warmup"):
         lda.uncollapsed(3, warmup=None)
+    assert lda.resolve_warmup("auto", backend="cpu") == "fast" and lda.resolve_warmup("auto", backend="gpu") == "exact"
+    assert lda.resolve_warmup("fast_grid", backend="gpu") == "fast_grid"
+    with pytest.raises(ValueError, match="warmup"):
+        lda.resolve_warmup("frozen")
 
 
 def test_config_keys_choose_the_options():
@@ -136,10 +142,11 @@ def test_config_keys_choose_the_options():
         parse_config(doc)
 
 
-@pytest.mark.parametrize("sampler", ["partially_collapsed", "uncollapsed", "collapsed"])
-def test_the_sampling_step_does_not_depend_on_the_warmup(sampler):
+@pytest.mark.parametrize("sampler, warmup", [("partially_collapsed", "fast"), ("uncollapsed", "fast"),
+                                             ("collapsed", "fast"), ("partially_collapsed", "fast_grid")])
+def test_the_sampling_step_does_not_depend_on_the_warmup(sampler, warmup):
     data = _tiny()
-    fast = lda.SAMPLERS[sampler](K, alpha=ALPHA, eta=ETA, warmup="fast")
+    fast = lda.SAMPLERS[sampler](K, alpha=ALPHA, eta=ETA, warmup=warmup)
     exact = lda.SAMPLERS[sampler](K, alpha=ALPHA, eta=ETA, warmup="exact")
     assert exact.warmup_step is None and fast.warmup_step is not None
     assert "approximate" in fast.warmup_name and fast.name == exact.name == f"lda.{sampler}"
@@ -156,9 +163,13 @@ def test_result_records_which_warmup_ran():
     for warmup in ("fast", "exact"):
         kernel = lda.partially_collapsed(K, alpha=ALPHA, eta=ETA, warmup=warmup)
         idata = gibbsjax.sample(kernel, data, seed=0, num_chains=2, num_warmup=3, num_draws=2, progress=False)
-        expected = kernel.warmup_name if warmup == "fast" else "the sampling kernel (lda.partially_collapsed)"
+        expected = kernel.warmup_name if warmup != "exact" else "the sampling kernel (lda.partially_collapsed)"
         assert idata.attrs["warmup"] == expected
-    assert "approximate" in lda.partially_collapsed(K).warmup_name  # the default warm-up is the fast one
+        assert warmup == "exact" or expected.startswith(warmup + ":") and "approximate" in expected
+    # on a CPU the default warm-up is the frozen-count one, which says it is layout-independent
+    assert lda.partially_collapsed(K).warmup_name.startswith("fast: ")
+    assert "the same draws for any lanes, shards or devices" in lda.partially_collapsed(K).warmup_name
+    assert "depend on the number of lanes" in lda.partially_collapsed(K, warmup="fast_grid").warmup_name
 
 
 def test_warmup_sweep_keeps_counts_consistent():
@@ -174,11 +185,16 @@ def test_warmup_sweep_keeps_counts_consistent():
     assert np.mean(z[mask] != np.asarray(state.z)[mask]) > 0.3  # it moved
 
 
-def test_fast_warmup_reaches_higher_log_joint_in_few_sweeps():
+def test_fast_grid_warmup_reaches_higher_log_joint_in_few_sweeps():
     """On a synthetic corpus (K = 8, 400 documents), the log joint after 5 warm-up sweeps is
-    higher with the fast warm-up than with exact sweeps, by more than 4 standard errors of the
-    difference (from the spread across 12 chains each; measured: 10-14), and the fast chains end
-    nearer the typical set: closer to the mean lp that the exact chains reach after 100 sweeps."""
+    higher with the lane-grid warm-up ("fast_grid") than with exact sweeps, by more than 4 standard
+    errors of the difference (from the spread across 12 chains each; measured: 10-14), and the
+    fast chains end nearer the typical set: closer to the mean lp that the exact chains reach after
+    100 sweeps.  The frozen-count warm-up ("fast", the CPU default) does not gain per sweep this
+    early: its counts at a sweep's start carry as little signal as the exact sweep's φ (measured,
+    mean lp of 12 chains after 5 / 10 / 20 / 50 sweeps: fast -96,210 / -81,717 / -72,266 / -70,221,
+    exact -95,708 / -81,857 / -73,484 / -70,656, fast_grid -86,856 / -75,829 / -70,217 / -69,370;
+    standard errors 300-590); its gain is a cheaper sweep (``benchmarks/warmup_study.py``)."""
     k, alpha, eta = 8, 0.1, 0.05
     corpus, _, _ = lda_corpus(num_docs=400, num_topics=k, vocab_size=300, doc_length=40, alpha=alpha, eta=eta,
                               seed=4)
@@ -200,8 +216,109 @@ def test_fast_warmup_reaches_higher_log_joint_in_few_sweeps():
         return lambda n: np.asarray(run(keys, n))
 
     exact_lp = lp_after("exact")
-    fast, exact = lp_after("fast")(5), exact_lp(5)
+    fast, exact = lp_after("fast_grid")(5), exact_lp(5)
     se = np.sqrt(fast.var(ddof=1) / fast.size + exact.var(ddof=1) / exact.size)
     assert fast.mean() - exact.mean() > 4 * se, (fast.mean(), exact.mean(), se)
     typical = exact_lp(100).mean()
     assert abs(fast.mean() - typical) < abs(exact.mean() - typical), (fast.mean(), exact.mean(), typical)
+
+
+# ---------------------------------------------------------------- the frozen-count warm-up ("fast")
+def _frozen_reference(words, doc_lengths, z, z_followed, u, K, V, alpha, eta, own_topic_out=True):
+    """The frozen-count recursion in NumPy (float64), token by token in corpus order: per token the
+    inverse-CDF draw of (n_kw,−i + η)/(n_k,−i + Vη) · (n_dk,−i + α) with n_kw, n_k the counts at the
+    start of the sweep, n_dk following ``z_followed`` (the draws under test, so one draw within
+    rounding of a boundary does not change the rest of its document); also whether u·total lies
+    within float32 rounding of a cumulative boundary."""
+    nkw = np.zeros((K, V))
+    np.add.at(nkw, (z, words), 1)
+    nk = nkw.sum(axis=1)
+    draws, near = np.zeros(z.size, int), np.zeros(z.size, bool)
+    start = 0
+    for n in doc_lengths:
+        nd = np.bincount(z[start:start + n], minlength=K).astype(float)
+        for i in range(start, start + n):
+            nd[z[i]] -= 1
+            own = np.eye(K)[z[i]] if own_topic_out else np.zeros(K)
+            p = (nkw[:, words[i]] - own + eta) / (nk - own + V * eta) * (nd + alpha)
+            c = np.cumsum(p)
+            t = u[i] * c[-1]
+            draws[i] = min(np.searchsorted(c, t, side="right"), K - 1)
+            near[i] = np.min(np.abs(c - t)) < 1e-5 * c[-1]
+            nd[z_followed[i]] += 1
+        start += n
+    return draws, near
+
+
+@pytest.mark.parametrize("k", [5, pytest.param(40, marks=pytest.mark.slow)])  # one-/two-level prefix sums
+def test_frozen_warmup_samples_the_conditional_it_claims(k):
+    """One frozen-count sweep against a NumPy reference of the same recursion with the same uniforms:
+    every draw equal, except within float32 rounding of a cumulative boundary; the same reference
+    with the token's own old topic left in n_kw, n_k (a wrong variant) disagrees on many tokens."""
+    corpus, _, _ = lda_corpus(num_docs=40, num_topics=4, vocab_size=30, doc_length=10, seed=2)
+    d = lda.data(corpus, num_lanes=7)
+    alpha, eta = 0.3, 0.05
+    state = lda.partially_collapsed(k).init(jax.random.key(0), d)
+    key = jax.random.key(5)
+    new = lda.sample_z_collapsed_frozen(key, state, d, K=k, alpha=alpha, eta=eta)
+    flat = lambda a: np.asarray(lda.tokens_in_corpus_order(d, np.asarray(a)))  # noqa: E731
+    words, z, drawn, u = flat(d.words), flat(state.z), flat(new), flat(lda.token_uniforms(key, d))
+    args = (words, np.asarray(d.doc_lengths), z, drawn, u.astype(np.float64), k, int(d.word_counts.shape[0]),
+            alpha, eta)
+    ref, near = _frozen_reference(*args)
+    assert np.mean(drawn != z) > 0.3  # it moved
+    assert np.all((drawn == ref) | near), np.flatnonzero((drawn != ref) & ~near)[:10]
+    wrong, _ = _frozen_reference(*args, own_topic_out=False)
+    assert np.sum(drawn != wrong) > 10, np.sum(drawn != wrong)
+
+
+def _warmed_z(sweep, d, k=5, sweeps=2):
+    """Topics (corpus order) after ``sweeps`` of the warm-up z-update ``sweep`` from the initial topics."""
+    @jax.jit
+    def run(key):
+        z = lda.initial_topics(jax.random.key(1), d, k)
+        step = lambda t, z: sweep(jax.random.fold_in(key, t), lda.LDAState(z, None), d, K=k, alpha=0.1, eta=0.01)  # noqa: E731
+        return jax.lax.fori_loop(0, sweeps, step, z)
+
+    return lda.tokens_in_corpus_order(d, run(jax.random.key(2)))
+
+
+def test_frozen_warmup_draws_do_not_depend_on_the_lanes():
+    """The frozen-count sweep ("fast"): two sweeps give bit-identical topics for 1, 3 and 7 lanes; the
+    lane-grid sweep ("fast_grid") does depend on the lanes (so this comparison can fail).  The same
+    with documents over 4 devices: tests/test_lda_shard.py."""
+    corpus, _, _ = lda_corpus(num_docs=40, num_topics=4, vocab_size=30, doc_length=10, seed=0)
+    assert lda.partially_collapsed(5).warmup_step is not None
+    assert lda.partially_collapsed(5) is lda.partially_collapsed(5, warmup="fast")  # the CPU default
+    one, *others = (_warmed_z(lda.sample_z_collapsed_frozen, lda.data(corpus, num_lanes=r)) for r in (1, 3, 7))
+    for z in others:
+        np.testing.assert_array_equal(z, one)
+    d = lda.data(corpus, num_lanes=1)
+    assert np.mean(one != lda.tokens_in_corpus_order(d, lda.initial_topics(jax.random.key(1), d, 5))) > 0.3
+    assert not np.array_equal(*(_warmed_z(lda.sample_z_collapsed_parallel, lda.data(corpus, num_lanes=r))
+                                for r in (1, 7)))
+
+
+@pytest.mark.slow
+def test_default_warmup_draws_do_not_depend_on_lanes_or_shards():
+    """The default kernel's warm-up sweeps (K = 40: two-level prefix sums) for 1 and 7 lanes and for
+    the documents in 2 and 3 shards on one device: bit-identical."""
+    corpus, _, _ = lda_corpus(num_docs=40, num_topics=4, vocab_size=30, doc_length=10, seed=0)
+    kernel = lda.partially_collapsed(40)
+
+    def warmed(kernel, d):
+        @jax.jit
+        def run(key):
+            s = kernel.init(jax.random.key(1), d)
+            return jax.lax.fori_loop(0, 3, lambda t, s: kernel.warmup_step(jax.random.fold_in(key, t), s, d), s)
+
+        z = run(jax.random.key(2)).z
+        return lda.tokens_in_corpus_order(d, z) if d.words.ndim == 2 else lda_shard.tokens_in_corpus_order(d, z)
+
+    results = {r: warmed(kernel, lda.data(corpus, num_lanes=r)) for r in (1, 7)}
+    for shards in (2, 3):
+        p = kernel.shard(lda.data(corpus, num_lanes=3), jax.devices()[:1], shards)
+        assert p.kernel.warmup_name == kernel.warmup_name
+        results[f"{shards} shards"] = warmed(p.kernel, p.data)
+    for name, z in results.items():
+        np.testing.assert_array_equal(z, results[1], err_msg=str(name))

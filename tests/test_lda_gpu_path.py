@@ -71,6 +71,17 @@ def test_auto_on_a_gpu_picks_the_fused_kernel_and_the_dense_draw(on_gpu):
     assert lda.resolve_dirichlet_draw("auto") == "dense"
 
 
+def test_auto_warmup_is_exact_on_a_gpu_and_fast_elsewhere(on_gpu):
+    """On a GPU the exact (fused) sweeps reach a given fit sooner than the approximate warm-up: the
+    factories' default warm-up there is the sampling sweep; on a CPU the frozen-count "fast" one."""
+    assert lda.resolve_warmup() == "exact"
+    for factory in lda.SAMPLERS.values():
+        kernel = factory(3, dirichlet_draw="dense")
+        assert kernel.warmup_step is None and kernel is factory(3, warmup="exact", dirichlet_draw="dense")
+        assert factory(3, warmup="fast", dirichlet_draw="dense").warmup_step is not None
+    assert lda.resolve_warmup(backend="cpu") == "fast"
+
+
 def test_the_default_gpu_sweep_is_the_fused_kernel_one_scatter_and_the_dense_draw(on_gpu):
     """Every option at its default: the fused z-update (which writes n_dk itself), n_kw by one
     scatter-add, φ by jax.random.loggamma; no sparse-count draw."""
@@ -139,10 +150,11 @@ def test_a_wrong_dense_draw_fails_the_enumeration_test(monkeypatch):
     assert chi_square_test(_state_counts(z, K), probs).p_value < 1e-4
 
 
-def test_cpu_defaults_keep_their_draws():
-    """On a CPU "auto" is the sparse-count draw: the default kernel is the explicit one (same
-    cached kernel, so the same draws as before the choice existed)."""
-    assert lda.partially_collapsed(3) is lda.partially_collapsed(3, dirichlet_draw="sparse")
-    assert lda.uncollapsed(3) is lda.uncollapsed(3, dirichlet_draw="sparse")
+def test_cpu_defaults_are_the_explicit_cpu_choices():
+    """On a CPU "auto" is the sparse-count draw and the frozen-count "fast" warm-up: the default
+    kernel is the explicitly chosen one (the same cached kernel, so the same draws)."""
+    assert lda.partially_collapsed(3) is lda.partially_collapsed(3, dirichlet_draw="sparse", warmup="fast")
+    assert lda.uncollapsed(3) is lda.uncollapsed(3, dirichlet_draw="sparse", warmup="fast")
+    assert lda.collapsed(3) is lda.collapsed(3, dirichlet_draw="sparse", warmup="fast")
     assert np.array_equal(*(np.asarray(lda.partially_collapsed(3, dirichlet_draw=dd).init(
         jax.random.key(0), _tiny()[1]).log_phi) for dd in ("auto", "sparse")))

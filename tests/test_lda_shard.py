@@ -130,6 +130,14 @@ assert model.idata_.attrs["sharding"].startswith("data: documents split into 4 s
 fast = gibbsjax.sample(lda.partially_collapsed(4), d, devices=4, **kw)
 np.testing.assert_array_equal(model.doc_topic_per_chain_[0], fast.posterior_mean["doc_topic"].values[0])
 print("estimator shards")
+# the DEFAULT path (warm-up "auto" -> "fast" on a CPU: frozen-count sweeps) on 1 and on 4 devices
+default_one = gibbsjax.sample(lda.partially_collapsed(4), d, **kw)
+assert default_one.attrs["warmup"] == fast.attrs["warmup"] and default_one.attrs["warmup"].startswith("fast: ")
+same(default_one, fast, lp_exact=False)
+np.testing.assert_array_equal(lda.tokens_in_corpus_order(d, default_one.sampler_state["state__z"].values[0]),
+                              lda_shard.tokens_in_corpus_order(sd, fast.sampler_state["state__z"].values[0]))
+assert not np.array_equal(default_one.posterior["topic_share"].values, one.posterior["topic_share"].values)
+print("default path identical")
 # the command line: --devices 4 with one chain splits the documents; the summary says so; resume continues
 import contextlib, io, pathlib
 from gibbsjax.cli import main
@@ -155,10 +163,10 @@ for name, kernel, msg in [("collapsed", lda.collapsed(4), "lda.collapsed cannot 
         print("refused", name)
 """
 
-_FAST_WARMUP = _PRELUDE + """
+_FAST_GRID_WARMUP = _PRELUDE + """
 corpus, _, _ = lda_corpus(num_docs=40, num_topics=4, vocab_size=30, doc_length=10, seed=0)
 d = lda.data(corpus)
-k = lda.partially_collapsed(4)  # the default fast warm-up: AD-LDA across shards, the same for any device count
+k = lda.partially_collapsed(4, warmup="fast_grid")  # AD-LDA across shards: the same for any device count
 kw = dict(seed=5, num_chains=2, num_warmup=4, num_draws=4, progress=False)
 four = gibbsjax.sample(k, d, devices=4, shard="data", **kw)
 for ndev in (1, 2):
@@ -209,6 +217,7 @@ def test_documents_over_four_devices_give_the_draws_of_one(tmp_path):
     assert "z, topic_share, topic_word, doc_topic identical" in out and "resumed identical" in out
     assert out.count("bytes") == 2 and "refused collapsed" in out and "refused learned" in out
     assert "refused recording" in out and "estimator shards" in out and "cli shards" in out
+    assert "default path identical" in out
 
 
 def test_sharded_sampler_passes_the_exact_enumeration_test(tmp_path):
@@ -219,8 +228,10 @@ def test_sharded_sampler_passes_the_exact_enumeration_test(tmp_path):
 
 
 @pytest.mark.slow
-def test_fast_warmup_depends_on_the_shards_not_the_devices(tmp_path):
-    out = _run_on_four_devices(_FAST_WARMUP, tmp_path)
+def test_fast_grid_warmup_depends_on_the_shards_not_the_devices(tmp_path):
+    """The opt-in lane-grid warm-up is AD-LDA across shards: its draws depend on the shards, but 4 shards
+    give the same draws on 1, 2 or 4 devices (the default warm-up is layout-free: the test above)."""
+    out = _run_on_four_devices(_FAST_GRID_WARMUP, tmp_path)
     assert "4 shards on 1 device(s) identical" in out and "4 shards on 2 device(s) identical" in out
 
 

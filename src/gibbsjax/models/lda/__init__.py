@@ -32,11 +32,16 @@ reference XLA scan), ``"pallas"`` (a fused GPU kernel,
 other tokens plus a per-word α-term, O(longest document + √K) per token instead of O(K):
 for K in the thousands, :mod:`gibbsjax.models.lda.sparse`) — all the same exact conditional;
 ``"auto"`` chooses by backend (:func:`resolve_z_update`).  Every sampler takes
-``warmup``: ``"fast"`` (the default) runs approximate document-parallel
-collapsed sweeps during warm-up only (``Kernel.warmup_step``; they reach the
-typical set in fewer sweeps and are discarded), ``"exact"`` warms up with the
-sampling sweep; sampling sweeps are always exact, and ``attrs["warmup"]``
-records which warm-up ran.  Every sampler takes ``dirichlet_draw``: how the
+``warmup`` (:mod:`gibbsjax.models.lda.warmups`): ``"fast"`` runs APPROXIMATE
+collapsed sweeps from the word–topic counts frozen at the start of each sweep during
+warm-up only (``Kernel.warmup_step``; on a CPU they reach the typical set in fewer,
+cheaper sweeps, and are discarded; their draws do not depend on the lanes, shards or
+devices: :func:`sample_z_collapsed_frozen`); ``"fast_grid"`` the older APPROXIMATE
+sweeps that refresh the counts after every step of the lane grid (the best fit per
+second measured on a CPU, but layout-dependent: :func:`sample_z_collapsed_parallel`);
+``"exact"`` warms up with the sampling sweep; ``"auto"`` (the default) is ``"exact"``
+on a GPU and ``"fast"`` elsewhere (:func:`resolve_warmup`).  Sampling sweeps are always
+exact, and ``attrs["warmup"]`` records which warm-up ran.  Every sampler takes ``dirichlet_draw``: how the
 Dirichlet rows (φ; θ too in the uncollapsed sampler) are drawn, ``"sparse"``
 (the fast one on a CPU) or ``"dense"`` (``jax.random.loggamma``, the fast one on a
 GPU), the same exact distribution; ``"auto"`` chooses by backend
@@ -81,11 +86,11 @@ from gibbsjax.models.lda.layout import (PACK_BLOCK_TOKENS, LDAData, LDAState, da
                                         token_uniforms, tokens_in_corpus_order, topic_counts, word_topic_counts)
 from gibbsjax.models.lda.conditionals import (DIRICHLET_ROWS, LANES_UNROLL, LOG_PHI_FLOOR, PREFIX_ONE_LEVEL_MAX_K, SCAN_UNROLL,
                                               UNCOLLAPSED_BLOCK_STEPS, log_joint_collapsed, log_phi_given_counts,
-                                              sample_log_phi, sample_z_collapsed, sample_z_collapsed_parallel,
-                                              sample_z_lanes, sample_z_partially_collapsed, sample_z_uncollapsed)
+                                              sample_log_phi, sample_z_collapsed, sample_z_lanes, sample_z_partially_collapsed, sample_z_uncollapsed)
 from gibbsjax.models.lda.sparse import sample_z_sparse
+from gibbsjax.models.lda.warmups import sample_z_collapsed_frozen, sample_z_collapsed_parallel
 from gibbsjax.models.lda.z_updates import (DIRICHLET_DRAWS, WARMUPS, Z_UPDATES, resolve_dirichlet_draw,
-                                           resolve_z_update)
+                                           resolve_warmup, resolve_z_update)
 from gibbsjax.models.lda.slice_sampling import SLICE_MAX_SHRINKS, SLICE_MAX_STEPS_OUT, SLICE_WIDTH, slice_sample
 from gibbsjax.models.lda.priors import (HISTOGRAM_CAP, LEARN_ALPHA, MINKA_ITERATIONS, MINKA_MIN_ALPHA, LDALearnedState,
                                         LearnedPriors, learned_priors, log_joint_learned, minka_log_alpha,
@@ -112,6 +117,7 @@ __all__ = [
     "sample_z_uncollapsed",
     "sample_z_lanes",
     "sample_z_sparse",
+    "sample_z_collapsed_frozen",
     "sample_z_collapsed_parallel",
     "resolve_z_update",
     "Z_UPDATES",
@@ -120,6 +126,7 @@ __all__ = [
     "DIRICHLET_ROWS",
     "word_topic_counts",
     "WARMUPS",
+    "resolve_warmup",
     "sample_log_phi",
     "LDALearnedState",
     "LearnedPriors",

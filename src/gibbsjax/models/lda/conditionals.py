@@ -9,8 +9,9 @@ returns the new value of one state field; the kernels
 * :func:`sample_z_partially_collapsed` (the reference XLA scan) and :func:`sample_z_lanes`
   (the same conditional organised for the CPU): z | φ with θ integrated out, documents in
   parallel (Magnusson et al. 2018); the fused GPU form is :mod:`gibbsjax.models.lda.pallas`;
-* :func:`sample_z_uncollapsed`: θ drawn, then every token at once;
-* :func:`sample_z_collapsed_parallel`: APPROXIMATE, for warm-up only.
+* :func:`sample_z_uncollapsed`: θ drawn, then every token at once.
+
+The APPROXIMATE warm-up sweeps are in :mod:`gibbsjax.models.lda.warmups`.
 
 Which z-update a kernel runs is chosen in :mod:`gibbsjax.models.lda.z_updates`.
 """
@@ -41,8 +42,8 @@ __all__ = [
     "PREFIX_ONE_LEVEL_MAX_K",
     "draw_by_prefix_products",
     "LANES_UNROLL",
+    "doc_starts",
     "sample_z_lanes",
-    "sample_z_collapsed_parallel",
     "UNCOLLAPSED_BLOCK_STEPS",
     "sample_z_uncollapsed",
 ]
@@ -343,8 +344,14 @@ def draw_by_prefix_products(weights, u):
     return jnp.minimum(block * g + within, k - 1).astype(jnp.int32)
 
 
-def _doc_starts(d: LDAData):
-    """(S, R): True where a slot holds another document than the slot before it in its lane."""
+def doc_starts(d: LDAData):
+    """(S, R): True where a slot holds another document than the slot before it in its lane.
+
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models.lda import data
+    >>> doc_starts(data(Corpus.from_token_lists([["a", "b"], ["c"], ["a"]]), num_lanes=1)).ravel().tolist()
+    [True, False, True, True]
+    """
     before = jnp.concatenate([jnp.full_like(d.docs[:1], -1), d.docs[:-1]], axis=0)
     return d.docs != before
 
@@ -409,83 +416,7 @@ def sample_z_lanes(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
         return n_d + (z_new[:, None] == onehot), z_new
 
     rows = jnp.zeros((z.shape[1], K), jnp.int32)
-    _, z_new = jax.lax.scan(step, rows, (d.words, d.docs, z, u, _doc_starts(d)), unroll=LANES_UNROLL)
-    return jnp.where(d.mask, z_new, 0)
-
-
-def sample_z_collapsed_parallel(key, state: LDAState, d: LDAData, *, K: int, alpha: float, eta: float,
-                                word_topic=None):
-    """APPROXIMATE (for warm-up only): a document-parallel collapsed sweep.
-
-    Every token i gets p(z_i = k) ∝ (n_kw + η)/(n_k + Vη) · (n_dk,−i + α), its
-    own old topic taken out of all three counts, with the word–topic counts
-    n_kw and n_k refreshed after every step of the lane grid: each token sees
-    every update of earlier steps and of its own document, but not those of
-    the other R − 1 tokens drawn in the same step (AD-LDA-style staleness,
-    Newman et al. 2009).  So it does not leave the posterior invariant; used
-    only as the warm-up transition (``warmup="fast"``), where it reaches the
-    typical set in fewer sweeps than the exact sampler, whose φ drawn from
-    nearly uniform counts carries little signal at first.
-
-    ``word_topic`` (optional): the word–topic counts (n_kw (K, V), n_k (K,)) to
-    start from instead of those of ``d``'s own tokens: with documents split over
-    devices (:mod:`gibbsjax.models.lda.shard`) every shard starts from the summed
-    counts and sees only its own updates within the sweep (AD-LDA across shards).
-
-    Parameters
-    ----------
-    key : jax.Array
-        PRNG key.
-    state : LDAState or LDALearnedState
-        The current state.
-    d : LDAData
-        The packed corpus.
-    K : int
-        Number of topics.
-    alpha : float or jax.Array
-        α: a number, a traced scalar, or (K,) one per topic.
-    eta : float or jax.Array
-        η: a number or a traced scalar.
-    word_topic : tuple of jax.Array, optional
-        (n_kw (K, V), n_k (K,)) to start from (default: the counts of ``d``'s tokens).
-
-    Returns
-    -------
-    jax.Array
-        (S, R) int32: the new topics (padding: 0).
-
-    Examples
-    --------
-    >>> from gibbsjax.corpus import Corpus
-    >>> from gibbsjax.models.lda import data, partially_collapsed
-    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
-    >>> s = partially_collapsed(2).init(jax.random.key(0), d)
-    >>> sample_z_collapsed_parallel(jax.random.key(1), s, d, K=2, alpha=0.1, eta=0.01).shape
-    (3, 2)
-    """
-    z = state.z
-    ndk, nkw, nk = topic_counts(z, d, K)
-    if word_topic is not None:
-        nkw, nk = word_topic
-    v = vocab_size_of(d)
-    u = token_uniforms(key, d)
-    onehot = jnp.arange(K)
-
-    def step(carry, x):
-        nd, nwk, nk = carry
-        w, doc, z_old, ui, start, m = x  # (R,) each
-        nd = jnp.where(start[:, None], ndk[doc], nd)
-        old = ((z_old[:, None] == onehot) & m[:, None]).astype(jnp.int32)
-        n_d = nd - old
-        # 1 / (n_k,−i + Vη) by selecting between two (K,) reciprocals, not a division per lane
-        inv = jnp.where(old == 1, 1.0 / (nk - 1 + v * eta), 1.0 / (nk + v * eta))
-        weights = (nwk[w] - old + eta) * inv * (n_d + alpha)
-        z_new = draw_by_prefix_products(weights, ui)
-        change = ((z_new[:, None] == onehot) & m[:, None]).astype(jnp.int32) - old
-        return (nd + change, nwk.at[w].add(change), nk + jnp.sum(change, axis=0)), z_new
-
-    carry = (jnp.zeros((z.shape[1], K), jnp.int32), nkw.T, nk)
-    _, z_new = jax.lax.scan(step, carry, (d.words, d.docs, z, u, _doc_starts(d), d.mask), unroll=LANES_UNROLL)
+    _, z_new = jax.lax.scan(step, rows, (d.words, d.docs, z, u, doc_starts(d)), unroll=LANES_UNROLL)
     return jnp.where(d.mask, z_new, 0)
 
 

@@ -20,17 +20,17 @@ import numpy as np
 
 from gibbsjax import conjugate as cj
 from gibbsjax import random as gr
-from gibbsjax._checks import check_choice, check_int, check_positive, init_checker
+from gibbsjax._checks import check_int, check_positive, init_checker
 from gibbsjax.kernel import Kernel, sweep
 from gibbsjax.models.lda import shard as lda_shard
 from gibbsjax.models.lda.conditionals import (log_joint_collapsed, sample_log_phi, sample_z_collapsed,
-                                              sample_z_collapsed_parallel, sample_z_uncollapsed)
+                                              sample_z_uncollapsed)
 from gibbsjax.models.lda.layout import (LDAData, LDAState, initial_topics, num_docs_of, topic_counts,
                                         vocab_size_of)
 from gibbsjax.models.lda.priors import (LDALearnedState, LearnedPriors, learned_priors, log_joint_learned,
                                         minka_log_alpha, sample_log_alpha, sample_log_eta)
-from gibbsjax.models.lda.z_updates import (FAST_WARMUP_NAME, SAMPLE_Z, WARMUPS, resolve_dirichlet_draw,
-                                           resolve_z_update)
+from gibbsjax.models.lda.z_updates import (SAMPLE_Z, WARMUP_NAMES, WARMUP_SWEEPS, resolve_dirichlet_draw,
+                                           resolve_warmup, resolve_z_update)
 
 __all__ = [
     "partially_collapsed",
@@ -100,14 +100,14 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
              if sampler == "partially_collapsed" else
              _with_concentrations(sample_z_uncollapsed, alpha=True, eta=False, K=K, draw=dirichlet_draw))
         step = sweep(*extra_eta, phi, z, *extra_alpha)
-    # Warm-up: the fast z-sweeps (approximate) or the sampling sweep, the learned
+    # Warm-up: the approximate z-sweeps ("fast", "fast_grid") or the sampling sweep, the learned
     # concentrations updated as in sampling, and Minka's fixed point for α if asked.
     minka = [("log_alpha", functools.partial(minka_log_alpha, K=K))] if priors.alpha == "minka" else []
     warmup_step, names = None, []
-    if warmup == "fast":
-        fast = ("z", _with_concentrations(sample_z_collapsed_parallel, alpha=True, eta=True, K=K))
+    if warmup in WARMUP_SWEEPS:
+        fast = ("z", _with_concentrations(WARMUP_SWEEPS[warmup], alpha=True, eta=True, K=K))
         warmup_step = sweep(fast, *extra_alpha, *extra_eta, *minka)
-        names.append(FAST_WARMUP_NAME)
+        names.append(WARMUP_NAMES[warmup])
     elif minka:
         warmup_step = sweep(step, *minka)
     if minka:
@@ -212,7 +212,7 @@ def _cannot_shard(name: str, *args, **kwargs):
 def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str = "dense",
                  warmup: str = "exact", priors: LearnedPriors | None = None, dirichlet_draw: str = "sparse") -> Kernel:
     """The LDA kernel of ``sampler`` (``"partially_collapsed"``, ``"uncollapsed"`` or ``"collapsed"``)
-    from checked arguments (``z_update`` and ``dirichlet_draw`` resolved, ``priors`` from
+    from checked arguments (``z_update``, ``warmup``, ``dirichlet_draw`` resolved, ``priors`` from
     :func:`learned_priors` or None), cached per arguments: what the factories build, before any
     per-draw records.
 
@@ -235,8 +235,8 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
     # Warm-up only: z by approximate collapsed sweeps; log φ is left as it is,
     # since every sampling sweep draws φ | z before anything uses it.
     warmup_step = None
-    if warmup == "fast":
-        warmup_step = sweep(("z", functools.partial(sample_z_collapsed_parallel, K=K, alpha=alpha, eta=eta)))
+    if warmup in WARMUP_SWEEPS:
+        warmup_step = sweep(("z", functools.partial(WARMUP_SWEEPS[warmup], K=K, alpha=alpha, eta=eta)))
 
     def init(key, d: LDAData):
         k1, k2 = jax.random.split(key)
@@ -283,7 +283,7 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
         name=f"lda.{sampler}",
         accumulate=accumulate,
         warmup_step=warmup_step,
-        warmup_name=FAST_WARMUP_NAME if warmup_step is not None else "",
+        warmup_name=WARMUP_NAMES.get(warmup, ""),
         label_dims=("topic",),
         sizes=functools.partial(_sizes, K),
     )
@@ -416,7 +416,7 @@ def recorded_ids(spec, counts, name: str):
 
 
 def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_update: str = "auto",
-                        warmup: str = "fast", learn_alpha: str = "fixed", asymmetric_alpha: bool = False,
+                        warmup: str = "auto", learn_alpha: str = "fixed", asymmetric_alpha: bool = False,
                         learn_eta: bool = False, alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0),
                         record_phi=None, record_theta=None, dirichlet_draw: str = "auto") -> Kernel:
     """The default LDA sampler: φ drawn, θ integrated out, documents in parallel.
@@ -445,12 +445,15 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
         token, for K in the thousands) or ``"auto"`` (the fastest measured one for JAX's
         default backend, see :func:`resolve_z_update`).  With a learned α, ``"auto"``
         never picks ``"pallas"`` (its α is a compile-time constant) and ``"pallas"`` is refused.
-    warmup : {"fast", "exact"}, default "fast"
-        ``"fast"`` runs approximate document-parallel collapsed sweeps
-        (:func:`sample_z_collapsed_parallel`) during warm-up, which reach the typical
-        set in fewer sweeps and cost less than exact ones; ``"exact"`` warms up with the
-        sampling sweep itself.  Sampling sweeps are always exact; ``attrs["warmup"]``
-        of a result says which warm-up ran.
+    warmup : {"auto", "fast", "fast_grid", "exact"}, default "auto"
+        What warm-up sweeps run (sampling sweeps are always exact; ``attrs["warmup"]`` says
+        which ran): ``"fast"``, APPROXIMATE collapsed sweeps from the counts frozen at each
+        sweep's start (:func:`sample_z_collapsed_frozen`; cheaper than exact sweeps on a CPU,
+        the same draws for any lanes, shards or devices); ``"fast_grid"``, APPROXIMATE sweeps
+        refreshing the counts per step of the lane grid (:func:`sample_z_collapsed_parallel`;
+        the best fit per second measured on a CPU, but its draws depend on the lanes and
+        shards); ``"exact"``, the sampling sweep; ``"auto"``: ``"exact"`` on a GPU, else
+        ``"fast"`` (:func:`resolve_warmup`).
     learn_alpha : {"fixed", "sample", "minka"}, default "fixed"
         ``"sample"``: α is sampled in every sweep from p(α | z), θ integrated out
         (:func:`sample_log_alpha`), and recorded per draw as ``alpha`` in the posterior
@@ -520,12 +523,12 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
     z_update = resolve_z_update(z_update)
     if learned_alpha and z_update == "pallas":
         z_update = "dense"
-    warmup = check_choice("warmup", warmup, WARMUPS)
+    warmup = resolve_warmup(warmup)
     return _kernel_recording(*_check(K, alpha, eta), "partially_collapsed", z_update, warmup, priors,
                              *_check_recorded(record_phi, record_theta), resolve_dirichlet_draw(dirichlet_draw))
 
 
-def uncollapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "fast",
+def uncollapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "auto",
                 learn_alpha: str = "fixed", asymmetric_alpha: bool = False, learn_eta: bool = False,
                 alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0), record_phi=None, record_theta=None,
                 dirichlet_draw: str = "auto") -> Kernel:
@@ -551,13 +554,13 @@ def uncollapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = 
     --------
     >>> kernel = uncollapsed(10, alpha=0.5)
     """
-    warmup = check_choice("warmup", warmup, WARMUPS)
+    warmup = resolve_warmup(warmup)
     priors = learned_priors(learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior)
     return _kernel_recording(*_check(K, alpha, eta), "uncollapsed", "dense", warmup, priors,
                              *_check_recorded(record_phi, record_theta), resolve_dirichlet_draw(dirichlet_draw))
 
 
-def collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "fast",
+def collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "auto",
               learn_alpha: str = "fixed", asymmetric_alpha: bool = False, learn_eta: bool = False,
               alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0), record_phi=None, record_theta=None,
               dirichlet_draw: str = "auto") -> Kernel:
@@ -583,7 +586,7 @@ def collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "f
     --------
     >>> kernel = collapsed(10, learn_alpha="sample", learn_eta=True)
     """
-    warmup = check_choice("warmup", warmup, WARMUPS)
+    warmup = resolve_warmup(warmup)
     priors = learned_priors(learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior)
     return _kernel_recording(*_check(K, alpha, eta), "collapsed", "dense", warmup, priors,
                              *_check_recorded(record_phi, record_theta), resolve_dirichlet_draw(dirichlet_draw))

@@ -19,10 +19,13 @@ the K × V topic–word counts.  One sweep, inside ``jax.shard_map`` over the me
 So a chain's draws do not depend on the number of devices, nor on the packing:
 with ``warmup="exact"`` (or no warm-up) they are bit-identical to the unsharded
 sampler on one device; ``lp`` equal up to float summation order (its document part
-is summed shard by shard).  The fast warm-up (``warmup="fast"``, approximate,
-discarded) runs the document-parallel collapsed sweep on every shard from the summed
-counts, so it is AD-LDA across shards too: its path depends on the number of shards
-(not on the number of devices that hold them).
+is summed shard by shard).  So are those of the default warm-up on a CPU
+(``warmup="fast"``, approximate, discarded): its collapsed sweeps read the word–topic
+counts frozen at the start of the sweep, which are the summed counts the state already
+holds, so every shard sees what one device would.  Only the opt-in
+``warmup="fast_grid"`` (counts refreshed per grid step) runs on every shard from the
+summed counts and sees only its own updates within the sweep: AD-LDA across shards, whose
+path depends on the number of shards (not on the number of devices that hold them).
 
 Data (:mod:`gibbsjax.models.lda.shard_layout`, re-exported here): :func:`shard_data`
 assigns whole documents to shards, balanced by tokens (longest first to the lightest
@@ -50,11 +53,11 @@ from gibbsjax import conjugate as cj
 from gibbsjax.corpus import Corpus
 from gibbsjax.kernel import Kernel, Sharded
 from gibbsjax.models.lda import layout
-from gibbsjax.models.lda.conditionals import log_phi_given_counts, sample_z_collapsed_parallel
+from gibbsjax.models.lda.conditionals import log_phi_given_counts
 from gibbsjax.models.lda.layout import LDAData, LDAState
 from gibbsjax.models.lda.shard_layout import (AXIS, config_data, corpus_of, docs_in_corpus_order, from_parts,
                                               host_array, shard_data, tokens_in_corpus_order)
-from gibbsjax.models.lda.z_updates import FAST_WARMUP_NAME, SAMPLE_Z
+from gibbsjax.models.lda.z_updates import SAMPLE_Z, WARMUP_NAMES, WARMUP_SWEEPS, resolve_warmup
 from gibbsjax.rows import check_devices
 
 __all__ = [
@@ -115,7 +118,7 @@ def sharded_kernel(K: int, alpha: float, eta: float, z_update: str, warmup: str,
         Symmetric concentrations of θ and φ.
     z_update : str
         A resolved z-update (:func:`gibbsjax.models.lda.resolve_z_update`).
-    warmup : {"fast", "exact"}
+    warmup : {"fast", "fast_grid", "exact", "auto"}
         The warm-up, as for ``lda.partially_collapsed``.
     mesh : jax.sharding.Mesh
         One axis, :data:`AXIS`.
@@ -138,6 +141,7 @@ def sharded_kernel(K: int, alpha: float, eta: float, z_update: str, warmup: str,
     'lda.partially_collapsed'
     """
     sample_z = SAMPLE_Z[z_update]
+    warmup = resolve_warmup(warmup)
     data_spec, rep = P(AXIS), P()
 
     def on_shards(fn, in_specs, out_specs):
@@ -175,8 +179,8 @@ def sharded_kernel(K: int, alpha: float, eta: float, z_update: str, warmup: str,
             (k_z,) = jax.random.split(key, 1)  # as sweep(("z", ...))
 
             def one(z, d):
-                return sample_z_collapsed_parallel(k_z, LDAState(z, log_phi), d, K=K, alpha=alpha, eta=eta,
-                                                   word_topic=(nkw, nkw.sum(axis=1)))
+                return WARMUP_SWEEPS[warmup](k_z, LDAState(z, log_phi), d, K=K, alpha=alpha, eta=eta,
+                                             word_topic=(nkw, nkw.sum(axis=1)))
 
             z = per_shard(one, z, sd)
             return z, _counts(z, sd, K)
@@ -236,9 +240,10 @@ def sharded_kernel(K: int, alpha: float, eta: float, z_update: str, warmup: str,
         log_joint=log_joint,
         name="lda.partially_collapsed",
         accumulate=accumulate,
-        warmup_step=fast_warmup if warmup == "fast" else None,
-        warmup_name=(FAST_WARMUP_NAME + "; with documents sharded, every shard starts from the summed "
-                     "counts (AD-LDA across shards)") if warmup == "fast" else "",
+        warmup_step=fast_warmup if warmup in WARMUP_SWEEPS else None,
+        warmup_name=WARMUP_NAMES.get(warmup, "") + ("; with documents sharded, every shard starts from the "
+                                                    "summed counts (AD-LDA across shards)"
+                                                    if warmup == "fast_grid" else ""),
         label_dims=("topic",),
         data_type=LDAData,
     )
