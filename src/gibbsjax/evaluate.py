@@ -37,6 +37,7 @@ __all__ = [
     "coherence",
     "COHERENCE_KINDS",
     "COHERENCE_WINDOW_SIZES",
+    "WINDOW_COUNTS",
     "pyldavis_data",
     "as_corpus",
 ]
@@ -309,7 +310,7 @@ def _coherence_window(kind: str, window_size):
 
 
 def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 1e-12,
-              window_size: int | str | None = None) -> np.ndarray:
+              window_size: int | str | None = None, window_count: str = "gensim") -> np.ndarray:
     """Coherence of each topic's top ``n`` words in a reference corpus ``X``; higher is better.
 
     The defaults give the numbers gensim's ``CoherenceModel(coherence=kind,
@@ -419,6 +420,11 @@ def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 
     if isinstance(eps, bool) or not isinstance(eps, (int, float, np.floating)) or not 0 <= eps < 1:
         raise ValueError(f"eps must be a number in [0, 1), got {eps!r}")
     window = _coherence_window(kind, window_size)
+    if window_count not in WINDOW_COUNTS:
+        raise ValueError(f"window_count must be one of {WINDOW_COUNTS}, got {window_count!r}")
+    if window is None and window_count != "gensim":
+        raise ValueError(f"window_count applies to the sliding-window kinds {tuple(COHERENCE_WINDOW_SIZES)}; "
+                         f"{kind!r} counts documents, got window_count={window_count!r}")
     if isinstance(window, int) and not isinstance(X, Corpus):
         raise ValueError(f"{kind} counts words in sliding windows of the texts, so X must be a Corpus built from "
                          "texts or token lists (a count matrix has lost the word order; window_size='document' "
@@ -430,7 +436,7 @@ def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 
     if window == "document":
         window = max(int(corpus.doc_lengths.max(initial=0)), 1)  # every document is one window
     words, index = np.unique(top, return_inverse=True)
-    counts, total = _window_counts(corpus, words, window)
+    counts, total = _window_counts(corpus, words, window, window_count)
     joint = counts / total  # P(w_i, w_j); P(w_i) on the diagonal
     return (_c_v if kind == "c_v" else _c_npmi)(joint, index.reshape(top.shape), float(eps))
 
@@ -472,15 +478,64 @@ def _c_npmi(joint: np.ndarray, index: np.ndarray, eps: float) -> np.ndarray:
     return scores
 
 
-def _window_counts(corpus, words: np.ndarray, window: int, block: int = 1 << 16) -> tuple[np.ndarray, int]:
-    """Boolean sliding windows: ``C[a, b]`` = windows holding both ``words[a]`` and
-    ``words[b]`` (``C[a, a]``: windows holding ``words[a]``), and the number of windows.
+#: How :func:`coherence` counts a word in a sliding window: gensim's rule (the default) or a true boolean window.
+WINDOW_COUNTS = ("gensim", "boolean")
+
+
+def _window_intervals(pos: np.ndarray, group: np.ndarray, per_doc: np.ndarray, window: int,
+                      rule: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The windows (within its document) in which each occurrence marks its word present.
+
+    ``pos`` is each top-word token's position in its document, ``group`` a key of its
+    (document, word), ``per_doc`` its document's number of windows.  Returns ``(keep, lo, hi)``:
+    the occurrences ``keep`` mark windows ``lo ... hi`` (at most ``window`` of them).
+
+    * ``"boolean"``: window j holds tokens j ... j + window − 1, so a token at p lies in
+      windows max(0, p − window + 1) ... min(p, last).
+    * ``"gensim"``: the rule of gensim 4.4's ``WordOccurrenceAccumulator``
+      (``gensim.topic_coherence.text_analysis``), which keeps a set of present words and,
+      sliding from window t − 1 to t, first marks the word that left (token t − 1) absent and
+      then the word that entered (token t + window − 1) present.  So an occurrence at p is
+      marked present at window max(0, p − window + 1) (its *enter* time) and absent at window
+      p + 1 (its *leave* time), leaves before enters within a step, and the word's state in a
+      window is that of its latest event: a word that leaves while another of its occurrences
+      is still inside the window is absent until it enters again.  Each enter event marks the
+      windows up to the word's next event (in the same document), so the marked intervals of
+      a word are disjoint.  Vectorised: one sort of the events by (document, word, time, phase).
+    """
+    enter = np.maximum(pos - window + 1, 0)
+    if rule == "boolean":
+        return np.ones(pos.size, bool), enter, np.minimum(pos, per_doc - 1)
+    m = pos.size
+    # events: enters (phase 1) and leaves (phase 0, processed first) of every occurrence
+    time = np.concatenate([enter, pos + 1])
+    phase = np.concatenate([np.ones(m, np.int64), np.zeros(m, np.int64)])
+    key = np.concatenate([group, group])
+    order = np.lexsort((phase, time, key))
+    t_sorted, k_sorted = time[order], key[order]
+    limit = np.concatenate([per_doc, per_doc])[order]  # windows of the event's document
+    same = np.append(k_sorted[1:] == k_sorted[:-1], False)
+    next_time = np.where(same, np.append(t_sorted[1:], 0), limit)
+    stop = np.minimum(next_time, limit) - 1  # last window marked by this event, if an enter
+    is_enter = order < m
+    occurrence = order[is_enter]
+    hi = np.empty(m, np.int64)
+    hi[occurrence] = stop[is_enter]
+    return hi >= enter, enter, hi
+
+
+def _window_counts(corpus, words: np.ndarray, window: int, rule: str = "gensim",
+                   cells: int = 1 << 22) -> tuple[np.ndarray, int]:
+    """Sliding windows: ``C[a, b]`` = windows holding both ``words[a]`` and ``words[b]``
+    (``C[a, a]``: windows holding ``words[a]``), and the number of windows.
 
     A document of L tokens has max(L − window + 1, 1) windows (one when L ≤ window,
-    also when L = 0, as gensim counts); window j holds its tokens j ... j + window − 1.
-    A token at position p lies in windows max(0, p − window + 1) ... min(p, last): an
-    interval, so each window's occurrences are a cumulative sum of interval ends,
-    computed ``block`` windows at a time (no loop over documents or tokens)."""
+    also when L = 0, as gensim counts them: ``gensim.utils.iter_windows`` with
+    ``ignore_below_size=False``); window j holds its tokens j ... j + window − 1.  Which
+    windows a word counts in follows ``rule`` (:func:`_window_intervals`).  Every
+    occurrence marks an interval of at most ``window`` windows, so each window's
+    occurrences are a cumulative sum of interval ends, computed a block of windows at a
+    time (``cells`` = windows × words per block; no loop over documents or tokens)."""
     u = len(words)
     lengths = corpus.doc_lengths
     per_doc = np.maximum(lengths - window + 1, 1)
@@ -493,19 +548,25 @@ def _window_counts(corpus, words: np.ndarray, window: int, block: int = 1 << 16)
     cols = cols[where]
     doc = np.searchsorted(corpus.doc_offsets, where, side="right") - 1
     pos = where - corpus.doc_offsets[doc]
-    lo = first[doc] + np.maximum(pos - window + 1, 0)  # both non-decreasing in the token's position
-    hi = first[doc] + np.minimum(pos, per_doc[doc] - 1)
+    keep, lo, hi = _window_intervals(pos, doc * u + cols, per_doc[doc], window, rule)
+    lo, hi, cols = lo[keep] + first[doc[keep]], hi[keep] + first[doc[keep]], cols[keep]
+    order = np.argsort(lo, kind="stable")
+    lo, hi, cols = lo[order], hi[order], cols[order]
     counts = np.zeros((u, u))
+    block = max(cells // max(u, 1), 1)
     for b0 in range(0, total, block):
         b1 = min(b0 + block, total)
-        i0, i1 = np.searchsorted(hi, b0, side="left"), np.searchsorted(lo, b1, side="left")
-        if i1 <= i0:
-            continue
-        size = b1 - b0 + 1
+        # intervals starting in [b0 − window + 1, b1) are the only ones that can reach the block
+        i0, i1 = np.searchsorted(lo, b0 - window + 1, side="left"), np.searchsorted(lo, b1, side="left")
         start = np.maximum(lo[i0:i1], b0) - b0
         stop = np.minimum(hi[i0:i1], b1 - 1) - b0 + 1
-        c = cols[i0:i1]
-        diff = np.bincount(start * u + c, minlength=size * u) - np.bincount(stop * u + c, minlength=size * u)
+        inside = stop > start
+        if not inside.any():
+            continue
+        size = b1 - b0 + 1
+        c = cols[i0:i1][inside]
+        diff = (np.bincount(start[inside] * u + c, minlength=size * u)
+                - np.bincount(stop[inside] * u + c, minlength=size * u))
         present = (np.cumsum(diff.reshape(size, u), axis=0)[:-1] > 0).astype(np.float64)
         counts += present.T @ present  # exact: integers far below 2^53
     return counts, total
