@@ -9,7 +9,7 @@ Plain numpy on posterior summaries (not JAX): these run once after sampling.
 * :func:`top_words` -- the highest-probability words of each row of a
   class/topic-by-word matrix (optionally with their probabilities).
 * :func:`coherence` -- coherence of each topic's top words, by default as
-  gensim and tomotopy compute it (``u_mass``, ``c_npmi``, ``c_v``), and the
+  gensim computes it (``u_mass``, ``c_npmi``, ``c_v``), and the
   UMass sum Mimno et al. (2011) define (``umass_sum``).
 * :func:`pyldavis_data` -- the five arrays ``pyLDAvis.prepare`` takes, without
   depending on pyLDAvis.
@@ -259,18 +259,19 @@ def _top_indices(topic_word, n: int) -> np.ndarray:
 
 #: The coherence measures of :func:`coherence`, each with the convention it follows.
 COHERENCE_KINDS = {
-    "u_mass": "gensim's and tomotopy's u_mass (the default): the mean over the pairs (w_m, w_l), l < m, of "
+    "u_mass": "gensim's u_mass (the default): the mean over the pairs (w_m, w_l), l < m, of "
               "log((D(w_m, w_l)/D + eps) / (D(w_l)/D)); document co-occurrence, eps = 1e-12",
-    "c_npmi": "gensim's and tomotopy's c_npmi: the mean over ordered pairs of NPMI "
+    "c_npmi": "gensim's c_npmi: the mean over ordered pairs of NPMI "
               "log((P(w_i, w_j) + eps) / (P(w_i) P(w_j))) / -log(P(w_i, w_j) + eps); probabilities over "
-              "boolean sliding windows of 10 tokens (window_size)",
-    "c_v": "C_V of Röder, Both & Hinneburg (2015), as gensim's and tomotopy's c_v compute it: NPMI over boolean "
-           "sliding windows of 110 tokens (window_size), cosine of each word's NPMI vector with the topic's, mean",
+              "sliding windows of 10 tokens (window_size) counted as gensim counts them (window_count)",
+    "c_v": "C_V of Röder, Both & Hinneburg (2015), as gensim's c_v computes it: NPMI over sliding windows of "
+           "110 tokens (window_size) counted as gensim counts them (window_count), cosine of each word's NPMI "
+           "vector with the topic's, mean",
     "umass_sum": "UMass as Mimno et al. (2011) define it: the sum (not the mean) over the same pairs as u_mass "
                  "of log((D(w_m, w_l) + 1) / D(w_l))",
 }
 
-#: Default sliding window of each window-based kind, in tokens (gensim's and tomotopy's).
+#: Default sliding window of each window-based kind, in tokens (gensim's).
 COHERENCE_WINDOW_SIZES = {"c_npmi": 10, "c_v": 110}
 
 # another name for the same measure
@@ -313,13 +314,13 @@ def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 
               window_size: int | str | None = None, window_count: str = "gensim") -> np.ndarray:
     """Coherence of each topic's top ``n`` words in a reference corpus ``X``; higher is better.
 
-    The defaults give the numbers gensim's ``CoherenceModel(coherence=kind,
-    topn=n)`` and tomotopy's ``Coherence(coherence=kind, top_n=n)`` give for the
-    same top words and texts (the kinds are named as there); the sum Mimno et
-    al. define is ``"umass_sum"``.  D(w) is the number of documents (or
+    The defaults give the numbers gensim 4.4's ``CoherenceModel(coherence=kind,
+    topn=n)`` gives for the same top words and texts (the kinds are named as
+    there; checked against gensim in ``tests/test_coherence.py``); the sum Mimno
+    et al. define is ``"umass_sum"``.  D(w) is the number of documents (or
     windows) holding w, D(w, w') those holding both, D the number of documents
     (or windows), P(·) = D(·)/D; w_1, ..., w_n are a topic's top words, most
-    probable first; ε = ``eps`` (gensim's and tomotopy's 1e-12).
+    probable first; ε = ``eps`` (gensim's 1e-12).
 
     * ``"u_mass"`` (default) -- gensim's ``u_mass``:
       C_k = mean over the n(n−1)/2 pairs l < m of log((D(w_m, w_l)/D + ε) / (D(w_l)/D)),
@@ -329,10 +330,10 @@ def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 
     * ``"c_npmi"`` -- gensim's ``c_npmi``: the mean over the n(n−1) ordered
       pairs i ≠ j of NPMI(w_i, w_j) = log((P(w_i, w_j) + ε) / (P(w_i) P(w_j))) /
       −log(P(w_i, w_j) + ε) (Bouma 2009; as a coherence: Aletras & Stevenson
-      2013, Lau, Newman & Baldwin 2014), with P over boolean sliding windows of
+      2013, Lau, Newman & Baldwin 2014), with P over sliding windows of
       ``window_size`` tokens (default 10; see below).  In [−1, 1].
     * ``"c_v"`` -- C_V of Röder, Both & Hinneburg (WSDM 2015), with gensim's
-      choices: NPMI(w_i, w_j) as for ``c_npmi`` over boolean sliding windows
+      choices: NPMI(w_i, w_j) as for ``c_npmi`` over sliding windows
       of ``window_size`` tokens (default 110); the context vector of w_i is
       (NPMI(w_i, w_j))_j over the topic's words, the topic's vector the sum of
       these; C_V is the mean over i of the cosine between the two.  Roughly in
@@ -346,21 +347,30 @@ def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 
 
     Sliding windows (``c_npmi``, ``c_v``): a document of L tokens has
     max(L − window_size + 1, 1) windows (one when L ≤ window_size, also when
-    L = 0), window j holding its tokens j, ..., j + window_size − 1, and a word
-    occurs in every window that holds it.  They need the tokens in reading
-    order, so ``X`` must be a :class:`~gibbsjax.corpus.Corpus` built from texts
-    or token lists; ``window_size="document"`` makes every document one window
-    (document co-occurrence; any ``X``).  One difference from gensim 4.4:
-    gensim, sliding a window by one token, marks the word that leaves it as
-    absent even when it occurs again inside the window, so on texts that repeat
-    a top word within ``window_size`` tokens its counts, and so its ``c_npmi``
-    and ``c_v``, differ from this definition (``c_v`` by 0.02 to 0.1 for eight
-    topics fitted to ``stdlib_docs``); where no window repeats a top word the
-    two agree to rounding.  For gensim's own number, pass our top words to it:
-    ``CoherenceModel(topics=model.top_words(n), texts=corpus.to_token_lists(),
-    dictionary=gensim.corpora.Dictionary(corpus.to_token_lists()),
-    coherence="c_v").get_coherence_per_topic()``.  A top word that never occurs
-    in ``X`` makes its topic's ``c_npmi`` and ``c_v`` NaN (gensim: inf or NaN).
+    L = 0, as in gensim), window j holding its tokens j, ..., j + window_size − 1.
+    They need the tokens in reading order, so ``X`` must be a
+    :class:`~gibbsjax.corpus.Corpus` built from texts or token lists;
+    ``window_size="document"`` makes every document one window (document
+    co-occurrence; any ``X``).  Which windows a word counts in follows
+    ``window_count``:
+
+    * ``"gensim"`` (default) -- gensim 4.4's rule (``WordOccurrenceAccumulator``
+      in ``gensim.topic_coherence.text_analysis``): sliding from one window to
+      the next, the word of the token that leaves is marked absent, then the
+      word of the token that enters present.  A word repeated within
+      ``window_size`` tokens is therefore marked absent when its first
+      occurrence leaves although another is still inside, until it enters
+      again: in ``a b a c`` with windows of 3, ``a`` counts in 1 window, not 2.
+      This gives gensim's numbers (to rounding).
+    * ``"boolean"`` -- a word counts in every window that holds it (the boolean
+      sliding window of Röder et al. 2015 as defined): higher probabilities for
+      repeated words, so ``c_npmi`` and ``c_v`` differ from gensim's on texts
+      that repeat a top word within ``window_size`` tokens (``c_v`` by 0.02 to
+      0.4 on random texts longer than the window); equal where none does.
+
+    A top word that never occurs in ``X`` makes its topic's ``c_npmi`` and
+    ``c_v`` NaN (gensim: inf or NaN).  tomotopy's ``Coherence`` uses the same
+    names; its numbers are not checked here (tomotopy is not a test dependency).
 
     Older names: ``"umass_gensim"`` is accepted for ``"u_mass"``; ``"umass"``
     (which was the sum, now ``"umass_sum"``) and ``"npmi"`` (document
@@ -385,6 +395,8 @@ def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 
     window_size : int or "document", optional
         The sliding window of ``c_npmi`` (default 10) and ``c_v`` (default 110);
         ``"document"`` makes every document one window.
+    window_count : {"gensim", "boolean"}, default "gensim"
+        How a word repeated inside a sliding window is counted (see above).
 
     Returns
     -------
@@ -395,7 +407,8 @@ def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 
     ------
     ValueError
         For an unknown ``kind`` (naming the new names of the old ones), a
-        ``window_size`` given to a kind that counts documents, or sliding windows
+        ``window_size`` or ``window_count`` given to a kind that counts documents,
+        an unknown ``window_count``, or sliding windows
         asked of an ``X`` without tokens in reading order.
 
     Examples
@@ -410,6 +423,13 @@ def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 
     ([0.0, 0.0], [0.405, 0.405])
     >>> coherence(good, X, n=2, kind="c_npmi", window_size="document").round(3).tolist()
     [1.0, 1.0]
+    >>> from gibbsjax.corpus import Corpus
+    >>> texts = Corpus.from_token_lists([["a", "b", "a", "c"], ["c", "d", "a", "b"]])
+    >>> ab = [[.4, .3, .2, .1]]  # vocabulary a, b, c, d: top words a, b
+    >>> coherence(ab, texts, n=2, kind="c_npmi", window_size=3).round(3).tolist()  # gensim's
+    [-0.17]
+    >>> coherence(ab, texts, n=2, kind="c_npmi", window_size=3, window_count="boolean").round(3).tolist()
+    [0.0]
     """
     kind = _coherence_kind(kind)
     tw = np.asarray(topic_word, dtype=np.float64)

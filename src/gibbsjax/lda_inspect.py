@@ -128,10 +128,11 @@ class LDAInspection:
         return evaluate.top_words(self.topic_word_, self.vocab_, n, with_probabilities=with_probabilities)
 
     def coherence(self, kind: str = "u_mass", n: int = 10, X=None, **kwargs) -> np.ndarray:
-        """Per-topic coherence of the top ``n`` words, as gensim and tomotopy compute it.
+        """Per-topic coherence of the top ``n`` words, as gensim's ``CoherenceModel`` computes it.
 
-        See :func:`gibbsjax.evaluate.coherence`.  Window-based kinds need the documents in
-        reading order.
+        See :func:`gibbsjax.evaluate.coherence`: the kinds named after gensim's
+        (``u_mass``, ``c_npmi``, ``c_v``) give gensim 4.4's numbers for the same top
+        words and texts.  Window-based kinds need the documents in reading order.
 
         Parameters
         ----------
@@ -146,7 +147,8 @@ class LDAInspection:
             The reference documents, any input of :class:`gibbsjax.LDA` (default: the
             training corpus).
         **kwargs
-            Passed to :func:`gibbsjax.evaluate.coherence` (e.g. ``window_size``).
+            Passed to :func:`gibbsjax.evaluate.coherence` (``eps``, ``window_size``,
+            ``window_count="boolean"`` for true boolean windows instead of gensim's count).
 
         Returns
         -------
