@@ -249,9 +249,7 @@ def test_scikit_learn_names(texts_model):
     np.testing.assert_allclose(texts_model.components_.sum(axis=1), 1.0, rtol=1e-5)
     assert texts_model.n_components == 2 == LDA(num_topics=2).n_components
     assert not hasattr(LDA(), "components_")  # scikit-learn's fitted check
-    assert "n_components" not in LDA().get_params()
-    with pytest.raises(AttributeError):
-        LDA().n_components = 3  # read-only: set num_topics
+    assert LDA(n_components=3).num_topics == 3 == LDA().set_params(n_components=3).num_topics  # test_sklearn.py
 
 
 def test_fit_bag_of_words_with_a_dictionary():

@@ -32,8 +32,8 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
 
     Parameters
     ----------
-    num_topics : int
-        K, the number of topics (``n_components``, scikit-learn's name, reads it).
+    num_topics : int, default 10
+        K, the number of topics.
     alpha, eta : float
         Symmetric Dirichlet concentrations of θ_d (document–topic) and φ_k
         (topic–word); with learned priors, their starting values.
@@ -109,6 +109,10 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
     save_warmup : bool
         Passed to :func:`gibbsjax.sample`: the warm-up sweeps and their ``lp`` kept in
         ``idata_.warmup_posterior``, ``warmup_sample_stats``.
+    n_components : int, optional
+        scikit-learn's name of ``num_topics`` (``LatentDirichletAllocation``'s): give
+        either (both, with different values: ``ValueError``); the two are always equal,
+        and ``set_params`` or ``GridSearchCV`` setting one sets both.
 
     Attributes
     ----------
@@ -194,17 +198,19 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
 
     _fitted_attribute = "topic_word_"
     _always_shown = ("num_topics",)
+    _aliases = {"n_components": "num_topics"}
 
     def __init__(
-        self, num_topics: int = 10, alpha: float = 0.1, eta: float = 0.01, sampler: str = "partially_collapsed", *,
+        self, num_topics: int | None = None, alpha: float = 0.1, eta: float = 0.01, sampler: str = "partially_collapsed", *,
         stop_words=None, min_df: int | float = 1, max_df: int | float = 1.0,
         num_chains: int = 4, num_warmup: int = 100, num_draws: int = 100, thin: int = 1, seed: int | None = None,
         random_state=None, progress: bool = True, chunk_size: int | None = None, num_lanes: int | None = None,
         chains: str = "best", empty: str = "keep", learn_alpha: str = "fixed", asymmetric_alpha: bool = False,
         learn_eta: bool = False, alpha_prior: tuple[float, float] = (1.0, 1.0),
         eta_prior: tuple[float, float] = (1.0, 1.0), record_phi=None, record_theta=None, devices: int | None = None,
-        shard: str = "auto", warn: bool = True, save_warmup: bool = False,
+        shard: str = "auto", warn: bool = True, save_warmup: bool = False, n_components: int | None = None,
     ):
+        num_topics, n_components = lda_fit.resolve_num_topics(num_topics, n_components)
         given = locals()
         for name in self._param_names():  # scikit-learn's convention: store the arguments as given
             setattr(self, name, given[name])

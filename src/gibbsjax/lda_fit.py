@@ -33,16 +33,61 @@ from gibbsjax.run import Settings, data_fingerprint
 from gibbsjax.stable import stable_topics_of, summary_rows
 
 __all__ = ["EMPTY_CHOICES", "check_params", "settings", "fit_settings", "kernel", "hyperparameters", "sampled",
-           "data", "job", "prior_theta", "fitted_attributes", "summary", "check_result", "rename_words", "params_from_run",
+           "data", "job", "prior_theta", "resolve_num_topics", "fitted_attributes", "summary", "check_result", "rename_words", "params_from_run",
            "check_training_corpus"]
 
 #: the choices of the estimator's ``empty``
 EMPTY_CHOICES = ("keep", "drop", "error")
 
 
+def _same(a, b) -> bool:
+    try:
+        return a is b or bool(a == b)
+    except (TypeError, ValueError):  # e.g. arrays: refused by check_params
+        return False
+
+
+def resolve_num_topics(num_topics, n_components):
+    """K from ``num_topics`` or its scikit-learn name ``n_components`` (default 10), for both.
+
+    Parameters
+    ----------
+    num_topics, n_components : int or None
+        The number of topics under either name (None: not given).
+
+    Returns
+    -------
+    tuple
+        ``(num_topics, n_components)``, equal: the one given (the same object), or 10.
+
+    Raises
+    ------
+    ValueError
+        Naming both, when both are given with different values.
+
+    Examples
+    --------
+    >>> resolve_num_topics(None, 3), resolve_num_topics(5, None), resolve_num_topics(None, None)
+    ((3, 3), (5, 5), (10, 10))
+    """
+    if num_topics is None and n_components is None:
+        num_topics = 10
+    if num_topics is None:
+        num_topics = n_components
+    elif n_components is None:
+        n_components = num_topics
+    elif not _same(num_topics, n_components):
+        raise ValueError(f"num_topics={num_topics!r} and n_components={n_components!r} (scikit-learn's name of "
+                         "num_topics) differ: give one of them")
+    return num_topics, n_components
+
+
 def check_params(params: Mapping[str, Any]) -> None:
     """Check the arguments without changing them (``ValueError`` naming the argument)."""
-    check_int("num_topics", params["num_topics"], 1)
+    check_int("num_topics (n_components)", params["num_topics"], 1)
+    if "n_components" in params and not _same(params["n_components"], params["num_topics"]):
+        raise ValueError(f"num_topics={params['num_topics']!r} and n_components={params['n_components']!r} "
+                         "(scikit-learn's name of num_topics) differ: give one of them")
     sampler = params["sampler"]
     if not isinstance(sampler, str) or sampler not in lda.SAMPLERS:
         raise ValueError(f"sampler must be one of {sorted(lda.SAMPLERS)}, got {sampler!r}")
