@@ -159,6 +159,19 @@ def test_c_npmi_sliding_windows_of_10(data):
                                   evaluate.coherence(tw, corpus, kind="c_v", n=4, window_size=110))
 
 
+@pytest.mark.parametrize("cells", [1, 37])
+def test_windows_counted_in_small_blocks(data, monkeypatch, cells):
+    """The counts are taken a block of windows at a time: blocks of 1 and 3 windows (and
+    intervals crossing their borders) give the by-hand numbers too."""
+    import functools
+
+    docs, corpus, tw = data
+    monkeypatch.setattr(evaluate, "_window_counts", functools.partial(evaluate._window_counts, cells=cells))
+    for rule in ("gensim", "boolean"):
+        np.testing.assert_allclose(evaluate.coherence(tw, corpus, kind="c_npmi", n=4, window_size=6, window_count=rule),
+                                   [npmi_by_hand(docs, t, 6, rule) for t in TOPICS], rtol=1e-10)
+
+
 def test_a_word_that_never_occurs(data):
     """u_mass: a pair conditioned on a word in no document counts 0 (as gensim); c_npmi: NaN."""
     docs, corpus, _ = data
