@@ -92,17 +92,19 @@ def test_clone_get_params_set_params():
 
 
 def test_n_components_is_num_topics():
-    """scikit-learn's name of K (``LatentDirichletAllocation(n_components=)``) as a
-    constructor argument: always equal to ``num_topics``, through clone and set_params."""
-    assert LDA().num_topics == LDA().n_components == 10
+    """K as a fit records it (``lda_fit.hyperparameters``) is num_topics or n_components;
+    scikit-learn's name of K (``LatentDirichletAllocation(n_components=)``) as a
+    constructor argument, stored as given (the other None); set_params sets both."""
+    assert LDA().num_topics is None and LDA().n_components is None
+    assert lda_fit.hyperparameters(LDA().get_params())["K"] == 10
     est = LDA(n_components=3, seed=0)
-    assert est.num_topics == est.n_components == 3 and repr(est) == "LDA(num_topics=3, seed=0)"
-    assert est.get_params()["n_components"] == est.get_params()["num_topics"] == 3
+    assert est.num_topics is None and est.n_components == 3 and repr(est) == "LDA(seed=0, n_components=3)"
+    assert lda_fit.hyperparameters(est.get_params())["K"] == 3
     twin = clone(est)
-    assert twin.get_params() == est.get_params() and twin.num_topics == 3
+    assert twin.get_params() == est.get_params() and twin.n_components == 3
     assert est.set_params(n_components=5) is est and est.num_topics == est.n_components == 5
     assert est.set_params(num_topics=6).n_components == 6
-    assert LDA(num_topics=4, n_components=4).num_topics == 4
+    assert lda_fit.hyperparameters(LDA(num_topics=4, n_components=4).get_params())["K"] == 4
     with pytest.raises(ValueError, match="num_topics=4 and n_components=3 .*differ"):
         LDA(num_topics=4, n_components=3)
     with pytest.raises(ValueError, match="num_topics=4 and n_components=3 .*differ"):

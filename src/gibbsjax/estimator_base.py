@@ -41,8 +41,8 @@ class Estimator:
     _fitted_attribute = ""
     #: arguments :meth:`__repr__` shows even at their default
     _always_shown: tuple[str, ...] = ()
-    #: constructor arguments that are other names of one argument (alias -> name): always
-    #: equal, :meth:`set_params` sets both, :meth:`__repr__` shows the name only
+    #: constructor arguments that are other names of one argument (alias -> name):
+    #: :meth:`set_params` given one of them sets both
     _aliases: dict[str, str] = {}
 
     @classmethod
@@ -119,8 +119,8 @@ class Estimator:
     def __repr__(self) -> str:
         defaults = {n: p.default for n, p in inspect.signature(type(self).__init__).parameters.items()
                     if n != "self"}
-        shown = [f"{n}={v!r}" for n, v in self.get_params().items() if n not in self._aliases and
-                 (n in self._always_shown or not (type(v) is type(defaults[n]) and v == defaults[n]))]
+        shown = [f"{n}={v!r}" for n, v in self.get_params().items()
+                 if (n in self._always_shown and v is not None) or not (type(v) is type(defaults[n]) and v == defaults[n])]
         return f"{type(self).__name__}({', '.join(shown)})"
 
     @classmethod

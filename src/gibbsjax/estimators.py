@@ -32,8 +32,8 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
 
     Parameters
     ----------
-    num_topics : int, default 10
-        K, the number of topics.
+    num_topics : int, optional
+        K, the number of topics (default 10).
     alpha, eta : float
         Symmetric Dirichlet concentrations of θ_d (document–topic) and φ_k
         (topic–word); with learned priors, their starting values.
@@ -111,8 +111,9 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         ``idata_.warmup_posterior``, ``warmup_sample_stats``.
     n_components : int, optional
         scikit-learn's name of ``num_topics`` (``LatentDirichletAllocation``'s): give
-        either (both, with different values: ``ValueError``); the two are always equal,
-        and ``set_params`` or ``GridSearchCV`` setting one sets both.
+        either (both, with different values: ``ValueError``).  Both are stored as given
+        (scikit-learn's convention; the one not given stays None), and ``set_params``
+        or ``GridSearchCV`` setting one sets both.
 
     Attributes
     ----------
@@ -210,7 +211,6 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         eta_prior: tuple[float, float] = (1.0, 1.0), record_phi=None, record_theta=None, devices: int | None = None,
         shard: str = "auto", warn: bool = True, save_warmup: bool = False, n_components: int | None = None,
     ):
-        num_topics, n_components = lda_fit.resolve_num_topics(num_topics, n_components)
         given = locals()
         for name in self._param_names():  # scikit-learn's convention: store the arguments as given
             setattr(self, name, given[name])
@@ -342,7 +342,7 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
 
     def _adopt(self, idata, corpus, vocab) -> None:
         """Set the fitted attributes from a post-processed result (a fit's or a file's)."""
-        vars(self).update(lda_fit.fitted_attributes(idata, corpus, vocab, self.alpha, self.num_topics))
+        vars(self).update(lda_fit.fitted_attributes(idata, corpus, vocab, self.alpha, self._num_topics()))
 
     # ------------------------------------------------------------------ outputs
     def transform(self, X, *, vocab=None, num_sweeps: int = 100, num_burn: int = 50, seed: int = 0) -> np.ndarray:
@@ -382,8 +382,8 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         self._check_fitted()
         check_seed("seed", seed)  # before any work, as gibbsjax.sample takes it
         corpus = as_corpus(X, "X", vocab=vocab, model_vocab=self.vocab_, empty=self.empty)
-        theta = np.broadcast_to(lda_fit.prior_theta(self._alpha(), self.num_topics),
-                                (corpus.num_docs, int(self.num_topics))).copy()
+        theta = np.broadcast_to(lda_fit.prior_theta(self._alpha(), self._num_topics()),
+                                (corpus.num_docs, self._num_topics())).copy()
         has_tokens = corpus.doc_lengths > 0
         if np.any(has_tokens):
             theta[has_tokens] = infer_doc_topics(self.topic_word_, lda_fit.sampled(corpus), alpha=self._alpha(),

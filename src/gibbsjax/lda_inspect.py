@@ -127,6 +127,10 @@ class LDAInspection:
         self._check_fitted()
         return evaluate.top_words(self.topic_word_, self.vocab_, n, with_probabilities=with_probabilities)
 
+    def _num_topics(self) -> int:
+        """K: ``num_topics`` or ``n_components``, whichever is given (default 10)."""
+        return lda_fit.num_topics(self.get_params())
+
     def coherence(self, kind: str = "u_mass", n: int = 10, X=None, **kwargs) -> np.ndarray:
         """Per-topic coherence of the top ``n`` words, as gensim's ``CoherenceModel`` computes it.
 
@@ -213,7 +217,7 @@ class LDAInspection:
         >>> LDA(3).get_feature_names_out().tolist()
         ['topic0', 'topic1', 'topic2']
         """
-        return np.array([f"topic{k}" for k in range(int(self.num_topics))], dtype=object)
+        return np.array([f"topic{k}" for k in range(self._num_topics())], dtype=object)
 
     def set_vocab(self, vocab):
         """Name the words of a model fitted on a matrix without ``vocab``.
