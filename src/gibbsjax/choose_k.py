@@ -252,7 +252,7 @@ def table_lines(table) -> list[str]:
     ...                   "rare": [4, 0], "perplexity": [250.0, 230.0], "coherence": [-1.2, -1.0],
     ...                   "rhat_lp": [1.3, 1.05]})
     >>> t.attrs["coherence"] = "u_mass"  # as choose_num_topics records it
-    >>> print("\n".join(table_lines(t)))
+    >>> for line in table_lines(t): print(line)
         K  stability     stable     rare  perplexity  coherence (u_mass)  R-hat lp
         5     0.700     3 of 5        4       250.0              -1.200   1.300
        10     0.950   10 of 10        0       230.0              -1.000   1.050  <- most stable
