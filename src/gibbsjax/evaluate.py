@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 from gibbsjax import inputs
 from gibbsjax.corpus import Corpus
@@ -587,8 +588,9 @@ def _window_counts(corpus, words: np.ndarray, window: int, rule: str = "gensim",
         c = cols[i0:i1][inside]
         diff = (np.bincount(start[inside] * u + c, minlength=size * u)
                 - np.bincount(stop[inside] * u + c, minlength=size * u))
-        present = (np.cumsum(diff.reshape(size, u), axis=0)[:-1] > 0).astype(np.float64)
-        counts += present.T @ present  # exact: integers far below 2^53
+        # a window holds few top words: the product of the sparse indicator is cheap
+        present = sparse.csr_matrix((np.cumsum(diff.reshape(size, u), axis=0)[:-1] > 0).astype(np.float64))
+        counts += (present.T @ present).toarray()  # exact: integers far below 2^53
     return counts, total
 
 
