@@ -120,7 +120,8 @@ class Estimator:
         defaults = {n: p.default for n, p in inspect.signature(type(self).__init__).parameters.items()
                     if n != "self"}
         shown = [f"{n}={v!r}" for n, v in self.get_params().items()
-                 if (n in self._always_shown and v is not None) or not (type(v) is type(defaults[n]) and v == defaults[n])]
+                 if (n in self._always_shown and v is not None)
+                 or not (type(v) is type(defaults[n]) and v == defaults[n])]
         return f"{type(self).__name__}({', '.join(shown)})"
 
     @classmethod

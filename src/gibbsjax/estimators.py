@@ -202,7 +202,8 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
     _aliases = {"n_components": "num_topics"}
 
     def __init__(
-        self, num_topics: int | None = None, alpha: float = 0.1, eta: float = 0.01, sampler: str = "partially_collapsed", *,
+        self, num_topics: int | None = None, alpha: float = 0.1, eta: float = 0.01,
+        sampler: str = "partially_collapsed", *,
         stop_words=None, min_df: int | float = 1, max_df: int | float = 1.0,
         num_chains: int = 4, num_warmup: int = 100, num_draws: int = 100, thin: int = 1, seed: int | None = None,
         random_state=None, progress: bool = True, chunk_size: int | None = None, num_lanes: int | None = None,
