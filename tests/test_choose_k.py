@@ -49,6 +49,7 @@ def test_table_perplexity_coherence_and_the_true_k_more_stable():
     assert at10["stable"] == 10 and at10["stable_share"] == 1.0
     assert at10["perplexity"] < at5["perplexity"]
     assert np.isfinite(table["coherence"]).all() and np.isfinite(table["rhat_lp"]).all()
+    assert table.attrs["coherence"] == "u_mass" and "coherence (u_mass)" in table_lines(table)[0]
     # each column from its own definition: the fits on the training part (80%, split seed 0)
     from gibbsjax import evaluate
 
@@ -100,7 +101,9 @@ def test_cli_choose_k(tmp_path, capsys):
     assert main(["choose-k", str(config), "--K", "2,3", "--chains", "6", "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "6 chains per K" in out
-    assert re.search(r"^\s+K\s+stability\s+stable\s+rare\s+perplexity\s+coherence\s+R-hat lp$", out, re.M)
+    assert re.search(r"^\s+K\s+stability\s+stable\s+rare\s+perplexity\s+coherence \(u_mass\)\s+R-hat lp$",
+                     out, re.M)
+    assert "coherence (u_mass): the mean over the stable topics of gensim's u_mass of their top 10 words" in out
     rows = re.findall(r"^\s+([23])\s+([0-9.]+)\s+(\d+) of ([23])", out, re.M)
     assert [r[0] for r in rows] == ["2", "3"] and all(r[0] == r[3] for r in rows)
     assert all(0 < float(r[1]) <= 1 for r in rows)

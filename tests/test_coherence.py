@@ -2,7 +2,8 @@
 
 The references are computed here with plain Python loops over the definitions
 (documents and sliding windows as sets of words), not with our vectorised code;
-one test compares with gensim itself when it is installed (the ``bench`` extra).
+the tests at the end compare with gensim itself (in the ``test`` extra), on texts longer than
+the windows that repeat words within them.
 """
 
 from __future__ import annotations
@@ -68,13 +69,32 @@ def umass_sum_by_hand(docs, top):
                for m in range(1, len(top)) for l in range(m))
 
 
-def npmi_by_hand(docs, top, window):
-    """gensim's c_npmi: the mean over ordered pairs i != j of NPMI, probabilities as
-    fractions of boolean sliding windows of ``window`` tokens (a shorter document is one window)."""
+def window_sets(docs, window, rule="gensim"):
+    """The words counted present in each sliding window of ``window`` tokens (a shorter
+    document is one window).  ``"boolean"``: the set of the window's words.  ``"gensim"``:
+    gensim 4.4's rule, simulated step by step: the first window's words; then, sliding by
+    one token, discard the word of the token that left, then add the word that entered."""
     sets = []
     for d in docs:
-        spans = [d] if len(d) <= window else [d[j:j + window] for j in range(len(d) - window + 1)]
-        sets += [set(s) for s in spans]
+        if len(d) <= window:
+            sets.append(set(d))
+            continue
+        present = set(d[:window])
+        sets.append(set(present))
+        for j in range(1, len(d) - window + 1):
+            if rule == "boolean":
+                present = set(d[j:j + window])
+            else:
+                present.discard(d[j - 1])
+                present.add(d[j + window - 1])
+            sets.append(set(present))
+    return sets
+
+
+def npmi_by_hand(docs, top, window, rule="gensim"):
+    """gensim's c_npmi: the mean over ordered pairs i != j of NPMI, probabilities as
+    fractions of the sliding windows of ``window`` tokens holding the words (:func:`window_sets`)."""
+    sets = window_sets(docs, window, rule)
     values = []
     for a in top:
         for b in top:
@@ -109,14 +129,27 @@ def test_umass_sum_is_mimno(data):
                                [umass_sum_by_hand(docs, t) for t in TOPICS], rtol=1e-12)
 
 
+def test_window_rules_differ_on_repeated_words():
+    """``a b a c``, windows of 3: gensim counts ``a`` in 1 window, a boolean count in 2."""
+    assert [("a" in s) for s in window_sets([list("abac")], 3)] == [True, False]
+    assert [("a" in s) for s in window_sets([list("abac")], 3, "boolean")] == [True, True]
+
+
 def test_c_npmi_sliding_windows_of_10(data):
     docs, corpus, tw = data
     expected = [npmi_by_hand(docs, t, 10) for t in TOPICS]
+    boolean = [npmi_by_hand(docs, t, 10, "boolean") for t in TOPICS]
     whole = [npmi_by_hand(docs, t, math.inf) for t in TOPICS]
     assert not np.allclose(expected, whole, atol=0.01)  # the window matters on these documents
+    assert not np.allclose(expected, boolean, atol=0.01)  # so does the counting rule
     np.testing.assert_allclose(evaluate.coherence(tw, corpus, kind="c_npmi", n=4), expected, rtol=1e-10)
-    np.testing.assert_allclose(evaluate.coherence(tw, corpus, kind="c_npmi", n=4, window_size=5),
-                               [npmi_by_hand(docs, t, 5) for t in TOPICS], rtol=1e-10)
+    np.testing.assert_allclose(evaluate.coherence(tw, corpus, kind="c_npmi", n=4, window_count="boolean"),
+                               boolean, rtol=1e-10)
+    for window in (1, 2, 5, 13):
+        for rule in ("gensim", "boolean"):
+            np.testing.assert_allclose(
+                evaluate.coherence(tw, corpus, kind="c_npmi", n=4, window_size=window, window_count=rule),
+                [npmi_by_hand(docs, t, window, rule) for t in TOPICS], rtol=1e-10, err_msg=f"{window} {rule}")
     # whole documents, also from a count matrix (no reading order needed)
     for X in (corpus, corpus.to_dtm()):
         np.testing.assert_allclose(evaluate.coherence(tw, X, kind="c_npmi", n=4, window_size="document"),
@@ -124,6 +157,19 @@ def test_c_npmi_sliding_windows_of_10(data):
     # c_v's default window is gensim's 110 tokens
     np.testing.assert_array_equal(evaluate.coherence(tw, corpus, kind="c_v", n=4),
                                   evaluate.coherence(tw, corpus, kind="c_v", n=4, window_size=110))
+
+
+@pytest.mark.parametrize("cells", [1, 37])
+def test_windows_counted_in_small_blocks(data, monkeypatch, cells):
+    """The counts are taken a block of windows at a time: blocks of 1 and 3 windows (and
+    intervals crossing their borders) give the by-hand numbers too."""
+    import functools
+
+    docs, corpus, tw = data
+    monkeypatch.setattr(evaluate, "_window_counts", functools.partial(evaluate._window_counts, cells=cells))
+    for rule in ("gensim", "boolean"):
+        np.testing.assert_allclose(evaluate.coherence(tw, corpus, kind="c_npmi", n=4, window_size=6, window_count=rule),
+                                   [npmi_by_hand(docs, t, 6, rule) for t in TOPICS], rtol=1e-10)
 
 
 def test_a_word_that_never_occurs(data):
@@ -155,6 +201,10 @@ def test_bad_window_size(data):
             evaluate.coherence(tw, corpus, kind="c_npmi", n=4, window_size=bad)
     with pytest.raises(ValueError, match="c_npmi .* must be a Corpus.*window_size='document'"):
         evaluate.coherence(tw, corpus.to_dtm(), kind="c_npmi", n=4)
+    with pytest.raises(ValueError, match="window_count must be one of .*'boolean'.*got 'bool'"):
+        evaluate.coherence(tw, corpus, kind="c_v", n=4, window_count="bool")
+    with pytest.raises(ValueError, match="window_count applies to the sliding-window kinds"):
+        evaluate.coherence(tw, corpus, kind="u_mass", n=4, window_count="boolean")
 
 
 def test_report_names_the_measure():
@@ -178,21 +228,38 @@ def test_report_names_the_measure():
         assert values in text.splitlines()[1]
 
 
+@pytest.fixture(scope="module")
+def long_texts():
+    """Texts from 0 to 180 tokens over 25 words, so most are longer than both windows (10 and
+    110 tokens) and repeat top words within them; topics of 6 words, some shared."""
+    rng = np.random.default_rng(3)
+    vocab = [f"w{i}" for i in range(25)]
+    docs = [[str(w) for w in rng.choice(vocab, size=int(rng.integers(0, 180)))] for _ in range(50)]
+    topics = [[str(w) for w in rng.choice(vocab, 6, replace=False)] for _ in range(4)]
+    return docs, vocab, topics
+
+
 @pytest.mark.parametrize("kind", ["u_mass", "c_npmi", "c_v"])
-def test_equals_gensim(kind):
-    """gensim's own numbers (skipped without gensim).  No document repeats a word, so
-    gensim's sliding-window counting (which undercounts a repeated word) is exact."""
+@pytest.mark.parametrize("window_size", [None, 7])
+def test_equals_gensim(kind, window_size, long_texts):
+    """gensim's own numbers for the same top words and texts, default window (10 for c_npmi,
+    110 for c_v) and another; the boolean count differs from them on these texts."""
     pytest.importorskip("gensim")
     from gensim.corpora import Dictionary
     from gensim.models import CoherenceModel
 
-    rng = np.random.default_rng(3)
-    vocab = [f"w{i}" for i in range(30)]
-    docs = [[str(w) for w in rng.choice(vocab, size=int(rng.integers(3, 25)), replace=False)] for _ in range(60)]
+    if kind == "u_mass" and window_size is not None:
+        pytest.skip("u_mass counts documents")
+    docs, vocab, topics = long_texts
     corpus = Corpus.from_token_lists(docs, vocab=vocab, empty="keep")
-    topics = [list(vocab[5 * k:5 * k + 5]) for k in range(4)]
     dictionary = Dictionary(docs)
+    extra = {} if window_size is None else {"window_size": window_size}
     model = CoherenceModel(topics=topics, texts=docs, corpus=[dictionary.doc2bow(d) for d in docs],
-                           dictionary=dictionary, coherence=kind, topn=5, processes=1)
-    ours = evaluate.coherence(_matrix(topics, vocab), corpus, kind=kind, n=5)
-    np.testing.assert_allclose(ours, model.get_coherence_per_topic(), rtol=1e-9, atol=1e-12)
+                           dictionary=dictionary, coherence=kind, topn=6, processes=1, **extra)
+    expected = model.get_coherence_per_topic()
+    tw = _matrix(topics, vocab)
+    ours = evaluate.coherence(tw, corpus, kind=kind, n=6, **extra)
+    np.testing.assert_allclose(ours, expected, rtol=1e-9, atol=1e-12)
+    if kind != "u_mass":
+        boolean = evaluate.coherence(tw, corpus, kind=kind, n=6, window_count="boolean", **extra)
+        assert np.max(np.abs(boolean - expected)) > 1e-3

@@ -196,8 +196,9 @@ def test_coherence_matches_gensim_conventions():
 
 
 def test_c_v_windows_equal_a_direct_count():
-    """Boolean sliding windows counted directly (a set per window) on documents longer
-    than the window, with repeated words: the vectorised counts and C_V agree."""
+    """Boolean sliding windows (``window_count="boolean"``) counted directly (a set per window)
+    on documents longer than the window, with repeated words: the vectorised counts and C_V
+    agree.  (gensim's count, the default, is checked in test_coherence.py.)"""
     from gibbsjax.corpus import Corpus
 
     rng = np.random.default_rng(1)
@@ -225,10 +226,11 @@ def test_c_v_windows_equal_a_direct_count():
         topic = npmi.sum(axis=0)
         expected.append(np.mean([v @ topic / (np.linalg.norm(v) * np.linalg.norm(topic)) for v in npmi]))
     tw = _topics_matrix(topics, vocab)
-    np.testing.assert_allclose(evaluate.coherence(tw, corpus, kind="c_v", n=4, window_size=window), expected,
+    np.testing.assert_allclose(evaluate.coherence(tw, corpus, kind="c_v", n=4, window_size=window,
+                                                  window_count="boolean"), expected,
                                rtol=1e-12)
     words = np.array([0, 3, 5, 7])
-    matrix, total = evaluate._window_counts(corpus, words, window, block=5)  # blocks cut through documents
+    matrix, total = evaluate._window_counts(corpus, words, window, "boolean", cells=5 * 4)  # blocks of 5 windows
     assert total == windows
     np.testing.assert_array_equal(matrix, [[counts.get((vocab[a], vocab[b]), 0) for b in words] for a in words])
 

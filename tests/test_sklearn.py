@@ -77,8 +77,8 @@ def test_clone_get_params_set_params():
     est2 = LDA(num_topics=np.int64(3), alpha=1)
     assert type(est2.get_params()["num_topics"]) is np.int64 and est2.get_params()["alpha"] == 1
     assert est.set_params(num_topics=6, eta=0.2) is est and est.num_topics == 6 and est.eta == 0.2
-    with pytest.raises(ValueError, match="unknown parameter 'n_components'"):
-        est.set_params(n_components=3)
+    with pytest.raises(ValueError, match="unknown parameter 'num_topic'"):
+        est.set_params(num_topic=3)
     with pytest.raises(ValueError, match="alpha"):
         est.set_params(alpha=-1.0)
     assert est.alpha == 0.3  # a refused value is not kept
@@ -89,6 +89,29 @@ def test_clone_get_params_set_params():
     with pytest.raises(ValueError, match="empty"):
         LDA(3, empty="ignore")
     assert repr(LDA(5, seed=0)) == "LDA(num_topics=5, seed=0)"
+
+
+def test_n_components_is_num_topics():
+    """K as a fit records it (``lda_fit.hyperparameters``) is num_topics or n_components;
+    scikit-learn's name of K (``LatentDirichletAllocation(n_components=)``) as a
+    constructor argument, stored as given (the other None); set_params sets both."""
+    assert LDA().num_topics is None and LDA().n_components is None
+    assert lda_fit.hyperparameters(LDA().get_params())["K"] == 10
+    est = LDA(n_components=3, seed=0)
+    assert est.num_topics is None and est.n_components == 3 and repr(est) == "LDA(seed=0, n_components=3)"
+    assert lda_fit.hyperparameters(est.get_params())["K"] == 3
+    twin = clone(est)
+    assert twin.get_params() == est.get_params() and twin.n_components == 3
+    assert est.set_params(n_components=5) is est and est.num_topics == est.n_components == 5
+    assert est.set_params(num_topics=6).n_components == 6
+    assert lda_fit.hyperparameters(LDA(num_topics=4, n_components=4).get_params())["K"] == 4
+    with pytest.raises(ValueError, match="num_topics=4 and n_components=3 .*differ"):
+        LDA(num_topics=4, n_components=3)
+    with pytest.raises(ValueError, match="num_topics=4 and n_components=3 .*differ"):
+        est.set_params(num_topics=4, n_components=3)
+    assert est.num_topics == est.n_components == 6  # refused values are not kept
+    with pytest.raises(ValueError, match="n_components"):
+        LDA(n_components=0)
 
 
 def test_random_state_is_the_seed(corpus):
@@ -346,11 +369,12 @@ def test_grid_search_over_num_topics(corpus120):
     corpus = corpus120
     vectorizer = CountVectorizer(vocabulary=corpus.vocab)
     pipe = Pipeline([("vectorizer", vectorizer), ("lda", LDA(seed=0, **SMALL))])
-    search = GridSearchCV(pipe, {"lda__num_topics": [1, 3]}, cv=KFold(2, shuffle=True, random_state=0),
+    # scikit-learn's name of K (test_choose_k.py searches over num_topics)
+    search = GridSearchCV(pipe, {"lda__n_components": [1, 3]}, cv=KFold(2, shuffle=True, random_state=0),
                           refit=False)
     with _quiet():
         search.fit(corpus.to_texts())
     scores = search.cv_results_["mean_test_score"]
     assert scores.shape == (2,) and np.all(np.isfinite(scores)) and np.all(scores < -1)
-    assert search.best_params_ == {"lda__num_topics": 3}
+    assert search.best_params_ == {"lda__n_components": 3}
     assert scores[1] > 1.2 * scores[0]  # -perplexity: K=3's perplexity well below K=1's

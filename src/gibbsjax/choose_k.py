@@ -169,7 +169,9 @@ def choose_num_topics(X, Ks, *, num_chains: int = 16, heldout=0.2, split_seed: i
         stable topics of :func:`gibbsjax.evaluate.coherence` of kind
         ``coherence``, gensim's defaults, on the training documents; NaN without
         stable topics); ``rhat_lp`` (R-hat of the log joint).  ``table.attrs``
-        holds ``num_chains``, ``min_share``, ``coherence`` and, with
+        holds ``num_chains``, ``min_share``, ``coherence`` (the kind, which
+        :func:`table_lines` names in the column's header), ``coherence_words``
+        (``n_words``) and, with
         ``keep_models=True``, ``models`` (K -> the fitted :class:`gibbsjax.LDA`).
 
     Raises
@@ -222,7 +224,8 @@ def choose_num_topics(X, Ks, *, num_chains: int = 16, heldout=0.2, split_seed: i
                      "perplexity": model.perplexity(test) if test is not None and test.num_tokens else float("nan"),
                      "coherence": coh, "rhat_lp": rhat_lp(model.idata_)})
     table = pd.DataFrame(rows, columns=list(COLUMNS))
-    table.attrs.update({"num_chains": int(num_chains), "min_share": float(min_share), "coherence": coherence})
+    table.attrs.update({"num_chains": int(num_chains), "min_share": float(min_share),
+                        "coherence": coherence, "coherence_words": int(n_words)})
     if keep_models:
         table.attrs["models"] = models
     return table
@@ -248,14 +251,24 @@ def table_lines(table) -> list[str]:
     >>> t = pd.DataFrame({"K": [5, 10], "stability": [0.7, 0.95], "stable": [3, 10], "stable_share": [0.6, 1.0],
     ...                   "rare": [4, 0], "perplexity": [250.0, 230.0], "coherence": [-1.2, -1.0],
     ...                   "rhat_lp": [1.3, 1.05]})
-    >>> table_lines(t)[-1]
-    '   10     0.950   10 of 10        0       230.0     -1.000   1.050  <- most stable'
+    >>> t.attrs["coherence"] = "u_mass"  # as choose_num_topics records it
+    >>> for line in table_lines(t): print(line)
+        K  stability     stable     rare  perplexity  coherence (u_mass)  R-hat lp
+        5     0.700     3 of 5        4       250.0              -1.200   1.300
+       10     0.950   10 of 10        0       230.0              -1.000   1.050  <- most stable
+
+    The coherence column is headed by the measure's name (``table.attrs["coherence"]``,
+    a kind of :func:`gibbsjax.evaluate.coherence`); plain ``coherence`` when the table
+    does not record it.
     """
     best = int(np.nanargmax(table["stability"].values)) if len(table) else -1
-    lines = [f"{'K':>5}  stability     stable     rare  perplexity  coherence  R-hat lp"]
+    kind = table.attrs.get("coherence")
+    label = f"coherence ({kind})" if kind else "coherence"
+    width = max(len(label), 9)
+    lines = [f"{'K':>5}  stability     stable     rare  perplexity  {label:>{width}}  R-hat lp"]
     for i, r in enumerate(table.to_dict("records")):
         stable = f"{int(r['stable'])} of {int(r['K'])}"
         lines.append(f"{int(r['K']):5d}  {r['stability']:8.3f}  {stable:>9}  {int(r['rare']):7d}  "
-                     f"{r['perplexity']:10.1f}  {r['coherence']:9.3f}  {r['rhat_lp']:6.3f}"
+                     f"{r['perplexity']:10.1f}  {r['coherence']:{width}.3f}  {r['rhat_lp']:6.3f}"
                      + ("  <- most stable" if i == best else ""))
     return lines

@@ -593,6 +593,9 @@ def _cmd_choose_k(args) -> int:
     print("\n".join(table_lines(table)))
     print(f"stability: the mean share of chains that hold each topic's cluster (gibbsjax.choose_k); "
           f"stable: clusters held by >= {args.min_share:.0%} of the chains")
+    print(f"coherence ({table.attrs['coherence']}): the mean over the stable topics of gensim's "
+          f"{table.attrs['coherence']} of their top {table.attrs['coherence_words']} words in the training "
+          "documents (gibbsjax.evaluate.coherence; higher is better)")
     return 0
 
 
@@ -771,7 +774,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="fit an LDA config for several K and compare the stability of their topics",
         description="Fit the LDA config's corpus for every K of --K, each with many chains, and print per K "
         "the stability of the topics (how many chains share each topic's cluster; gibbsjax.choose_k), the "
-        "number of stable topics, held-out perplexity ([data] heldout) and coherence. Nothing is saved.",
+        "number of stable topics, held-out perplexity ([data] heldout) and coherence (gensim's u_mass of the "
+        "stable topics' top 10 words). Nothing is saved.",
     )
     p.add_argument("config", metavar="CONFIG.toml", help="an LDA config (its [model] K is replaced by --K)")
     p.add_argument("--K", type=_ks, required=True, metavar="K1,K2,...", help="numbers of topics, e.g. 5,10,15")

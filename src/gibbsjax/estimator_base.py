@@ -10,7 +10,7 @@ constructor's arguments (JSON, in its attributes) and the training corpus
 (:func:`write_estimator`, :func:`read_estimator`).  A subclass supplies
 ``_check_params`` (``ValueError`` naming the argument) and names the attribute a
 fit sets (``_fitted_attribute``).  :class:`TopicModelNames` adds scikit-learn's
-names of a topic model's parts (``components_``, ``n_components``).
+names of a fitted topic model's parts (``components_``).
 """
 
 from __future__ import annotations
@@ -41,6 +41,9 @@ class Estimator:
     _fitted_attribute = ""
     #: arguments :meth:`__repr__` shows even at their default
     _always_shown: tuple[str, ...] = ()
+    #: constructor arguments that are other names of one argument (alias -> name):
+    #: :meth:`set_params` given one of them sets both
+    _aliases: dict[str, str] = {}
 
     @classmethod
     def _param_names(cls) -> list[str]:
@@ -72,6 +75,12 @@ class Estimator:
             if name not in known:
                 raise ValueError(f"unknown parameter {name!r} for {type(self).__name__}; parameters are: "
                                  f"{', '.join(known)}")
+        params = dict(params)
+        for alias, name in self._aliases.items():  # one of a pair given: the other follows it
+            if alias in params and name not in params:
+                params[name] = params[alias]
+            elif name in params and alias not in params:
+                params[alias] = params[name]
         old = {name: getattr(self, name) for name in params}
         for name, value in params.items():
             setattr(self, name, value)
@@ -111,7 +120,8 @@ class Estimator:
         defaults = {n: p.default for n, p in inspect.signature(type(self).__init__).parameters.items()
                     if n != "self"}
         shown = [f"{n}={v!r}" for n, v in self.get_params().items()
-                 if n in self._always_shown or not (type(v) is type(defaults[n]) and v == defaults[n])]
+                 if (n in self._always_shown and v is not None)
+                 or not (type(v) is type(defaults[n]) and v == defaults[n])]
         return f"{type(self).__name__}({', '.join(shown)})"
 
     @classmethod
@@ -124,20 +134,9 @@ class Estimator:
 
 
 class TopicModelNames:
-    """scikit-learn's names (those of ``LatentDirichletAllocation``) for a topic model
-    with ``num_topics`` and, once fitted, ``topic_word_``: read-only aliases, so
-    ``get_params`` lists ``num_topics`` only (give ``num_topics=`` to the constructor,
-    ``set_params`` and ``GridSearchCV``)."""
-
-    @property
-    def n_components(self) -> int:
-        """The number of topics, ``num_topics`` (read-only).
-
-        >>> from gibbsjax import LDA
-        >>> LDA(num_topics=5).n_components
-        5
-        """
-        return self.num_topics
+    """scikit-learn's names (those of ``LatentDirichletAllocation``) for the parts of a
+    fitted topic model with ``topic_word_`` (``n_components``, scikit-learn's name of the
+    number of topics, is a constructor argument of :class:`gibbsjax.LDA` itself)."""
 
     @property
     def components_(self):

@@ -32,8 +32,8 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
 
     Parameters
     ----------
-    num_topics : int
-        K, the number of topics (``n_components``, scikit-learn's name, reads it).
+    num_topics : int, optional
+        K, the number of topics (default 10).
     alpha, eta : float
         Symmetric Dirichlet concentrations of θ_d (document–topic) and φ_k
         (topic–word); with learned priors, their starting values.
@@ -109,6 +109,11 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
     save_warmup : bool
         Passed to :func:`gibbsjax.sample`: the warm-up sweeps and their ``lp`` kept in
         ``idata_.warmup_posterior``, ``warmup_sample_stats``.
+    n_components : int, optional
+        scikit-learn's name of ``num_topics`` (``LatentDirichletAllocation``'s): give
+        either (both, with different values: ``ValueError``).  Both are stored as given
+        (scikit-learn's convention; the one not given stays None), and ``set_params``
+        or ``GridSearchCV`` setting one sets both.
 
     Attributes
     ----------
@@ -194,16 +199,18 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
 
     _fitted_attribute = "topic_word_"
     _always_shown = ("num_topics",)
+    _aliases = {"n_components": "num_topics"}
 
     def __init__(
-        self, num_topics: int = 10, alpha: float = 0.1, eta: float = 0.01, sampler: str = "partially_collapsed", *,
+        self, num_topics: int | None = None, alpha: float = 0.1, eta: float = 0.01,
+        sampler: str = "partially_collapsed", *,
         stop_words=None, min_df: int | float = 1, max_df: int | float = 1.0,
         num_chains: int = 4, num_warmup: int = 100, num_draws: int = 100, thin: int = 1, seed: int | None = None,
         random_state=None, progress: bool = True, chunk_size: int | None = None, num_lanes: int | None = None,
         chains: str = "best", empty: str = "keep", learn_alpha: str = "fixed", asymmetric_alpha: bool = False,
         learn_eta: bool = False, alpha_prior: tuple[float, float] = (1.0, 1.0),
         eta_prior: tuple[float, float] = (1.0, 1.0), record_phi=None, record_theta=None, devices: int | None = None,
-        shard: str = "auto", warn: bool = True, save_warmup: bool = False,
+        shard: str = "auto", warn: bool = True, save_warmup: bool = False, n_components: int | None = None,
     ):
         given = locals()
         for name in self._param_names():  # scikit-learn's convention: store the arguments as given
@@ -336,7 +343,7 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
 
     def _adopt(self, idata, corpus, vocab) -> None:
         """Set the fitted attributes from a post-processed result (a fit's or a file's)."""
-        vars(self).update(lda_fit.fitted_attributes(idata, corpus, vocab, self.alpha, self.num_topics))
+        vars(self).update(lda_fit.fitted_attributes(idata, corpus, vocab, self.alpha, self._num_topics()))
 
     # ------------------------------------------------------------------ outputs
     def transform(self, X, *, vocab=None, num_sweeps: int = 100, num_burn: int = 50, seed: int = 0) -> np.ndarray:
@@ -376,8 +383,8 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         self._check_fitted()
         check_seed("seed", seed)  # before any work, as gibbsjax.sample takes it
         corpus = as_corpus(X, "X", vocab=vocab, model_vocab=self.vocab_, empty=self.empty)
-        theta = np.broadcast_to(lda_fit.prior_theta(self._alpha(), self.num_topics),
-                                (corpus.num_docs, int(self.num_topics))).copy()
+        theta = np.broadcast_to(lda_fit.prior_theta(self._alpha(), self._num_topics()),
+                                (corpus.num_docs, self._num_topics())).copy()
         has_tokens = corpus.doc_lengths > 0
         if np.any(has_tokens):
             theta[has_tokens] = infer_doc_topics(self.topic_word_, lda_fit.sampled(corpus), alpha=self._alpha(),

@@ -9,7 +9,7 @@ Plain numpy on posterior summaries (not JAX): these run once after sampling.
 * :func:`top_words` -- the highest-probability words of each row of a
   class/topic-by-word matrix (optionally with their probabilities).
 * :func:`coherence` -- coherence of each topic's top words, by default as
-  gensim and tomotopy compute it (``u_mass``, ``c_npmi``, ``c_v``), and the
+  gensim computes it (``u_mass``, ``c_npmi``, ``c_v``), and the
   UMass sum Mimno et al. (2011) define (``umass_sum``).
 * :func:`pyldavis_data` -- the five arrays ``pyLDAvis.prepare`` takes, without
   depending on pyLDAvis.
@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 from gibbsjax import inputs
 from gibbsjax.corpus import Corpus
@@ -37,6 +38,7 @@ __all__ = [
     "coherence",
     "COHERENCE_KINDS",
     "COHERENCE_WINDOW_SIZES",
+    "WINDOW_COUNTS",
     "pyldavis_data",
     "as_corpus",
 ]
@@ -258,18 +260,19 @@ def _top_indices(topic_word, n: int) -> np.ndarray:
 
 #: The coherence measures of :func:`coherence`, each with the convention it follows.
 COHERENCE_KINDS = {
-    "u_mass": "gensim's and tomotopy's u_mass (the default): the mean over the pairs (w_m, w_l), l < m, of "
+    "u_mass": "gensim's u_mass (the default): the mean over the pairs (w_m, w_l), l < m, of "
               "log((D(w_m, w_l)/D + eps) / (D(w_l)/D)); document co-occurrence, eps = 1e-12",
-    "c_npmi": "gensim's and tomotopy's c_npmi: the mean over ordered pairs of NPMI "
+    "c_npmi": "gensim's c_npmi: the mean over ordered pairs of NPMI "
               "log((P(w_i, w_j) + eps) / (P(w_i) P(w_j))) / -log(P(w_i, w_j) + eps); probabilities over "
-              "boolean sliding windows of 10 tokens (window_size)",
-    "c_v": "C_V of Röder, Both & Hinneburg (2015), as gensim's and tomotopy's c_v compute it: NPMI over boolean "
-           "sliding windows of 110 tokens (window_size), cosine of each word's NPMI vector with the topic's, mean",
+              "sliding windows of 10 tokens (window_size) counted as gensim counts them (window_count)",
+    "c_v": "C_V of Röder, Both & Hinneburg (2015), as gensim's c_v computes it: NPMI over sliding windows of "
+           "110 tokens (window_size) counted as gensim counts them (window_count), cosine of each word's NPMI "
+           "vector with the topic's, mean",
     "umass_sum": "UMass as Mimno et al. (2011) define it: the sum (not the mean) over the same pairs as u_mass "
                  "of log((D(w_m, w_l) + 1) / D(w_l))",
 }
 
-#: Default sliding window of each window-based kind, in tokens (gensim's and tomotopy's).
+#: Default sliding window of each window-based kind, in tokens (gensim's).
 COHERENCE_WINDOW_SIZES = {"c_npmi": 10, "c_v": 110}
 
 # another name for the same measure
@@ -309,16 +312,16 @@ def _coherence_window(kind: str, window_size):
 
 
 def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 1e-12,
-              window_size: int | str | None = None) -> np.ndarray:
+              window_size: int | str | None = None, window_count: str = "gensim") -> np.ndarray:
     """Coherence of each topic's top ``n`` words in a reference corpus ``X``; higher is better.
 
-    The defaults give the numbers gensim's ``CoherenceModel(coherence=kind,
-    topn=n)`` and tomotopy's ``Coherence(coherence=kind, top_n=n)`` give for the
-    same top words and texts (the kinds are named as there); the sum Mimno et
-    al. define is ``"umass_sum"``.  D(w) is the number of documents (or
+    The defaults give the numbers gensim 4.4's ``CoherenceModel(coherence=kind,
+    topn=n)`` gives for the same top words and texts (the kinds are named as
+    there; checked against gensim in ``tests/test_coherence.py``); the sum Mimno
+    et al. define is ``"umass_sum"``.  D(w) is the number of documents (or
     windows) holding w, D(w, w') those holding both, D the number of documents
     (or windows), P(·) = D(·)/D; w_1, ..., w_n are a topic's top words, most
-    probable first; ε = ``eps`` (gensim's and tomotopy's 1e-12).
+    probable first; ε = ``eps`` (gensim's 1e-12).
 
     * ``"u_mass"`` (default) -- gensim's ``u_mass``:
       C_k = mean over the n(n−1)/2 pairs l < m of log((D(w_m, w_l)/D + ε) / (D(w_l)/D)),
@@ -328,10 +331,10 @@ def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 
     * ``"c_npmi"`` -- gensim's ``c_npmi``: the mean over the n(n−1) ordered
       pairs i ≠ j of NPMI(w_i, w_j) = log((P(w_i, w_j) + ε) / (P(w_i) P(w_j))) /
       −log(P(w_i, w_j) + ε) (Bouma 2009; as a coherence: Aletras & Stevenson
-      2013, Lau, Newman & Baldwin 2014), with P over boolean sliding windows of
+      2013, Lau, Newman & Baldwin 2014), with P over sliding windows of
       ``window_size`` tokens (default 10; see below).  In [−1, 1].
     * ``"c_v"`` -- C_V of Röder, Both & Hinneburg (WSDM 2015), with gensim's
-      choices: NPMI(w_i, w_j) as for ``c_npmi`` over boolean sliding windows
+      choices: NPMI(w_i, w_j) as for ``c_npmi`` over sliding windows
       of ``window_size`` tokens (default 110); the context vector of w_i is
       (NPMI(w_i, w_j))_j over the topic's words, the topic's vector the sum of
       these; C_V is the mean over i of the cosine between the two.  Roughly in
@@ -345,21 +348,30 @@ def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 
 
     Sliding windows (``c_npmi``, ``c_v``): a document of L tokens has
     max(L − window_size + 1, 1) windows (one when L ≤ window_size, also when
-    L = 0), window j holding its tokens j, ..., j + window_size − 1, and a word
-    occurs in every window that holds it.  They need the tokens in reading
-    order, so ``X`` must be a :class:`~gibbsjax.corpus.Corpus` built from texts
-    or token lists; ``window_size="document"`` makes every document one window
-    (document co-occurrence; any ``X``).  One difference from gensim 4.4:
-    gensim, sliding a window by one token, marks the word that leaves it as
-    absent even when it occurs again inside the window, so on texts that repeat
-    a top word within ``window_size`` tokens its counts, and so its ``c_npmi``
-    and ``c_v``, differ from this definition (``c_v`` by 0.02 to 0.1 for eight
-    topics fitted to ``stdlib_docs``); where no window repeats a top word the
-    two agree to rounding.  For gensim's own number, pass our top words to it:
-    ``CoherenceModel(topics=model.top_words(n), texts=corpus.to_token_lists(),
-    dictionary=gensim.corpora.Dictionary(corpus.to_token_lists()),
-    coherence="c_v").get_coherence_per_topic()``.  A top word that never occurs
-    in ``X`` makes its topic's ``c_npmi`` and ``c_v`` NaN (gensim: inf or NaN).
+    L = 0, as in gensim), window j holding its tokens j, ..., j + window_size − 1.
+    They need the tokens in reading order, so ``X`` must be a
+    :class:`~gibbsjax.corpus.Corpus` built from texts or token lists;
+    ``window_size="document"`` makes every document one window (document
+    co-occurrence; any ``X``).  Which windows a word counts in follows
+    ``window_count``:
+
+    * ``"gensim"`` (default) -- gensim 4.4's rule (``WordOccurrenceAccumulator``
+      in ``gensim.topic_coherence.text_analysis``): sliding from one window to
+      the next, the word of the token that leaves is marked absent, then the
+      word of the token that enters present.  A word repeated within
+      ``window_size`` tokens is therefore marked absent when its first
+      occurrence leaves although another is still inside, until it enters
+      again: in ``a b a c`` with windows of 3, ``a`` counts in 1 window, not 2.
+      This gives gensim's numbers (to rounding).
+    * ``"boolean"`` -- a word counts in every window that holds it (the boolean
+      sliding window of Röder et al. 2015 as defined): higher probabilities for
+      repeated words, so ``c_npmi`` and ``c_v`` differ from gensim's on texts
+      that repeat a top word within ``window_size`` tokens (``c_v`` by 0.02 to
+      0.4 on random texts longer than the window); equal where none does.
+
+    A top word that never occurs in ``X`` makes its topic's ``c_npmi`` and
+    ``c_v`` NaN (gensim: inf or NaN).  tomotopy's ``Coherence`` uses the same
+    names; its numbers are not checked here (tomotopy is not a test dependency).
 
     Older names: ``"umass_gensim"`` is accepted for ``"u_mass"``; ``"umass"``
     (which was the sum, now ``"umass_sum"``) and ``"npmi"`` (document
@@ -384,6 +396,8 @@ def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 
     window_size : int or "document", optional
         The sliding window of ``c_npmi`` (default 10) and ``c_v`` (default 110);
         ``"document"`` makes every document one window.
+    window_count : {"gensim", "boolean"}, default "gensim"
+        How a word repeated inside a sliding window is counted (see above).
 
     Returns
     -------
@@ -394,7 +408,8 @@ def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 
     ------
     ValueError
         For an unknown ``kind`` (naming the new names of the old ones), a
-        ``window_size`` given to a kind that counts documents, or sliding windows
+        ``window_size`` or ``window_count`` given to a kind that counts documents,
+        an unknown ``window_count``, or sliding windows
         asked of an ``X`` without tokens in reading order.
 
     Examples
@@ -409,6 +424,13 @@ def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 
     ([0.0, 0.0], [0.405, 0.405])
     >>> coherence(good, X, n=2, kind="c_npmi", window_size="document").round(3).tolist()
     [1.0, 1.0]
+    >>> from gibbsjax.corpus import Corpus
+    >>> texts = Corpus.from_token_lists([["a", "b", "a", "c"], ["c", "d", "a", "b"]])
+    >>> ab = [[.4, .3, .2, .1]]  # vocabulary a, b, c, d: top words a, b
+    >>> coherence(ab, texts, n=2, kind="c_npmi", window_size=3).round(3).tolist()  # gensim's
+    [-0.17]
+    >>> coherence(ab, texts, n=2, kind="c_npmi", window_size=3, window_count="boolean").round(3).tolist()
+    [0.0]
     """
     kind = _coherence_kind(kind)
     tw = np.asarray(topic_word, dtype=np.float64)
@@ -419,6 +441,11 @@ def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 
     if isinstance(eps, bool) or not isinstance(eps, (int, float, np.floating)) or not 0 <= eps < 1:
         raise ValueError(f"eps must be a number in [0, 1), got {eps!r}")
     window = _coherence_window(kind, window_size)
+    if window_count not in WINDOW_COUNTS:
+        raise ValueError(f"window_count must be one of {WINDOW_COUNTS}, got {window_count!r}")
+    if window is None and window_count != "gensim":
+        raise ValueError(f"window_count applies to the sliding-window kinds {tuple(COHERENCE_WINDOW_SIZES)}; "
+                         f"{kind!r} counts documents, got window_count={window_count!r}")
     if isinstance(window, int) and not isinstance(X, Corpus):
         raise ValueError(f"{kind} counts words in sliding windows of the texts, so X must be a Corpus built from "
                          "texts or token lists (a count matrix has lost the word order; window_size='document' "
@@ -430,7 +457,7 @@ def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 
     if window == "document":
         window = max(int(corpus.doc_lengths.max(initial=0)), 1)  # every document is one window
     words, index = np.unique(top, return_inverse=True)
-    counts, total = _window_counts(corpus, words, window)
+    counts, total = _window_counts(corpus, words, window, window_count)
     joint = counts / total  # P(w_i, w_j); P(w_i) on the diagonal
     return (_c_v if kind == "c_v" else _c_npmi)(joint, index.reshape(top.shape), float(eps))
 
@@ -472,15 +499,64 @@ def _c_npmi(joint: np.ndarray, index: np.ndarray, eps: float) -> np.ndarray:
     return scores
 
 
-def _window_counts(corpus, words: np.ndarray, window: int, block: int = 1 << 16) -> tuple[np.ndarray, int]:
-    """Boolean sliding windows: ``C[a, b]`` = windows holding both ``words[a]`` and
-    ``words[b]`` (``C[a, a]``: windows holding ``words[a]``), and the number of windows.
+#: How :func:`coherence` counts a word in a sliding window: gensim's rule (the default) or a true boolean window.
+WINDOW_COUNTS = ("gensim", "boolean")
+
+
+def _window_intervals(pos: np.ndarray, group: np.ndarray, per_doc: np.ndarray, window: int,
+                      rule: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The windows (within its document) in which each occurrence marks its word present.
+
+    ``pos`` is each top-word token's position in its document, ``group`` a key of its
+    (document, word), ``per_doc`` its document's number of windows.  Returns ``(keep, lo, hi)``:
+    the occurrences ``keep`` mark windows ``lo ... hi`` (at most ``window`` of them).
+
+    * ``"boolean"``: window j holds tokens j ... j + window − 1, so a token at p lies in
+      windows max(0, p − window + 1) ... min(p, last).
+    * ``"gensim"``: the rule of gensim 4.4's ``WordOccurrenceAccumulator``
+      (``gensim.topic_coherence.text_analysis``), which keeps a set of present words and,
+      sliding from window t − 1 to t, first marks the word that left (token t − 1) absent and
+      then the word that entered (token t + window − 1) present.  So an occurrence at p is
+      marked present at window max(0, p − window + 1) (its *enter* time) and absent at window
+      p + 1 (its *leave* time), leaves before enters within a step, and the word's state in a
+      window is that of its latest event: a word that leaves while another of its occurrences
+      is still inside the window is absent until it enters again.  Each enter event marks the
+      windows up to the word's next event (in the same document), so the marked intervals of
+      a word are disjoint.  Vectorised: one sort of the events by (document, word, time, phase).
+    """
+    enter = np.maximum(pos - window + 1, 0)
+    if rule == "boolean":
+        return np.ones(pos.size, bool), enter, np.minimum(pos, per_doc - 1)
+    m = pos.size
+    # events: enters (phase 1) and leaves (phase 0, processed first) of every occurrence
+    time = np.concatenate([enter, pos + 1])
+    phase = np.concatenate([np.ones(m, np.int64), np.zeros(m, np.int64)])
+    key = np.concatenate([group, group])
+    order = np.lexsort((phase, time, key))
+    t_sorted, k_sorted = time[order], key[order]
+    limit = np.concatenate([per_doc, per_doc])[order]  # windows of the event's document
+    same = np.append(k_sorted[1:] == k_sorted[:-1], False)
+    next_time = np.where(same, np.append(t_sorted[1:], 0), limit)
+    stop = np.minimum(next_time, limit) - 1  # last window marked by this event, if an enter
+    is_enter = order < m
+    occurrence = order[is_enter]
+    hi = np.empty(m, np.int64)
+    hi[occurrence] = stop[is_enter]
+    return hi >= enter, enter, hi
+
+
+def _window_counts(corpus, words: np.ndarray, window: int, rule: str = "gensim",
+                   cells: int = 1 << 22) -> tuple[np.ndarray, int]:
+    """Sliding windows: ``C[a, b]`` = windows holding both ``words[a]`` and ``words[b]``
+    (``C[a, a]``: windows holding ``words[a]``), and the number of windows.
 
     A document of L tokens has max(L − window + 1, 1) windows (one when L ≤ window,
-    also when L = 0, as gensim counts); window j holds its tokens j ... j + window − 1.
-    A token at position p lies in windows max(0, p − window + 1) ... min(p, last): an
-    interval, so each window's occurrences are a cumulative sum of interval ends,
-    computed ``block`` windows at a time (no loop over documents or tokens)."""
+    also when L = 0, as gensim counts them: ``gensim.utils.iter_windows`` with
+    ``ignore_below_size=False``); window j holds its tokens j ... j + window − 1.  Which
+    windows a word counts in follows ``rule`` (:func:`_window_intervals`).  Every
+    occurrence marks an interval of at most ``window`` windows, so each window's
+    occurrences are a cumulative sum of interval ends, computed a block of windows at a
+    time (``cells`` = windows × words per block; no loop over documents or tokens)."""
     u = len(words)
     lengths = corpus.doc_lengths
     per_doc = np.maximum(lengths - window + 1, 1)
@@ -493,21 +569,28 @@ def _window_counts(corpus, words: np.ndarray, window: int, block: int = 1 << 16)
     cols = cols[where]
     doc = np.searchsorted(corpus.doc_offsets, where, side="right") - 1
     pos = where - corpus.doc_offsets[doc]
-    lo = first[doc] + np.maximum(pos - window + 1, 0)  # both non-decreasing in the token's position
-    hi = first[doc] + np.minimum(pos, per_doc[doc] - 1)
+    keep, lo, hi = _window_intervals(pos, doc * u + cols, per_doc[doc], window, rule)
+    lo, hi, cols = lo[keep] + first[doc[keep]], hi[keep] + first[doc[keep]], cols[keep]
+    order = np.argsort(lo, kind="stable")
+    lo, hi, cols = lo[order], hi[order], cols[order]
     counts = np.zeros((u, u))
+    block = max(cells // max(u, 1), 1)
     for b0 in range(0, total, block):
         b1 = min(b0 + block, total)
-        i0, i1 = np.searchsorted(hi, b0, side="left"), np.searchsorted(lo, b1, side="left")
-        if i1 <= i0:
-            continue
-        size = b1 - b0 + 1
+        # intervals starting in [b0 − window + 1, b1) are the only ones that can reach the block
+        i0, i1 = np.searchsorted(lo, b0 - window + 1, side="left"), np.searchsorted(lo, b1, side="left")
         start = np.maximum(lo[i0:i1], b0) - b0
         stop = np.minimum(hi[i0:i1], b1 - 1) - b0 + 1
-        c = cols[i0:i1]
-        diff = np.bincount(start * u + c, minlength=size * u) - np.bincount(stop * u + c, minlength=size * u)
-        present = (np.cumsum(diff.reshape(size, u), axis=0)[:-1] > 0).astype(np.float64)
-        counts += present.T @ present  # exact: integers far below 2^53
+        inside = stop > start
+        if not inside.any():
+            continue
+        size = b1 - b0 + 1
+        c = cols[i0:i1][inside]
+        diff = (np.bincount(start[inside] * u + c, minlength=size * u)
+                - np.bincount(stop[inside] * u + c, minlength=size * u))
+        # a window holds few top words: the product of the sparse indicator is cheap
+        present = sparse.csr_matrix((np.cumsum(diff.reshape(size, u), axis=0)[:-1] > 0).astype(np.float64))
+        counts += (present.T @ present).toarray()  # exact: integers far below 2^53
     return counts, total
 
 

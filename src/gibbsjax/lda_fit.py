@@ -33,16 +33,56 @@ from gibbsjax.run import Settings, data_fingerprint
 from gibbsjax.stable import stable_topics_of, summary_rows
 
 __all__ = ["EMPTY_CHOICES", "check_params", "settings", "fit_settings", "kernel", "hyperparameters", "sampled",
-           "data", "job", "prior_theta", "fitted_attributes", "summary", "check_result", "rename_words", "params_from_run",
+           "data", "job", "prior_theta", "num_topics", "fitted_attributes", "summary", "check_result", "rename_words", "params_from_run",
            "check_training_corpus"]
 
 #: the choices of the estimator's ``empty``
 EMPTY_CHOICES = ("keep", "drop", "error")
 
 
+def _same(a, b) -> bool:
+    try:
+        return a is b or bool(a == b)
+    except (TypeError, ValueError):  # e.g. arrays: refused by check_params
+        return False
+
+
+def num_topics(params: Mapping[str, Any]) -> int:
+    """K from the estimator's ``num_topics`` or its scikit-learn name ``n_components``.
+
+    Parameters
+    ----------
+    params : mapping
+        The estimator's parameters (``get_params()``): ``num_topics`` and, optionally,
+        ``n_components``, each None when not given.
+
+    Returns
+    -------
+    int
+        The one given, or 10 when neither is.
+
+    Raises
+    ------
+    ValueError
+        Naming both, when both are given with different values; naming them when K is
+        not an integer >= 1.
+
+    Examples
+    --------
+    >>> num_topics({"num_topics": None, "n_components": 3}), num_topics({"num_topics": None})
+    (3, 10)
+    """
+    k, alias = params["num_topics"], params.get("n_components")
+    if k is not None and alias is not None and not _same(k, alias):
+        raise ValueError(f"num_topics={k!r} and n_components={alias!r} (scikit-learn's name of num_topics) "
+                         "differ: give one of them")
+    k = alias if k is None else k
+    return 10 if k is None else check_int("num_topics (n_components)", k, 1)
+
+
 def check_params(params: Mapping[str, Any]) -> None:
     """Check the arguments without changing them (``ValueError`` naming the argument)."""
-    check_int("num_topics", params["num_topics"], 1)
+    num_topics(params)
     sampler = params["sampler"]
     if not isinstance(sampler, str) or sampler not in lda.SAMPLERS:
         raise ValueError(f"sampler must be one of {sorted(lda.SAMPLERS)}, got {sampler!r}")
@@ -91,7 +131,7 @@ def fit_settings(params: Mapping[str, Any]) -> Settings:
 def kernel(params: Mapping[str, Any], corpus: Corpus | None = None):
     """The sampler (:mod:`gibbsjax.models.lda`) the parameters name; with ``corpus``, its
     ``record_theta`` names the sampled documents (:func:`_record_options`)."""
-    return lda.SAMPLERS[params["sampler"]](params["num_topics"], alpha=params["alpha"], eta=params["eta"],
+    return lda.SAMPLERS[params["sampler"]](num_topics(params), alpha=params["alpha"], eta=params["eta"],
                                            **_prior_options(params), **_record_options(params, corpus))
 
 
@@ -132,7 +172,7 @@ def _prior_options(params: Mapping[str, Any]) -> dict[str, Any]:
 
 def hyperparameters(params: Mapping[str, Any]) -> dict:
     """The hyperparameters a fit records (``model_<name>`` attributes and ``hyperparameters``)."""
-    out = {"K": int(params["num_topics"]), "alpha": float(params["alpha"]), "eta": float(params["eta"])}
+    out = {"K": num_topics(params), "alpha": float(params["alpha"]), "eta": float(params["eta"])}
     for k, v in {**_prior_options(params), **_record_options(params)}.items():
         out[k] = np.asarray(v).tolist() if isinstance(v, (tuple, list, np.ndarray)) else v
     return out

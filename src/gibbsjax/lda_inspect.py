@@ -127,11 +127,16 @@ class LDAInspection:
         self._check_fitted()
         return evaluate.top_words(self.topic_word_, self.vocab_, n, with_probabilities=with_probabilities)
 
-    def coherence(self, kind: str = "u_mass", n: int = 10, X=None, **kwargs) -> np.ndarray:
-        """Per-topic coherence of the top ``n`` words, as gensim and tomotopy compute it.
+    def _num_topics(self) -> int:
+        """K: ``num_topics`` or ``n_components``, whichever is given (default 10)."""
+        return lda_fit.num_topics(self.get_params())
 
-        See :func:`gibbsjax.evaluate.coherence`.  Window-based kinds need the documents in
-        reading order.
+    def coherence(self, kind: str = "u_mass", n: int = 10, X=None, **kwargs) -> np.ndarray:
+        """Per-topic coherence of the top ``n`` words, as gensim's ``CoherenceModel`` computes it.
+
+        See :func:`gibbsjax.evaluate.coherence`: the kinds named after gensim's
+        (``u_mass``, ``c_npmi``, ``c_v``) give gensim 4.4's numbers for the same top
+        words and texts.  Window-based kinds need the documents in reading order.
 
         Parameters
         ----------
@@ -146,7 +151,8 @@ class LDAInspection:
             The reference documents, any input of :class:`gibbsjax.LDA` (default: the
             training corpus).
         **kwargs
-            Passed to :func:`gibbsjax.evaluate.coherence` (e.g. ``window_size``).
+            Passed to :func:`gibbsjax.evaluate.coherence` (``eps``, ``window_size``,
+            ``window_count="boolean"`` for true boolean windows instead of gensim's count).
 
         Returns
         -------
@@ -211,7 +217,7 @@ class LDAInspection:
         >>> LDA(3).get_feature_names_out().tolist()
         ['topic0', 'topic1', 'topic2']
         """
-        return np.array([f"topic{k}" for k in range(int(self.num_topics))], dtype=object)
+        return np.array([f"topic{k}" for k in range(self._num_topics())], dtype=object)
 
     def set_vocab(self, vocab):
         """Name the words of a model fitted on a matrix without ``vocab``.
