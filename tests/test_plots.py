@@ -636,3 +636,21 @@ def test_lp_is_in_the_posterior_for_az_summary(tmp_path):
     for group in ("posterior", "sample_stats"):
         np.testing.assert_array_equal(longer[group]["lp"].values, once[group]["lp"].values)
     assert plots.variable_names(longer) == ["x1", "x2", "lp"]  # lp once
+
+
+def test_readme_plot_usage_matches_the_cli():
+    """The README's usage line of ``gibbsjax plot`` names every --kind and every option the parser has."""
+    import argparse
+    import pathlib
+
+    from gibbsjax.cli import build_parser
+
+    readme = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    usage = readme[readme.index("gibbsjax plot RESULT.nc [--kind"):]
+    usage = usage[:usage.index("```")]
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices["plot"]
+    kind = next(a for a in sub._actions if "--kind" in a.option_strings)
+    assert usage.split("--kind ")[1].split("]")[0].split("|") == list(kind.choices)
+    for action in sub._actions:
+        if action.option_strings and "--help" not in action.option_strings:
+            assert any(o in usage.split() or f"[{o}" in usage for o in action.option_strings), action.option_strings
