@@ -209,6 +209,19 @@ def _components(da):
     return values, labels, rest
 
 
+def _component_title(name: str, dims: Sequence[str], label: str) -> str:
+    """The name of one component, the same in trace and rank plots: ``emission_sorted[rank=0, symbol=1]``.
+
+    >>> _component_title("topic_share", ["topic"], "3")
+    'topic_share[topic=3]'
+    >>> _component_title("lp", [], "")
+    'lp'
+    """
+    if not dims:
+        return name
+    return f"{name}[{', '.join(f'{d}={p}' for d, p in zip(dims, label.split(',')))}]"
+
+
 def _budget(counts: Sequence[int], max_panels: int) -> list[int]:
     """Panels per variable when all of them would be more than ``max_panels``: a fair
     share each, small variables served first (so ``lp`` is never crowded out).
@@ -475,11 +488,8 @@ def plot_trace(
                 tax.text(0.995, level, _short(labels[k], 12), transform=tax.get_yaxis_transform(),
                          ha="right", va="center", fontsize=6, color="0.2",
                          bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.6})
-        if not dims:
-            title = name
-        elif n_comp == 1:
-            parts = labels[0].split(",")
-            title = f"{name}[{', '.join(f'{d}={p}' for d, p in zip(dims, parts))}]"
+        if n_comp == 1:
+            title = _component_title(name, dims, labels[0])
         else:
             title = f"{name}[{'×'.join(dims)} {labels[0]} … {labels[-1]}]"
         tax.set_title(_short(title, 44), fontsize=8, loc="left")
@@ -579,12 +589,12 @@ def plot_rank(
     ds = ds.isel(chain=chosen)
     chain_ids = ds["chain"].values if "chain" in ds.coords else chosen
     n_chains = len(chosen)
-    per_var = [(str(name), *_components(da)[:2]) for name, da in ds.data_vars.items()]
-    allot = _budget([v.shape[2] for _, v, _ in per_var], max_panels)
-    panels = []  # (title, values (chain, draw))
+    per_var = [(str(name), *_components(da)) for name, da in ds.data_vars.items()]
+    allot = _budget([v.shape[2] for _, v, _, _ in per_var], max_panels)
+    panels = []  # (title, values (chain, draw)): titles as plot_trace's
     notes = ([note] if note else []) + left_out
-    for (name, values, labels), n_panels in zip(per_var, allot):
-        panels += [(f"{name}\n{_short(label)}" if label else name, values[:, :, k])
+    for (name, values, labels, dims), n_panels in zip(per_var, allot):
+        panels += [(_short(_component_title(name, dims, label), 44), values[:, :, k])
                    for k, label in enumerate(labels[:n_panels])]
         if n_panels < len(labels):
             notes.append(f"{name}: first {n_panels} of {len(labels)} components shown "
@@ -613,7 +623,7 @@ def plot_rank(
         ax.set_xlim(0, edges[-1])
         ax.set_ylim(0, n_chains)
         ax.tick_params(axis="x", labelsize=7)
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, fontsize=8, loc="left")
     for ax in flat[len(panels):]:
         ax.set_visible(False)
     for row in axes:
