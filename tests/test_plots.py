@@ -294,6 +294,28 @@ def test_lp_shows_saved_warmup():
     assert not plots.plot_lp(idata, warmup=False).axes[0].lines[2:]
 
 
+def test_lp_y_range_is_the_sampling_phase_not_the_warmup_climb():
+    """Warm-up climbing from -180,000 to the sampling level near -115,000 (as the LDA demo's): the
+    traces' and the densities' y range is the sampling phase's (else its densities are flat lines),
+    and the title says the warm-up is clipped and where it starts."""
+    rng = np.random.default_rng(6)
+    lp = rng.normal(size=(3, 50)) * 100.0 - 115_000.0
+    warm = -115_000.0 - 65_000.0 * np.exp(-np.arange(40) / 8.0) + rng.normal(size=(3, 40))
+    idata = to_inference_data({"mu": rng.normal(size=(3, 50))}, sample_stats={"lp": lp},
+                              warmup_posterior={"mu": rng.normal(size=(3, 40))},
+                              warmup_sample_stats={"lp": warm}, attrs={"num_warmup": 40, "thin": 1})
+    fig = plots.plot_lp(idata)
+    tax, dax = fig.axes
+    span = lp.max() - lp.min()
+    for ax in (tax, dax):
+        lo, hi = ax.get_ylim()
+        assert lp.min() - 0.2 * span <= lo <= lp.min() and lp.max() <= hi <= lp.max() + 0.2 * span
+    assert len(tax.lines) == 6  # the warm-up is still drawn, clipped
+    assert f"starts at {warm.min():,.0f}".replace("-", "\u2212") in tax.get_title(loc="left")
+    assert "clipped" not in plots.plot_lp(idata, warmup=False).axes[0].get_title(loc="left")
+    assert _overlapping_texts(fig) == []
+
+
 def test_many_chains_are_sampled():
     rng = np.random.default_rng(7)
     n = 2000

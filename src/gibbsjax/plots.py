@@ -260,7 +260,9 @@ def plot_lp(idata, *, ax=None, max_chains: int | None = MAX_CHAINS, seed: int = 
     the y axis): chains in one mode overlap, chains stuck in different modes
     sit at different levels, and a chain still climbing shows as a trend.  The
     title gives R-hat of ``lp`` over *all* chains.  With ``save_warmup`` the
-    warm-up sweeps are drawn too (shaded) unless ``warmup=False``.
+    warm-up sweeps are drawn too (shaded) unless ``warmup=False``; the y axis
+    spans the sampling phase (the warm-up's climb, often far below, would
+    flatten it), so the warm-up is clipped and the title says where it starts.
 
     Parameters
     ----------
@@ -312,7 +314,7 @@ def plot_lp(idata, *, ax=None, max_chains: int | None = MAX_CHAINS, seed: int = 
     lp = lp_all[chosen]
     chain_ids = idata.sample_stats["chain"].values[chosen] if "chain" in idata.sample_stats.coords else chosen
     x, xlabel = _sweeps(idata, n_draws)
-    warm = None
+    warm, clipped = None, ""
     if warmup and "warmup_sample_stats" in idata.groups() and "lp" in idata.warmup_sample_stats:
         warm = idata.warmup_sample_stats["lp"].transpose("chain", "draw").values[chosen]
     colours = _colours(len(chosen))
@@ -336,14 +338,26 @@ def plot_lp(idata, *, ax=None, max_chains: int | None = MAX_CHAINS, seed: int = 
                 dax.axhline(lp[i][0], color=colours[i], lw=1)
             else:
                 dax.plot(dens[1], dens[0], color=colours[i], lw=1)
+    # y range from the sampling phase: the warm-up's climb (often far below) would flatten it
+    finite = lp[np.isfinite(lp)]
+    if finite.size:
+        lo, hi = float(finite.min()), float(finite.max())
+        pad = 0.08 * (hi - lo) if hi > lo else max(1.0, 1e-3 * abs(lo))
+        tax.set_ylim(lo - pad, hi + pad)
+        if warm is not None and warm.shape[1] > 0:
+            wfin = warm[np.isfinite(warm)]
+            below = wfin[wfin < lo - pad]
+            if below.size or (wfin > hi + pad).any():
+                start = f" (it starts at {np.min(wfin):,.0f})".replace("-", "\u2212") if below.size else ""
+                clipped = f"y axis: the sampling phase's range; the warm-up (shaded) is clipped{start}"
     tax.set_xlabel(xlabel)
     tax.set_ylabel("log joint lp")
     title = "log joint lp per chain"
     if np.isfinite(rhat):
         title += f": R-hat {rhat:.3f} over all {n_chains} chains"
         title += "  (chains agree)" if rhat < RHAT_LIMIT else "  (chains disagree)"
-    if note:
-        title += f"\n{note}"
+    for line in (note, clipped):
+        title += f"\n{line}" if line else ""
     tax.set_title(title, fontsize=10, loc="left")
     if dax is not None:
         dax.set_xlabel("density")
