@@ -676,3 +676,43 @@ def test_readme_plot_usage_matches_the_cli():
     for action in sub._actions:
         if action.option_strings and "--help" not in action.option_strings:
             assert any(o in usage.split() or f"[{o}" in usage for o in action.option_strings), action.option_strings
+
+
+def _stable_example():
+    """4 chains of 4 topics: one topic in every chain, one in 3, one in 2 (min_share 0.5), the rest
+    in one chain each; topics are rolls of 0.5**k by multiples of 4 words (Hellinger distance ~0.87)."""
+    from gibbsjax.stable import stable_topics
+
+    rng = np.random.default_rng(3)
+    held = [[0, 4, 8, 12], [0, 4, 8, 16], [0, 4, 20, 24], [0, 28, 32, 36]]  # each chain's topics, by roll
+    weights = 0.5 ** np.arange(V)
+    est = np.array([[np.roll(weights, r) * rng.uniform(0.9, 1.1, V) for r in rolls] for rolls in held])
+    return stable_topics(est, draws=rng.dirichlet(np.ones(4), size=(4, 50)), reference=0,
+                         vocab=[f"word{j}" for j in range(V)])
+
+
+def test_stable_topics_plot_labels_clear_of_the_line_and_inside_100_percent():
+    """The x axis ends at 100%; each bar's label (chains, spread, R-hat) lies inside the axes and
+    clear of the dashed min_share line; one chain is '1 chain'; the notes (rare topics not drawn)
+    sit under the axes, not floating above the title."""
+    st = _stable_example()
+    assert sorted(np.round(st.share, 2))[-3:] == [0.5, 0.75, 1.0]
+    fig = plots.plot_stable_topics(st, max_rare=3)
+    (ax,) = fig.axes
+    assert ax.get_xlim()[1] <= 1.0
+    assert not fig.get_suptitle()
+    assert f"{st.num_rare - 3} more rare topics not drawn" in ax.get_xlabel()
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    (line,) = [ln for ln in ax.lines if ln.get_linestyle() == "--"]
+    line_x = ax.transData.transform((st.min_share, 0))[0]
+    span = ax.get_window_extent(renderer)
+    texts = [t.get_text() for t in ax.texts]
+    assert len(texts) == len(ax.patches) == st.num_stable + 3
+    assert "1 chain" in texts and not [t for t in texts if "1 chains" in t]
+    assert [t for t in texts if t.startswith("4 chains") and "R-hat" in t and "spread" in t]
+    for t in ax.texts:
+        box = t.get_window_extent(renderer)
+        assert not box.x0 < line_x < box.x1, t.get_text()
+        assert span.x0 <= box.x0 and box.x1 <= span.x1 + 1, t.get_text()
+    assert _overlapping_texts(fig) == []

@@ -935,8 +935,10 @@ def plot_stable_topics(idata, *, max_rare: int = 10, n_words: int = 5):
     the ``max_rare`` most recurrent rare topics in grey.  Each bar is labelled by
     the cluster's top ``n_words`` words; beside it the number of chains, the
     spread (mean and largest Hellinger distance of the chains' topics to the
-    cluster's centre) and R-hat over the chains that hold it.  A dashed line
-    marks ``min_share``; the title gives the verdict.
+    cluster's centre) and R-hat over the chains that hold it, written clear of
+    the dashed line that marks ``min_share`` (inside the bar's end when there
+    is no room before 100%).  The title gives the verdict; what is left out is
+    said under the axes.
 
     Parameters
     ----------
@@ -976,11 +978,8 @@ def plot_stable_topics(idata, *, max_rare: int = 10, n_words: int = 5):
     y = np.arange(n)
     share = np.array([r["share"] for r in rows])
     colours = ["C0" if r["cluster"] < st.num_stable else "0.65" for r in rows]
-    ax.barh(y, share, color=colours, height=0.7)
-    for i, r in enumerate(rows):
-        rhat = f", R-hat {r['rhat']:.2f}" if np.isfinite(r["rhat"]) else ""
-        ax.text(min(r["share"], 1.0) + 0.01, i, f"{r['chains']} chains, spread {r['spread_mean']:.2f} "
-                f"(max {r['spread_max']:.2f}){rhat}", va="center", fontsize=7)
+    ax.barh(y, share, color=colours, height=0.7, zorder=2)
+    ax.axvline(st.min_share, color="k", ls="--", lw=0.8, zorder=2.5)
     labels = []
     for r in rows:
         kind = "stable" if r["cluster"] < st.num_stable else "rare"
@@ -989,21 +988,55 @@ def plot_stable_topics(idata, *, max_rare: int = 10, n_words: int = 5):
     ax.set_yticks(y)
     ax.set_yticklabels(labels, fontsize=7)
     ax.invert_yaxis()
-    ax.set_xlim(0, 1.6)
+    ax.set_xlim(0, 1.0)
     ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0])
     ax.set_xticklabels(["0", "25%", "50%", "75%", "100%"], fontsize=7)
-    ax.set_xlabel(f"share of the {st.num_chains} chains that hold the topic", fontsize=8)
-    ax.axvline(st.min_share, color="k", ls="--", lw=0.8)
-    notes = [f"{st.num_rare - min(max_rare, st.num_rare)} more rare topics"] if st.num_rare > max_rare else []
+    notes = [f"{st.num_rare - min(max_rare, st.num_rare)} more rare topics not drawn"] if st.num_rare > max_rare else []
     if st.num_unclustered:
         notes.append(f"{st.num_unclustered} topics of chains beyond the first {st.seed_chains} match no cluster")
+    ax.set_xlabel("\n".join([f"share of the {st.num_chains} chains that hold the topic"] + notes), fontsize=8)
     title = st.verdict + (f"\nHellinger threshold {st.threshold:g}; dashed: min_share {st.min_share:g}; "
                           "grey: rare topics" if n else "")
     ax.set_title(title, fontsize=9, loc="left")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    _finish(fig, notes)
+    fig.tight_layout()
+    for i, r in enumerate(rows):
+        _stable_label(ax, i, r, st.min_share)
     return fig
+
+
+def _stable_label(ax, i: int, r: dict, line: float) -> None:
+    """Write row ``i``'s chains, spread and R-hat beside its bar, clear of the dashed ``line``
+    (min_share) and inside the axes: past the bar's end; past the line when the bar stops short of
+    it; inside the bar's end when there is no room on the right; on two lines when one is too long."""
+    chains = f"{r['chains']} chain" + ("" if r["chains"] == 1 else "s")
+    stats = [f"spread {r['spread_mean']:.2f} (max {r['spread_max']:.2f})"] if r["chains"] > 1 else []
+    stats += [f"R-hat {r['rhat']:.2f}"] if np.isfinite(r["rhat"]) else []
+    texts = [", ".join([chains] + stats)] + ([f"{chains}, {stats[-1]}\n{stats[0]}"] if len(stats) == 2 else [])
+    share = min(float(r["share"]), 1.0)
+    renderer = ax.figure.canvas.get_renderer()
+    to_data = ax.transData.inverted()
+    pad = 0.01
+    box = {"boxstyle": "square,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85}
+    for text in texts:
+        t = ax.text(0, i, text, va="center", fontsize=7, bbox=box, zorder=3,
+                    linespacing=1.0)
+        ext = t.get_window_extent(renderer)
+        width = abs(to_data.transform((ext.x1, 0))[0] - to_data.transform((ext.x0, 0))[0]) + 2 * pad
+        spots = [(share + pad, "left")]  # (x, ha): past the bar, then past the line, then inside the bar
+        if share < line:
+            spots = [s for s in spots if share + pad + width <= line] + [(line + pad, "left")]
+        spots.append((share - pad, "right"))
+        for x, ha in spots:
+            lo, hi = (x, x + width) if ha == "left" else (x - width, x)
+            if hi <= 1.0 and lo >= 0 and not lo < line < hi:
+                t.set_x(x)
+                t.set_ha(ha)
+                return
+        t.remove()
+    t = ax.text(share - pad, i, texts[-1], va="center", ha="right", fontsize=7, bbox=box, zorder=3,
+                linespacing=1.0)  # no room clear of the line: the white box hides the line
 
 
 def plot_stability(table):
