@@ -716,3 +716,15 @@ def test_stable_topics_plot_labels_clear_of_the_line_and_inside_100_percent():
         assert not box.x0 < line_x < box.x1, t.get_text()
         assert span.x0 <= box.x0 and box.x1 <= span.x1 + 1, t.get_text()
     assert _overlapping_texts(fig) == []
+
+
+def test_notes_sit_just_above_the_panels(idata):
+    """The notes on top (components left out) sit just above the panels' titles, not floating
+    half an inch higher, and do not overlap them."""
+    for fig in (plots.plot_rank(idata, max_panels=6), plots.plot_rank(idata, max_panels=6, max_chains=2)):
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        notes = fig._suptitle.get_window_extent(renderer)
+        top = max(ax.get_tightbbox(renderer).y1 for ax in fig.axes if ax.get_visible())
+        assert 0 <= notes.y0 - top <= 0.15 * fig.dpi, (notes.y0, top)
+        assert _overlapping_texts(fig) == []

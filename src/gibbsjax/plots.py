@@ -246,8 +246,14 @@ def _finish(fig, notes: Sequence[str]) -> None:
     """Lay the figure out, with the notes (chain sample, panels left out) on top."""
     if notes:
         height = fig.get_figheight()
-        fig.suptitle("\n".join(notes), fontsize=9, y=1 - 0.08 / height, va="top")
-        fig.tight_layout(rect=(0, 0, 1, 1 - (0.2 + 0.18 * len(notes)) / height))
+        title = fig.suptitle("\n".join(notes), fontsize=9, y=1 - 0.08 / height, va="top")
+        box = title.get_window_extent(fig.canvas.get_renderer()).transformed(fig.transFigure.inverted())
+        fig.tight_layout(rect=(0, 0, 1, box.y0 - 0.04 / height))
+        renderer = fig.canvas.get_renderer()  # then the notes just above the panels' titles
+        top = max(ax.get_tightbbox(renderer).transformed(fig.transFigure.inverted()).y1
+                  for ax in fig.axes if ax.get_visible())
+        title.set_y(min(top + 0.06 / height, box.y0))
+        title.set_va("bottom")
     else:
         fig.tight_layout()
 
