@@ -334,6 +334,7 @@ def plot_lp(idata, *, ax=None, max_chains: int | None = MAX_CHAINS, seed: int = 
     if warm is not None and warm.shape[1] > 0:
         tax.axvspan(0, warm.shape[1] - 1, color="0.92", zorder=0, label="warm-up")
         wx = np.arange(warm.shape[1])
+    tails = []
     for i, c in enumerate(chain_ids):
         if warm is not None and warm.shape[1] > 0:
             tax.plot(wx, warm[i], color=colours[i], lw=0.6, alpha=0.5)
@@ -344,11 +345,12 @@ def plot_lp(idata, *, ax=None, max_chains: int | None = MAX_CHAINS, seed: int = 
                 dax.axhline(lp[i][0], color=colours[i], lw=1)
             else:
                 dax.plot(dens[1], dens[0], color=colours[i], lw=1)
+                tails.append(dens[0][dens[1] > 0.01 * dens[1].max()])  # the density's visible reach
     # y range from the sampling phase: the warm-up's climb (often far below) would flatten it
-    finite = lp[np.isfinite(lp)]
+    finite = np.concatenate([lp[np.isfinite(lp)]] + tails)
     if finite.size:
         lo, hi = float(finite.min()), float(finite.max())
-        pad = 0.08 * (hi - lo) if hi > lo else max(1.0, 1e-3 * abs(lo))
+        pad = 0.03 * (hi - lo) if hi > lo else max(1.0, 1e-3 * abs(lo))
         tax.set_ylim(lo - pad, hi + pad)
         if warm is not None and warm.shape[1] > 0:
             wfin = warm[np.isfinite(warm)]
