@@ -1027,24 +1027,23 @@ def _stable_label(ax, i: int, r: dict, line: float) -> None:
     to_data = ax.transData.inverted()
     pad = 0.01
     box = {"boxstyle": "square,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85}
+    widths = []
     for text in texts:
-        t = ax.text(0, i, text, va="center", fontsize=7, bbox=box, zorder=3,
-                    linespacing=1.0)
+        t = ax.text(0, i, text, va="center", fontsize=7, bbox=box, zorder=3, linespacing=1.0)
         ext = t.get_window_extent(renderer)
-        width = abs(to_data.transform((ext.x1, 0))[0] - to_data.transform((ext.x0, 0))[0]) + 2 * pad
-        spots = [(share + pad, "left")]  # (x, ha): past the bar, then past the line, then inside the bar
-        if share < line:
-            spots = [s for s in spots if share + pad + width <= line] + [(line + pad, "left")]
-        spots.append((share - pad, "right"))
-        for x, ha in spots:
+        widths.append(abs(to_data.transform((ext.x1, 0))[0] - to_data.transform((ext.x0, 0))[0]) + 2 * pad)
+        t.remove()
+    # (x, ha) by preference: just past the bar, past the line (bar short of it), inside the bar's end;
+    # at each, one line if it fits, else two
+    spots = [(share + pad, "left")] + ([(line + pad, "left")] if share < line else []) + [(share - pad, "right")]
+    for x, ha in spots:
+        for text, width in zip(texts, widths):
             lo, hi = (x, x + width) if ha == "left" else (x - width, x)
             if hi <= 1.0 and lo >= 0 and not lo < line < hi:
-                t.set_x(x)
-                t.set_ha(ha)
+                ax.text(x, i, text, va="center", ha=ha, fontsize=7, bbox=box, zorder=3, linespacing=1.0)
                 return
-        t.remove()
-    t = ax.text(share - pad, i, texts[-1], va="center", ha="right", fontsize=7, bbox=box, zorder=3,
-                linespacing=1.0)  # no room clear of the line: the white box hides the line
+    ax.text(share - pad, i, texts[-1], va="center", ha="right", fontsize=7, bbox=box, zorder=3,
+            linespacing=1.0)  # no room clear of the line: the white box hides the line
 
 
 def plot_stability(table):
