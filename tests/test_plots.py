@@ -250,8 +250,8 @@ def test_panels_are_capped_without_crowding_out_lp(idata):
         "topic_share[topic=0]", "topic_share[topic=1]", "topic_share[topic=2]", "mu", "lp"]
     assert "topic_share: first 3 of 32 components shown" in fig.get_suptitle()
     fig = plots.plot_rank(idata, max_panels=6)
-    assert [ax.get_title() for ax in fig.axes if ax.get_visible()] == [
-        "topic_share\n0", "topic_share\n1", "topic_share\n2", "topic_share\n3", "mu", "lp"]
+    assert [ax.get_title(loc="left") for ax in fig.axes if ax.get_visible()] == [
+        "topic_share[topic=0]", "topic_share[topic=1]", "topic_share[topic=2]", "topic_share[topic=3]", "mu", "lp"]
     assert "topic_share: first 4 of 32 components shown" in fig.get_suptitle()
 
 
@@ -292,6 +292,29 @@ def test_lp_shows_saved_warmup():
     assert len(tax.lines) == 4  # warm-up and draws of both chains
     np.testing.assert_array_equal(tax.lines[1].get_xdata(), np.arange(6, 16))
     assert not plots.plot_lp(idata, warmup=False).axes[0].lines[2:]
+
+
+def test_lp_y_range_is_the_sampling_phase_not_the_warmup_climb():
+    """Warm-up climbing from -180,000 to the sampling level near -115,000 (as the LDA demo's): the
+    traces' and the densities' y range is the sampling phase's (else its densities are flat lines),
+    and the title says the warm-up is clipped and where it starts."""
+    rng = np.random.default_rng(6)
+    lp = rng.normal(size=(3, 50)) * 100.0 - 115_000.0
+    warm = -115_000.0 - 65_000.0 * np.exp(-np.arange(40) / 8.0) + rng.normal(size=(3, 40))
+    idata = to_inference_data({"mu": rng.normal(size=(3, 50))}, sample_stats={"lp": lp},
+                              warmup_posterior={"mu": rng.normal(size=(3, 40))},
+                              warmup_sample_stats={"lp": warm}, attrs={"num_warmup": 40, "thin": 1})
+    fig = plots.plot_lp(idata)
+    tax, dax = fig.axes
+    span = lp.max() - lp.min()
+    for ax in (tax, dax):
+        lo, hi = ax.get_ylim()
+        # the sampling range and the densities' tails (up to 3 bandwidths, ~0.3 of the span here)
+        assert lp.min() - 0.4 * span <= lo <= lp.min() and lp.max() <= hi <= lp.max() + 0.4 * span
+    assert len(tax.lines) == 6  # the warm-up is still drawn, clipped
+    assert f"starts at {warm.min():,.0f}".replace("-", "\u2212") in tax.get_title(loc="left")
+    assert "clipped" not in plots.plot_lp(idata, warmup=False).axes[0].get_title(loc="left")
+    assert _overlapping_texts(fig) == []
 
 
 def test_many_chains_are_sampled():
@@ -525,8 +548,8 @@ def test_sorted_twins_are_not_drawn_twice():
     assert "not drawn: emission, initial, transition" in fig.get_suptitle()
     width, height = fig.get_size_inches()
     assert width <= 16 and height <= 11  # was 11.9 x 19.7 in with both copies in rows
-    ranks = [ax.get_title() for ax in plots.plot_rank(idata).axes if ax.get_visible()]
-    assert len(ranks) == 20 and not [t for t in ranks if t.split("\n")[0] in ("emission", "initial", "transition")]
+    ranks = [ax.get_title(loc="left") for ax in plots.plot_rank(idata).axes if ax.get_visible()]
+    assert ranks == titles  # a component has one name in trace and rank plots
     raw = [ax.get_title(loc="left") for ax in _trace_axes(plots.plot_trace(idata, ["emission"]))]
     assert raw[0] == "emission[state=0, symbol=0]" and len(raw) == 12
 
@@ -636,3 +659,73 @@ def test_lp_is_in_the_posterior_for_az_summary(tmp_path):
     for group in ("posterior", "sample_stats"):
         np.testing.assert_array_equal(longer[group]["lp"].values, once[group]["lp"].values)
     assert plots.variable_names(longer) == ["x1", "x2", "lp"]  # lp once
+
+
+def test_readme_plot_usage_matches_the_cli():
+    """The README's usage line of ``gibbsjax plot`` names every --kind and every option the parser has."""
+    import argparse
+    import pathlib
+
+    from gibbsjax.cli import build_parser
+
+    readme = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    usage = readme[readme.index("gibbsjax plot RESULT.nc [--kind"):]
+    usage = usage[:usage.index("```")]
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices["plot"]
+    kind = next(a for a in sub._actions if "--kind" in a.option_strings)
+    assert usage.split("--kind ")[1].split("]")[0].split("|") == list(kind.choices)
+    for action in sub._actions:
+        if action.option_strings and "--help" not in action.option_strings:
+            assert any(o in usage.split() or f"[{o}" in usage for o in action.option_strings), action.option_strings
+
+
+def _stable_example():
+    """4 chains of 4 topics: one topic in every chain, one in 3, one in 2 (min_share 0.5), the rest
+    in one chain each; topics are rolls of 0.5**k by multiples of 4 words (Hellinger distance ~0.87)."""
+    from gibbsjax.stable import stable_topics
+
+    rng = np.random.default_rng(3)
+    held = [[0, 4, 8, 12], [0, 4, 8, 16], [0, 4, 20, 24], [0, 28, 32, 36]]  # each chain's topics, by roll
+    weights = 0.5 ** np.arange(V)
+    est = np.array([[np.roll(weights, r) * rng.uniform(0.9, 1.1, V) for r in rolls] for rolls in held])
+    return stable_topics(est, draws=rng.dirichlet(np.ones(4), size=(4, 50)), reference=0,
+                         vocab=[f"word{j}" for j in range(V)])
+
+
+def test_stable_topics_plot_labels_clear_of_the_line_and_inside_100_percent():
+    """The x axis ends at 100%; each bar's label (chains, spread, R-hat) lies inside the axes and
+    clear of the dashed min_share line; one chain is '1 chain'; the notes (rare topics not drawn)
+    sit under the axes, not floating above the title."""
+    st = _stable_example()
+    assert sorted(np.round(st.share, 2))[-3:] == [0.5, 0.75, 1.0]
+    fig = plots.plot_stable_topics(st, max_rare=3)
+    (ax,) = fig.axes
+    assert ax.get_xlim()[1] <= 1.0
+    assert not fig.get_suptitle()
+    assert f"{st.num_rare - 3} more rare topics not drawn" in ax.get_xlabel()
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    (line,) = [ln for ln in ax.lines if ln.get_linestyle() == "--"]
+    line_x = ax.transData.transform((st.min_share, 0))[0]
+    span = ax.get_window_extent(renderer)
+    texts = [t.get_text() for t in ax.texts]
+    assert len(texts) == len(ax.patches) == st.num_stable + 3
+    assert "1 chain" in texts and not [t for t in texts if "1 chains" in t]
+    assert [t for t in texts if t.startswith("4 chains") and "R-hat" in t and "spread" in t]
+    for t in ax.texts:
+        box = t.get_window_extent(renderer)
+        assert not box.x0 < line_x < box.x1, t.get_text()
+        assert span.x0 <= box.x0 and box.x1 <= span.x1 + 1, t.get_text()
+    assert _overlapping_texts(fig) == []
+
+
+def test_notes_sit_just_above_the_panels(idata):
+    """The notes on top (components left out) sit just above the panels' titles, not floating
+    half an inch higher, and do not overlap them."""
+    for fig in (plots.plot_rank(idata, max_panels=6), plots.plot_rank(idata, max_panels=6, max_chains=2)):
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        notes = fig._suptitle.get_window_extent(renderer)
+        top = max(ax.get_tightbbox(renderer).y1 for ax in fig.axes if ax.get_visible())
+        assert 0 <= notes.y0 - top <= 0.15 * fig.dpi, (notes.y0, top)
+        assert _overlapping_texts(fig) == []

@@ -209,6 +209,19 @@ def _components(da):
     return values, labels, rest
 
 
+def _component_title(name: str, dims: Sequence[str], label: str) -> str:
+    """The name of one component, the same in trace and rank plots: ``emission_sorted[rank=0, symbol=1]``.
+
+    >>> _component_title("topic_share", ["topic"], "3")
+    'topic_share[topic=3]'
+    >>> _component_title("lp", [], "")
+    'lp'
+    """
+    if not dims:
+        return name
+    return f"{name}[{', '.join(f'{d}={p}' for d, p in zip(dims, label.split(',')))}]"
+
+
 def _budget(counts: Sequence[int], max_panels: int) -> list[int]:
     """Panels per variable when all of them would be more than ``max_panels``: a fair
     share each, small variables served first (so ``lp`` is never crowded out).
@@ -233,8 +246,14 @@ def _finish(fig, notes: Sequence[str]) -> None:
     """Lay the figure out, with the notes (chain sample, panels left out) on top."""
     if notes:
         height = fig.get_figheight()
-        fig.suptitle("\n".join(notes), fontsize=9, y=1 - 0.08 / height, va="top")
-        fig.tight_layout(rect=(0, 0, 1, 1 - (0.2 + 0.18 * len(notes)) / height))
+        title = fig.suptitle("\n".join(notes), fontsize=9, y=1 - 0.08 / height, va="top")
+        box = title.get_window_extent(fig.canvas.get_renderer()).transformed(fig.transFigure.inverted())
+        fig.tight_layout(rect=(0, 0, 1, box.y0 - 0.04 / height))
+        renderer = fig.canvas.get_renderer()  # then the notes just above the panels' titles
+        top = max(ax.get_tightbbox(renderer).transformed(fig.transFigure.inverted()).y1
+                  for ax in fig.axes if ax.get_visible())
+        title.set_y(min(top + 0.06 / height, box.y0))
+        title.set_va("bottom")
     else:
         fig.tight_layout()
 
@@ -247,7 +266,9 @@ def plot_lp(idata, *, ax=None, max_chains: int | None = MAX_CHAINS, seed: int = 
     the y axis): chains in one mode overlap, chains stuck in different modes
     sit at different levels, and a chain still climbing shows as a trend.  The
     title gives R-hat of ``lp`` over *all* chains.  With ``save_warmup`` the
-    warm-up sweeps are drawn too (shaded) unless ``warmup=False``.
+    warm-up sweeps are drawn too (shaded) unless ``warmup=False``; the y axis
+    spans the sampling phase (the warm-up's climb, often far below, would
+    flatten it), so the warm-up is clipped and the title says where it starts.
 
     Parameters
     ----------
@@ -299,7 +320,7 @@ def plot_lp(idata, *, ax=None, max_chains: int | None = MAX_CHAINS, seed: int = 
     lp = lp_all[chosen]
     chain_ids = idata.sample_stats["chain"].values[chosen] if "chain" in idata.sample_stats.coords else chosen
     x, xlabel = _sweeps(idata, n_draws)
-    warm = None
+    warm, clipped = None, ""
     if warmup and "warmup_sample_stats" in idata.groups() and "lp" in idata.warmup_sample_stats:
         warm = idata.warmup_sample_stats["lp"].transpose("chain", "draw").values[chosen]
     colours = _colours(len(chosen))
@@ -313,6 +334,7 @@ def plot_lp(idata, *, ax=None, max_chains: int | None = MAX_CHAINS, seed: int = 
     if warm is not None and warm.shape[1] > 0:
         tax.axvspan(0, warm.shape[1] - 1, color="0.92", zorder=0, label="warm-up")
         wx = np.arange(warm.shape[1])
+    tails = []
     for i, c in enumerate(chain_ids):
         if warm is not None and warm.shape[1] > 0:
             tax.plot(wx, warm[i], color=colours[i], lw=0.6, alpha=0.5)
@@ -323,14 +345,27 @@ def plot_lp(idata, *, ax=None, max_chains: int | None = MAX_CHAINS, seed: int = 
                 dax.axhline(lp[i][0], color=colours[i], lw=1)
             else:
                 dax.plot(dens[1], dens[0], color=colours[i], lw=1)
+                tails.append(dens[0][dens[1] > 0.01 * dens[1].max()])  # the density's visible reach
+    # y range from the sampling phase: the warm-up's climb (often far below) would flatten it
+    finite = np.concatenate([lp[np.isfinite(lp)]] + tails)
+    if finite.size:
+        lo, hi = float(finite.min()), float(finite.max())
+        pad = 0.03 * (hi - lo) if hi > lo else max(1.0, 1e-3 * abs(lo))
+        tax.set_ylim(lo - pad, hi + pad)
+        if warm is not None and warm.shape[1] > 0:
+            wfin = warm[np.isfinite(warm)]
+            below = wfin[wfin < lo - pad]
+            if below.size or (wfin > hi + pad).any():
+                start = f" (it starts at {np.min(wfin):,.0f})".replace("-", "\u2212") if below.size else ""
+                clipped = f"y axis: the sampling phase's range; the warm-up (shaded) is clipped{start}"
     tax.set_xlabel(xlabel)
     tax.set_ylabel("log joint lp")
     title = "log joint lp per chain"
     if np.isfinite(rhat):
         title += f": R-hat {rhat:.3f} over all {n_chains} chains"
         title += "  (chains agree)" if rhat < RHAT_LIMIT else "  (chains disagree)"
-    if note:
-        title += f"\n{note}"
+    for line in (note, clipped):
+        title += f"\n{line}" if line else ""
     tax.set_title(title, fontsize=10, loc="left")
     if dax is not None:
         dax.set_xlabel("density")
@@ -475,11 +510,8 @@ def plot_trace(
                 tax.text(0.995, level, _short(labels[k], 12), transform=tax.get_yaxis_transform(),
                          ha="right", va="center", fontsize=6, color="0.2",
                          bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.6})
-        if not dims:
-            title = name
-        elif n_comp == 1:
-            parts = labels[0].split(",")
-            title = f"{name}[{', '.join(f'{d}={p}' for d, p in zip(dims, parts))}]"
+        if n_comp == 1:
+            title = _component_title(name, dims, labels[0])
         else:
             title = f"{name}[{'×'.join(dims)} {labels[0]} … {labels[-1]}]"
         tax.set_title(_short(title, 44), fontsize=8, loc="left")
@@ -579,12 +611,12 @@ def plot_rank(
     ds = ds.isel(chain=chosen)
     chain_ids = ds["chain"].values if "chain" in ds.coords else chosen
     n_chains = len(chosen)
-    per_var = [(str(name), *_components(da)[:2]) for name, da in ds.data_vars.items()]
-    allot = _budget([v.shape[2] for _, v, _ in per_var], max_panels)
-    panels = []  # (title, values (chain, draw))
+    per_var = [(str(name), *_components(da)) for name, da in ds.data_vars.items()]
+    allot = _budget([v.shape[2] for _, v, _, _ in per_var], max_panels)
+    panels = []  # (title, values (chain, draw)): titles as plot_trace's
     notes = ([note] if note else []) + left_out
-    for (name, values, labels), n_panels in zip(per_var, allot):
-        panels += [(f"{name}\n{_short(label)}" if label else name, values[:, :, k])
+    for (name, values, labels, dims), n_panels in zip(per_var, allot):
+        panels += [(_short(_component_title(name, dims, label), 44), values[:, :, k])
                    for k, label in enumerate(labels[:n_panels])]
         if n_panels < len(labels):
             notes.append(f"{name}: first {n_panels} of {len(labels)} components shown "
@@ -613,7 +645,7 @@ def plot_rank(
         ax.set_xlim(0, edges[-1])
         ax.set_ylim(0, n_chains)
         ax.tick_params(axis="x", labelsize=7)
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, fontsize=8, loc="left")
     for ax in flat[len(panels):]:
         ax.set_visible(False)
     for row in axes:
@@ -911,8 +943,10 @@ def plot_stable_topics(idata, *, max_rare: int = 10, n_words: int = 5):
     the ``max_rare`` most recurrent rare topics in grey.  Each bar is labelled by
     the cluster's top ``n_words`` words; beside it the number of chains, the
     spread (mean and largest Hellinger distance of the chains' topics to the
-    cluster's centre) and R-hat over the chains that hold it.  A dashed line
-    marks ``min_share``; the title gives the verdict.
+    cluster's centre) and R-hat over the chains that hold it, written clear of
+    the dashed line that marks ``min_share`` (inside the bar's end when there
+    is no room before 100%).  The title gives the verdict; what is left out is
+    said under the axes.
 
     Parameters
     ----------
@@ -952,11 +986,8 @@ def plot_stable_topics(idata, *, max_rare: int = 10, n_words: int = 5):
     y = np.arange(n)
     share = np.array([r["share"] for r in rows])
     colours = ["C0" if r["cluster"] < st.num_stable else "0.65" for r in rows]
-    ax.barh(y, share, color=colours, height=0.7)
-    for i, r in enumerate(rows):
-        rhat = f", R-hat {r['rhat']:.2f}" if np.isfinite(r["rhat"]) else ""
-        ax.text(min(r["share"], 1.0) + 0.01, i, f"{r['chains']} chains, spread {r['spread_mean']:.2f} "
-                f"(max {r['spread_max']:.2f}){rhat}", va="center", fontsize=7)
+    ax.barh(y, share, color=colours, height=0.7, zorder=2)
+    ax.axvline(st.min_share, color="k", ls="--", lw=0.8, zorder=2.5)
     labels = []
     for r in rows:
         kind = "stable" if r["cluster"] < st.num_stable else "rare"
@@ -965,21 +996,54 @@ def plot_stable_topics(idata, *, max_rare: int = 10, n_words: int = 5):
     ax.set_yticks(y)
     ax.set_yticklabels(labels, fontsize=7)
     ax.invert_yaxis()
-    ax.set_xlim(0, 1.6)
+    ax.set_xlim(0, 1.0)
     ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0])
     ax.set_xticklabels(["0", "25%", "50%", "75%", "100%"], fontsize=7)
-    ax.set_xlabel(f"share of the {st.num_chains} chains that hold the topic", fontsize=8)
-    ax.axvline(st.min_share, color="k", ls="--", lw=0.8)
-    notes = [f"{st.num_rare - min(max_rare, st.num_rare)} more rare topics"] if st.num_rare > max_rare else []
+    notes = [f"{st.num_rare - min(max_rare, st.num_rare)} more rare topics not drawn"] if st.num_rare > max_rare else []
     if st.num_unclustered:
         notes.append(f"{st.num_unclustered} topics of chains beyond the first {st.seed_chains} match no cluster")
+    ax.set_xlabel("\n".join([f"share of the {st.num_chains} chains that hold the topic"] + notes), fontsize=8)
     title = st.verdict + (f"\nHellinger threshold {st.threshold:g}; dashed: min_share {st.min_share:g}; "
                           "grey: rare topics" if n else "")
     ax.set_title(title, fontsize=9, loc="left")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    _finish(fig, notes)
+    fig.tight_layout()
+    for i, r in enumerate(rows):
+        _stable_label(ax, i, r, st.min_share)
     return fig
+
+
+def _stable_label(ax, i: int, r: dict, line: float) -> None:
+    """Write row ``i``'s chains, spread and R-hat beside its bar, clear of the dashed ``line``
+    (min_share) and inside the axes: past the bar's end; past the line when the bar stops short of
+    it; inside the bar's end when there is no room on the right; on two lines when one is too long."""
+    chains = f"{r['chains']} chain" + ("" if r["chains"] == 1 else "s")
+    stats = [f"spread {r['spread_mean']:.2f} (max {r['spread_max']:.2f})"] if r["chains"] > 1 else []
+    stats += [f"R-hat {r['rhat']:.2f}"] if np.isfinite(r["rhat"]) else []
+    texts = [", ".join([chains] + stats)] + ([f"{chains}, {stats[-1]}\n{stats[0]}"] if len(stats) == 2 else [])
+    share = min(float(r["share"]), 1.0)
+    renderer = ax.figure.canvas.get_renderer()
+    to_data = ax.transData.inverted()
+    pad = 0.01
+    box = {"boxstyle": "square,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85}
+    widths = []
+    for text in texts:
+        t = ax.text(0, i, text, va="center", fontsize=7, bbox=box, zorder=3, linespacing=1.0)
+        ext = t.get_window_extent(renderer)
+        widths.append(abs(to_data.transform((ext.x1, 0))[0] - to_data.transform((ext.x0, 0))[0]) + 2 * pad)
+        t.remove()
+    # (x, ha) by preference: just past the bar, past the line (bar short of it), inside the bar's end;
+    # at each, one line if it fits, else two
+    spots = [(share + pad, "left")] + ([(line + pad, "left")] if share < line else []) + [(share - pad, "right")]
+    for x, ha in spots:
+        for text, width in zip(texts, widths):
+            lo, hi = (x, x + width) if ha == "left" else (x - width, x)
+            if hi <= 1.0 and lo >= 0 and not lo < line < hi:
+                ax.text(x, i, text, va="center", ha=ha, fontsize=7, bbox=box, zorder=3, linespacing=1.0)
+                return
+    ax.text(share - pad, i, texts[-1], va="center", ha="right", fontsize=7, bbox=box, zorder=3,
+            linespacing=1.0)  # no room clear of the line: the white box hides the line
 
 
 def plot_stability(table):
