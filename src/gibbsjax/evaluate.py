@@ -25,7 +25,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy import sparse
 
 from gibbsjax import inputs
 from gibbsjax.corpus import Corpus
@@ -454,10 +453,11 @@ def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 
     top = _top_indices(tw, n)
     if window is None:
         return _umass(corpus, top, kind, float(eps))
-    if window == "document":
-        window = max(int(corpus.doc_lengths.max(initial=0)), 1)  # every document is one window
     words, index = np.unique(top, return_inverse=True)
-    counts, total = _window_counts(corpus, words, window, window_count)
+    if window == "document":  # every document is one window, in which both rules count a word that occurs
+        counts, total = _document_counts(corpus, words)
+    else:
+        counts, total = _window_counts(corpus, words, window, window_count)
     joint = counts / total  # P(w_i, w_j); P(w_i) on the diagonal
     return (_c_v if kind == "c_v" else _c_npmi)(joint, index.reshape(top.shape), float(eps))
 
@@ -545,6 +545,24 @@ def _window_intervals(pos: np.ndarray, group: np.ndarray, per_doc: np.ndarray, w
     return hi >= enter, enter, hi
 
 
+def _document_counts(corpus, words: np.ndarray) -> tuple[np.ndarray, int]:
+    """Document co-occurrence: ``C[a, b]`` = documents holding both ``words[a]`` and ``words[b]``
+    (``C[a, a]``: documents holding ``words[a]``), and the number of documents (each one window,
+    an empty one too, as gensim counts them).  One sparse document × word indicator and its
+    product: memory of the order of the top words' occurrences."""
+    u = len(words)
+    column = np.full(corpus.vocab_size, -1, np.int32)  # int32: one gather per token of the corpus
+    column[words] = np.arange(u)
+    cols = column[corpus.tokens]
+    where = np.flatnonzero(cols >= 0)
+    doc = np.searchsorted(corpus.doc_offsets, where, side="right") - 1
+    from scipy import sparse  # here: `import gibbsjax` stays light (tests/test_plots.py)
+
+    present = sparse.csr_matrix((np.ones(where.size), (doc, cols[where])), shape=(corpus.num_docs, u))
+    present.data[:] = 1.0  # duplicates summed by the constructor: presence, not counts
+    return (present.T @ present).toarray(), int(corpus.num_docs)
+
+
 def _window_counts(corpus, words: np.ndarray, window: int, rule: str = "gensim",
                    cells: int = 1 << 22) -> tuple[np.ndarray, int]:
     """Sliding windows: ``C[a, b]`` = windows holding both ``words[a]`` and ``words[b]``
@@ -557,6 +575,8 @@ def _window_counts(corpus, words: np.ndarray, window: int, rule: str = "gensim",
     occurrence marks an interval of at most ``window`` windows, so each window's
     occurrences are a cumulative sum of interval ends, computed a block of windows at a
     time (``cells`` = windows × words per block; no loop over documents or tokens)."""
+    from scipy import sparse  # here: `import gibbsjax` stays light
+
     u = len(words)
     lengths = corpus.doc_lengths
     per_doc = np.maximum(lengths - window + 1, 1)
