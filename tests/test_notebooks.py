@@ -63,7 +63,7 @@ EXPECTED_TEXT = {
         "topics reproduced by all 4 chains",
     ],
 }
-MIN_FIGURES = {"convergence.ipynb": 7, "topic-models.ipynb": 4, "sbc.ipynb": 2}
+MIN_FIGURES = {"convergence.ipynb": 7, "topic-models.ipynb": 4, "sbc.ipynb": 2, "lda-workflow.ipynb": 2}
 
 #: (pattern, replacement) applied to every text output before stored and re-run outputs are
 #: compared; each hides something that changes from run to run by design, nothing else
