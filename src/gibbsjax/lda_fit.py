@@ -41,7 +41,28 @@ EMPTY_CHOICES = ("keep", "drop", "error")
 
 
 def check_params(params: Mapping[str, Any]) -> None:
-    """Check the arguments without changing them (``ValueError`` naming the argument)."""
+    """Check the arguments without changing them (``ValueError`` naming the argument).
+
+    Parameters
+    ----------
+    params : mapping of str to object
+        Every parameter of :class:`gibbsjax.estimators.LDA`, as its ``get_params()`` gives them.
+
+    Raises
+    ------
+    ValueError
+        For the first bad argument, naming it.
+
+    Examples
+    --------
+    >>> from gibbsjax.estimators import LDA
+    >>> params = LDA(num_topics=2).get_params()
+    >>> check_params(params)   # fine: nothing happens
+    >>> check_params({**params, "num_topics": 0})
+    Traceback (most recent call last):
+    ...
+    ValueError: num_topics must be an integer >= 1, got 0
+    """
     check_int("num_topics", params["num_topics"], 1)
     sampler = params["sampler"]
     if not isinstance(sampler, str) or sampler not in lda.SAMPLERS:
