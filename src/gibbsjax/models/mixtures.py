@@ -573,13 +573,14 @@ def unigrams_collapsed(K: int = 2, alpha: float | tuple[float, ...] = 1.0,
 
     Examples
     --------
-    >>> import gibbsjax
-    >>> from gibbsjax.corpus import Corpus
-    >>> c = Corpus.from_token_lists([["a", "a"], ["c", "c"], ["a", "c"]])
-    >>> idata = gibbsjax.sample(unigrams_collapsed(2), unigram_data(c), seed=0, num_chains=1,
-    ...                         num_warmup=2, num_draws=3, progress=False)
-    >>> idata.posterior["beta"].shape   # (chain, draw, cluster, word)
-    (1, 3, 2, 2)
+    Sampled like :func:`unigrams` (``gibbsjax.sample(unigrams_collapsed(2), unigram_data(corpus))``):
+
+    >>> unigrams_collapsed(K=3, alpha=0.5).name
+    'mixtures.unigrams_collapsed'
+    >>> unigrams_collapsed(K=2, alpha=(1.0,))
+    Traceback (most recent call last):
+    ...
+    ValueError: alpha has 1 entries, but the model has K = 2 classes
     """
     k = _check_num_clusters(K)
     alpha = check_concentration("alpha", alpha, ((), (None,)))
@@ -676,12 +677,14 @@ def bernoulli(K: int = 2, alpha: float | tuple[float, ...] = 1.0, a: float = 1.0
 
     Examples
     --------
-    >>> import gibbsjax
-    >>> d = bernoulli_data([[1, 0, 1], [0, 1, 1]])
-    >>> idata = gibbsjax.sample(bernoulli(2), d, seed=0, num_chains=1, num_warmup=2, num_draws=3,
-    ...                         progress=False)
-    >>> idata.posterior["p"].shape   # (chain, draw, cluster, feature)
-    (1, 3, 2, 3)
+    Sampled like :func:`unigrams` (``gibbsjax.sample(bernoulli(2), bernoulli_data(features))``):
+
+    >>> bernoulli(K=3, alpha=2.0).name
+    'mixtures.bernoulli'
+    >>> bernoulli(K=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: K must be an integer >= 2, got 1
     """
     k = _check_num_clusters(K)
     alpha = check_concentration("alpha", alpha, ((), (None,)))
