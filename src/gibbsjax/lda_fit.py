@@ -81,7 +81,28 @@ def num_topics(params: Mapping[str, Any]) -> int:
 
 
 def check_params(params: Mapping[str, Any]) -> None:
-    """Check the arguments without changing them (``ValueError`` naming the argument)."""
+    """Check the arguments without changing them (``ValueError`` naming the argument).
+
+    Parameters
+    ----------
+    params : mapping of str to object
+        Every parameter of :class:`gibbsjax.estimators.LDA`, as its ``get_params()`` gives them.
+
+    Raises
+    ------
+    ValueError
+        For the first bad argument, naming it.
+
+    Examples
+    --------
+    >>> from gibbsjax.estimators import LDA
+    >>> params = LDA(num_topics=2).get_params()
+    >>> check_params(params)   # fine: nothing happens
+    >>> check_params({**params, "num_topics": 0})
+    Traceback (most recent call last):
+    ...
+    ValueError: num_topics (n_components) must be an integer >= 1, got 0
+    """
     num_topics(params)
     sampler = params["sampler"]
     if not isinstance(sampler, str) or sampler not in lda.SAMPLERS:

@@ -674,6 +674,16 @@ def pi_posterior(state, data, *, alpha, rows: Rows | None = None) -> jax.Array:
     -------
     jax.Array
         (K,) concentrations n_k + α_k.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = documents(Corpus.from_token_lists([["a", "a"], ["b"], ["a", "b"]]))
+    >>> s = UnigramState(log_pi=jnp.log(jnp.array([0.5, 0.5])), log_beta=jnp.log(jnp.array([[0.9, 0.1], [0.1, 0.9]])),
+    ...                  z=jnp.array([0, 1, 0]))
+    >>> pi_posterior(s, d, alpha=1.0).tolist()   # two documents in cluster 0, one in 1
+    [3.0, 2.0]
     """
     k = state.log_pi.shape[0]
     counts = rw.total(rows, cj.class_counts(rw.here(rows, current_labels(state, data), k), k))
@@ -701,6 +711,16 @@ def beta_posterior(state, data: Documents, *, lam: float, rows: Rows | None = No
     -------
     jax.Array
         (K, V) concentrations m_kv + λ.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = documents(Corpus.from_token_lists([["a", "a"], ["b"], ["a", "b"]]))
+    >>> s = UnigramState(log_pi=jnp.log(jnp.array([0.5, 0.5])), log_beta=jnp.log(jnp.array([[0.9, 0.1], [0.1, 0.9]])),
+    ...                  z=jnp.array([0, 1, 0]))
+    >>> beta_posterior(s, d, lam=0.5).tolist()   # cluster 0: a, a, a, b; cluster 1: b
+    [[3.5, 1.5], [0.5, 1.5]]
     """
     k = state.log_beta.shape[0]
     counts = rw.total(rows, word_counts(rw.here(rows, current_labels(state, data), k), data, k))
@@ -733,6 +753,17 @@ def sample_pi_beta(key, state: UnigramState, data: Documents, *, alpha, lam, row
     -------
     UnigramState
         The state with new log π and log β.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = documents(Corpus.from_token_lists([["a", "a"], ["b"], ["a", "b"]]))
+    >>> s = UnigramState(log_pi=jnp.log(jnp.array([0.5, 0.5])), log_beta=jnp.log(jnp.array([[0.9, 0.1], [0.1, 0.9]])),
+    ...                  z=jnp.array([0, 1, 0]))
+    >>> new = sample_pi_beta(jax.random.key(0), s, d, alpha=1.0, lam=1.0)
+    >>> new.log_beta.shape, [round(float(v), 4) for v in jnp.exp(new.log_beta).sum(axis=1)]
+    ((2, 2), [1.0, 1.0])
     """
     log_pi, log_beta = cj.sample_log_dirichlets(
         key, pi_posterior(state, data, alpha=alpha, rows=rows), beta_posterior(state, data, lam=lam, rows=rows))
@@ -761,6 +792,17 @@ def sample_z(key, state: UnigramState, data: Documents, rows: Rows | None = None
     -------
     jax.Array
         The new labels, (D,) int32.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = documents(Corpus.from_token_lists([["a", "a"], ["b"], ["a", "b"]]))
+    >>> s = UnigramState(log_pi=jnp.log(jnp.array([0.5, 0.5])), log_beta=jnp.log(jnp.array([[0.9, 0.1], [0.1, 0.9]])),
+    ...                  z=jnp.array([0, 1, 0]))
+    >>> z = sample_z(jax.random.key(0), s, d)
+    >>> z.shape, z.dtype
+    ((3,), dtype('int32'))
     """
     if rows is None:
         return sample_labels_parallel(key, _z_logits(state, data), data.labels)
@@ -827,12 +869,61 @@ def simulate_tokens(key, log_beta: jax.Array, labels: jax.Array, docs: Documents
     Keeps document lengths and token positions; for Geweke tests and
     simulation studies (it forms an N × V array of log-probabilities, so it is
     meant for small corpora).
+
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    log_beta : jax.Array
+        (K, V): log word probabilities of each cluster.
+    labels : jax.Array
+        (D,) int: each document's cluster.
+    docs : Documents
+        The documents (their token positions and lengths are kept).
+
+    Returns
+    -------
+    jax.Array
+        (N,) int32: a new word for every token position.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = documents(Corpus.from_token_lists([["a", "a"], ["b"], ["a", "b"]]))
+    >>> s = UnigramState(log_pi=jnp.log(jnp.array([0.5, 0.5])), log_beta=jnp.log(jnp.array([[0.9, 0.1], [0.1, 0.9]])),
+    ...                  z=jnp.array([0, 1, 0]))
+    >>> w = simulate_tokens(jax.random.key(0), jnp.log(jnp.array([[1.0, 0.0], [0.0, 1.0]])), s.z, d)
+    >>> w.tolist()   # cluster 0 only says word 0 ("a"), cluster 1 only word 1
+    [0, 0, 1, 0, 0]
     """
     return gr.categorical(key, log_beta[labels[docs.doc_ids]])
 
 
 def simulate_binary(key, log_p: jax.Array, labels: jax.Array) -> jax.Array:
-    """New x_df ~ Bernoulli(p_{z_d f}), (D, F) int32."""
+    """New x_df ~ Bernoulli(p_{z_d f}), (D, F) int32.
+
+    Parameters
+    ----------
+    key : jax.Array
+        A PRNG key.
+    log_p : jax.Array
+        (K, F): log p_kf, the probability that feature f is on in cluster k.
+    labels : jax.Array
+        (D,) int: each document's cluster.
+
+    Returns
+    -------
+    jax.Array
+        (D, F) int32: the new 0/1 features.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> log_p = jnp.log(jnp.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]))   # certain features
+    >>> simulate_binary(jax.random.key(0), log_p, jnp.array([1, 0])).tolist()
+    [[0, 1, 0], [1, 0, 1]]
+    """
     u = gr.uniform(key, (labels.shape[0], log_p.shape[1]), dtype=log_p.dtype)
     return (jnp.log(u) < log_p[labels]).astype(jnp.int32)
 

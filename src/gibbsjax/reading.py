@@ -352,6 +352,37 @@ def open_text(path, *, kind: str = "data", encoding: str = "utf-8", what: str | 
 
     A decoding error happens while the caller reads; wrap the reading in
     :func:`decode_errors` so that it names the file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (gzip when the name ends in ``.gz``, as :func:`open_binary`).
+    kind : str, default "data"
+        The size limit that applies (:func:`limit_for`): ``"data"``, ``"config"`` or ``"result"``.
+    encoding : str, default "utf-8"
+        The text encoding.
+    what : str, optional
+        What the file is, for error messages (default: "file").
+    sized : bool, default True
+        Bound the file's size (and a ``.gz`` file's decompressed bytes) by the
+        limit; ``False`` for a caller that reads only a part of the file and
+        bounds what it keeps itself.
+
+    Returns
+    -------
+    io.TextIOWrapper
+        The open file (use it in a ``with`` block).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> _ = (Path(tmp.name) / "a.txt").write_bytes(b"one\\r\\ntwo\\n")
+    >>> with open_text(Path(tmp.name) / "a.txt") as fh, decode_errors(Path(tmp.name) / "a.txt"):
+    ...     fh.read().splitlines()
+    ['one', 'two']
+    >>> tmp.cleanup()
     """
     return io.TextIOWrapper(open_binary(path, kind=kind, what=what, sized=sized), encoding=encoding, newline=None)
 

@@ -174,6 +174,12 @@ class StableTopics:
             The chains that hold the cluster, in increasing order.
         slots : list of int
             The topic slot of each of those chains.
+
+        Examples
+        --------
+        >>> st = stable_topics(np.array([[[0.9, 0.1]], [[0.88, 0.12]]]))
+        >>> st.holders(0)  # both chains hold cluster 0, each in its topic slot 0
+        ([0, 1], [0, 0])
         """
         chains, slots = np.nonzero(self.assignment == int(cluster))
         return chains.tolist(), slots.tolist()

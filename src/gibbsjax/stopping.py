@@ -71,6 +71,12 @@ class Condition:
         -------
         bool
             ``measured op value``.
+
+        Examples
+        --------
+        >>> c = parse_until("rhat<1.01")[0]
+        >>> c.holds(1.004), c.holds(1.02)
+        (True, False)
         """
         return bool(np.isfinite(measured)) and _OPS[self.op](measured, self.value)
 
@@ -151,6 +157,12 @@ class UntilResult:
         -------
         str
             E.g. ``max R-hat 1.004 (lp), min bulk ESS 512 (mu)``.
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> check_until(parse_until("rhat<1.05,ess>100"), {"x": rng.normal(size=(4, 500))}).describe()
+        'max R-hat 1.001 (x), min bulk ESS 2003 (x)'
         """
         names = {"rhat": "max R-hat", "ess_bulk": "min bulk ESS", "ess_tail": "min tail ESS"}
         parts = []

@@ -161,6 +161,20 @@ class GewekeResult(_BonferroniVerdict):
         -------
         str
             The table, with a header saying whether the test passed.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> r = GewekeResult(names=("theta",), mean_mc=np.array([0.01]), se_mc=np.array([0.02]),
+        ...                  mean_sc=np.array([-0.01]), se_sc=np.array([0.03]), z=np.array([0.55]),
+        ...                  p_values=np.array([0.58]), alpha=0.01, num_chains=200, num_steps=50,
+        ...                  num_prior_draws=200)
+        >>> print(r.summary())
+        Geweke joint-distribution test of 'kernel': PASSED
+          marginal-conditional: 200 independent draws; successive-conditional: 200 chains x 50 steps
+          Bonferroni: p > alpha/m = 0.01/1 = 0.01 required; min p = 0.58
+          function     mean_MC     se_MC     mean_SC     se_SC        z         p
+          theta           0.01      0.02       -0.01      0.03     0.55  5.80e-01
         """
         m = self.num_functions
         status = "PASSED" if self.passed else f"FAILED ({len(self.failures)} of {m})"
@@ -972,6 +986,14 @@ class SBCResult(_BonferroniVerdict):
         -------
         numpy.ndarray
             ``(num_bins,)`` probabilities.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> s = SBCResult(names=("mu",), ranks=np.array([[0], [1], [2], [3], [3]]), num_draws=3, num_bins=2,
+        ...               statistics=np.array([0.2]), p_values=np.array([0.65]), alpha=0.01)
+        >>> s.bin_probabilities()  # ranks 0..3 in two bins of two
+        array([0.5, 0.5])
         """
         edges = _rank_bin_of(np.arange(self.num_draws + 1), self.num_draws, self.num_bins)
         return np.bincount(edges, minlength=self.num_bins) / (self.num_draws + 1)
@@ -983,6 +1005,14 @@ class SBCResult(_BonferroniVerdict):
         -------
         numpy.ndarray
             Shape ``(m, num_bins)``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> s = SBCResult(names=("mu",), ranks=np.array([[0], [1], [2], [3], [3]]), num_draws=3, num_bins=2,
+        ...               statistics=np.array([0.2]), p_values=np.array([0.65]), alpha=0.01)
+        >>> s.bin_counts()
+        array([[2, 3]])
         """
         bins = _rank_bin_of(self.ranks, self.num_draws, self.num_bins)
         return np.stack([np.bincount(bins[:, j], minlength=self.num_bins) for j in range(self.num_functions)])
@@ -1000,6 +1030,19 @@ class SBCResult(_BonferroniVerdict):
         -------
         str
             The table, with a header saying whether the test passed.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> s = SBCResult(names=("mu",), ranks=np.array([[0], [1], [2], [3], [3]]), num_draws=3, num_bins=2,
+        ...               statistics=np.array([0.2]), p_values=np.array([0.65]), alpha=0.01)
+        >>> print(s.summary())
+        Simulation-based calibration of 'kernel': PASSED
+          5 replications, ranks among 3 posterior draws, 2 bins
+          Bonferroni: p > alpha/m = 0.01/1 = 0.01 required; min p = 0.65
+          function  mean rank      chi2         p
+          mu             1.80      0.20  6.50e-01
+          (a uniform rank has mean 1.5)
         """
         m = self.num_functions
         status = "PASSED" if self.passed else f"FAILED ({len(self.failures)} of {m})"

@@ -613,6 +613,13 @@ class Corpus:
         -------
         scipy.sparse.csr_matrix
             D × V counts, int32.
+
+        Examples
+        --------
+        >>> c = Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]])
+        >>> c.to_dtm().toarray()
+        array([[2, 1, 0],
+               [0, 1, 1]], dtype=int32)
         """
         import scipy.sparse as sp
 
@@ -676,6 +683,13 @@ class Corpus:
         -------
         Corpus
             The chosen documents with their names and labels.
+
+        Examples
+        --------
+        >>> c = Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]])
+        >>> s = c.subset([1])
+        >>> s.num_docs, s.vocab, s.to_token_lists()
+        (1, ('a', 'b', 'c'), [['c', 'b']])
         """
         idx = np.asarray(docs)
         if idx.dtype == bool:

@@ -43,7 +43,33 @@ def open_text(path: Path, mode: str = "r"):
 
     For reading, the file is checked and bounded by :func:`gibbsjax.reading.open_text`
     (wrap the reading in :func:`gibbsjax.reading.decode_errors` to name the file in
-    a decoding error)."""
+    a decoding error).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+    mode : str, default "r"
+        ``"r"`` to read; ``"w"`` (or another mode of :func:`open`) to write, with
+        ``"\\n"`` line ends.
+
+    Returns
+    -------
+    io.TextIOBase
+        The open file (use it in a ``with`` block).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> with open_text(Path(tmp.name) / "words.txt.gz", "w") as fh:
+    ...     _ = fh.write("a b\\n")
+    >>> with open_text(Path(tmp.name) / "words.txt.gz") as fh:
+    ...     fh.read()
+    'a b\\n'
+    >>> tmp.cleanup()
+    """
     if mode == "r":
         return reading.open_text(path, kind="data")
     if path.suffix == ".gz":
@@ -56,6 +82,26 @@ def read_vocab(path: PathLike) -> tuple[str, ...]:
 
     Blank lines at the end are ignored; a blank line elsewhere or a repeated
     word raises ``ValueError`` with the line number.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (UTF-8; gzip when the name ends in ``.gz``).
+
+    Returns
+    -------
+    tuple of str
+        The words, in the file's order (word id = position).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> _ = (Path(tmp.name) / "vocab.txt").write_text("apple\\nbond\\n\\n")
+    >>> read_vocab(Path(tmp.name) / "vocab.txt")
+    ('apple', 'bond')
+    >>> tmp.cleanup()
     """
     path = Path(path)
     lines = reading.read_text(path, kind="data", what="vocabulary file").splitlines()
@@ -73,6 +119,30 @@ def read_vocab(path: PathLike) -> tuple[str, ...]:
 
 
 def write_vocab(vocab: Sequence[str], path: PathLike) -> None:
+    """Write a vocabulary file: one word per line (:func:`read_vocab` reads it back).
+
+    Parameters
+    ----------
+    vocab : sequence of str
+        The words; none may be blank, have surrounding white space or a line break
+        (``ValueError`` naming the word).
+    path : str or os.PathLike
+        The file to write (gzip when the name ends in ``.gz``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> write_vocab(["apple", "bond"], Path(tmp.name) / "vocab.txt")
+    >>> (Path(tmp.name) / "vocab.txt").read_text()
+    'apple\\nbond\\n'
+    >>> write_vocab([" apple"], Path(tmp.name) / "bad.txt")
+    Traceback (most recent call last):
+    ...
+    ValueError: word ' apple' cannot be written to a one-word-per-line vocabulary file
+    >>> tmp.cleanup()
+    """
     for w in vocab:
         if not w.strip() or w != w.strip() or "\n" in w or "\r" in w:
             raise ValueError(f"word {w!r} cannot be written to a one-word-per-line vocabulary file")

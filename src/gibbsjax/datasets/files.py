@@ -32,6 +32,12 @@ def load_csv(filename: str) -> dict[str, np.ndarray]:
     -------
     dict of str to numpy.ndarray
         One float64 column per header name.
+
+    Examples
+    --------
+    >>> cols = load_csv("faithful.csv")
+    >>> sorted(cols), cols["waiting_min"].shape, cols["waiting_min"].dtype
+    (['eruptions_min', 'waiting_min'], (272,), dtype('float64'))
     """
     with resources.as_file(resources.files("gibbsjax.datasets").joinpath("data", filename)) as path:
         text = reading.read_text(path, kind="data", what="CSV file")

@@ -57,6 +57,14 @@ def abc() -> NetworkExample:
     -------
     NetworkExample
         Twelve cases.
+
+    Examples
+    --------
+    >>> ex = abc()
+    >>> ex.rows.shape
+    (12, 4)
+    >>> ex.rows[:2].tolist()  # -1: Z is never observed
+    [[-1, 0, 1, 0], [-1, 2, 1, 2]]
     """
     from gibbsjax.datasets.corpora import abc_corpus
 
@@ -96,6 +104,12 @@ def sprinkler(num_rows: int = 100, hide: float = 0.2, seed: int = 1988) -> Netwo
     -------
     NetworkExample
         The cases, with the complete table as ``truth``.
+
+    Examples
+    --------
+    >>> ex = sprinkler(num_rows=5, hide=0.0)
+    >>> ex.rows.shape, int((ex.rows < 0).sum()), bool((ex.rows == ex.truth).all())
+    ((5, 4), 0, True)
     """
     if isinstance(num_rows, bool) or not isinstance(num_rows, (int, np.integer)) or num_rows < 1:
         raise ValueError(f"num_rows must be a positive integer, got {num_rows!r}")

@@ -58,6 +58,14 @@ def lda_corpus(
         The true topic-word distributions, (K, V).
     theta : numpy.ndarray
         The true document-topic proportions, (D, K).
+
+    Examples
+    --------
+    >>> corpus, phi, theta = lda_corpus(num_docs=3, num_topics=2, vocab_size=4, doc_length=5, fixed_length=True)
+    >>> corpus.vocab, corpus.doc_lengths.tolist()
+    (('w0', 'w1', 'w2', 'w3'), [5, 5, 5])
+    >>> phi.shape, theta.shape, bool(np.allclose(phi.sum(axis=1), 1.0))
+    ((2, 4), (3, 2), True)
     """
     from gibbsjax.corpus import Corpus
 

@@ -159,6 +159,13 @@ class Network:
         -------
         numpy.ndarray
             (R, C) bool.
+
+        Examples
+        --------
+        >>> network([("A", 2, []), ("B", 3, ["A"])]).valid()   # row 'A' has 2 of the 3 columns
+        array([[ True,  True, False],
+               [ True,  True,  True],
+               [ True,  True,  True]])
         """
         card = np.zeros(self.num_rows, int)
         for v in range(self.num_vars):
@@ -515,6 +522,15 @@ def conditional_logits(log_cpt: jax.Array, x: jax.Array, net: Network, v: int) -
     -------
     jax.Array
         (N, C): the logits, −inf for k >= c_v.
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> net = network([("Rain", 2, []), ("Wet", 2, ["Rain"])])
+    >>> log_cpt = jnp.log(jnp.array([[0.5, 0.5], [0.8, 0.2], [0.1, 0.9]]))   # Rain; Wet | Rain=0; Wet | Rain=1
+    >>> logits = conditional_logits(log_cpt, jnp.array([[0, 1]]), net, 0)   # Rain given Wet = 1
+    >>> [round(float(v), 4) for v in logits[0]]   # log(0.5 * 0.2), log(0.5 * 0.9)
+    [-2.3026, -0.7985]
     """
     C = net.max_card
     ks = jnp.arange(C, dtype=jnp.int32)
@@ -551,6 +567,17 @@ def sample_missing(key, state: NetState, d: NetworkData) -> jax.Array:
     -------
     jax.Array
         (N, V) int32: the new complete rows.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> net = network([("Rain", 2, []), ("Wet", 2, ["Rain"])])
+    >>> d = data(net, [[0, 1], [1, -1], [-1, 1]])
+    >>> log_cpt = jnp.log(jnp.array([[0.5, 0.5], [0.8, 0.2], [0.1, 0.9]]))   # Rain; Wet | Rain=0; Wet | Rain=1
+    >>> s = NetState(log_cpt=log_cpt, x=jnp.array([[0, 1], [1, 1], [0, 1]]))
+    >>> x = sample_missing(jax.random.key(0), s, d)
+    >>> x.dtype, x[0].tolist(), int(x[1, 0]), int(x[2, 1])   # observed entries are kept
+    (dtype('int32'), [0, 1], 1, 1)
     """
     return _gibbs_sites(key, state.log_cpt, merge_observed(state.x, d), d.values < 0, d.network)
 
@@ -574,6 +601,16 @@ def cpt_posterior(state: NetState, d: NetworkData) -> jax.Array:
     -------
     jax.Array
         (R, C) float.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> net = network([("Rain", 2, []), ("Wet", 2, ["Rain"])])
+    >>> d = data(net, [[0, 1], [1, -1], [-1, 1]])
+    >>> log_cpt = jnp.log(jnp.array([[0.5, 0.5], [0.8, 0.2], [0.1, 0.9]]))   # Rain; Wet | Rain=0; Wet | Rain=1
+    >>> s = NetState(log_cpt=log_cpt, x=jnp.array([[0, 1], [1, 1], [0, 1]]))
+    >>> cpt_posterior(s, d).tolist()   # Dirichlet(1) priors plus the counts of the completed rows
+    [[3.0, 2.0], [1.0, 3.0], [1.0, 2.0]]
     """
     net = d.network
     f = jnp.result_type(float)
@@ -596,6 +633,17 @@ def sample_cpts(key, state: NetState, d: NetworkData) -> jax.Array:
     -------
     jax.Array
         (R, C): the new log CPT rows, −inf in the padding.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> net = network([("Rain", 2, []), ("Wet", 2, ["Rain"])])
+    >>> d = data(net, [[0, 1], [1, -1], [-1, 1]])
+    >>> log_cpt = jnp.log(jnp.array([[0.5, 0.5], [0.8, 0.2], [0.1, 0.9]]))   # Rain; Wet | Rain=0; Wet | Rain=1
+    >>> s = NetState(log_cpt=log_cpt, x=jnp.array([[0, 1], [1, 1], [0, 1]]))
+    >>> new = sample_cpts(jax.random.key(0), s, d)
+    >>> new.shape, [round(float(v), 4) for v in jnp.exp(new).sum(axis=1)]
+    ((3, 2), [1.0, 1.0, 1.0])
     """
     return cj.sample_log_dirichlet_padded(key, cpt_posterior(state, d), 0.0, jnp.asarray(d.network.valid()))
 
@@ -614,6 +662,17 @@ def imputed_probs(state: NetState, d: NetworkData) -> jax.Array:
     -------
     jax.Array
         (N, V, C): probabilities over each entry's values.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> net = network([("Rain", 2, []), ("Wet", 2, ["Rain"])])
+    >>> d = data(net, [[0, 1], [1, -1], [-1, 1]])
+    >>> log_cpt = jnp.log(jnp.array([[0.5, 0.5], [0.8, 0.2], [0.1, 0.9]]))   # Rain; Wet | Rain=0; Wet | Rain=1
+    >>> s = NetState(log_cpt=log_cpt, x=jnp.array([[0, 1], [1, 1], [0, 1]]))
+    >>> p = imputed_probs(s, d)
+    >>> p.shape, [round(float(v), 4) for v in p[2, 0]]   # Rain given Wet = 1: 0.1 : 0.45
+    ((3, 2, 2), [0.1818, 0.8182])
     """
     net = d.network
     x = merge_observed(state.x, d)

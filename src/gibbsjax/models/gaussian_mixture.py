@@ -233,6 +233,16 @@ def backward_messages(state: MixtureState, d: MixtureData) -> jax.Array:
     -------
     jax.Array
         (N, K) log messages.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> d = data([1.0, 2.0, 4.0])
+    >>> s = MixtureState(z=jnp.array([0, 0, 1]), log_weights=jnp.log(jnp.array([0.5, 0.5])),
+    ...                  mu=jnp.array([1.5, 4.0]), tau=jnp.array([1.0, 1.0]))
+    >>> b = backward_messages(s, d)
+    >>> b.shape, round(float(b[0, 0]), 4)   # log N(1; 1.5, 1) = -log(2 pi)/2 - 0.125
+    ((3, 2), -1.0439)
     """
     x = _x2(d)
     return jnp.sum(cn.log_normal(x[:, None, :], _p2(state.mu)[None], _p2(state.tau)[None]), axis=-1)
@@ -254,6 +264,15 @@ def log_likelihood(state: MixtureState, d: MixtureData, rows: Rows | None = None
     -------
     jax.Array
         The log likelihood, a scalar.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> d = data([1.0, 2.0, 4.0])
+    >>> s = MixtureState(z=jnp.array([0, 0, 1]), log_weights=jnp.log(jnp.array([0.5, 0.5])),
+    ...                  mu=jnp.array([1.5, 4.0]), tau=jnp.array([1.0, 1.0]))
+    >>> round(float(log_likelihood(s, d)), 3)
+    -4.888
     """
     return rw.row_sum(rows, jax.nn.logsumexp(state.log_weights + backward_messages(state, d), axis=-1))
 
@@ -279,6 +298,16 @@ def sample_z(key, state: MixtureState, d: MixtureData, rows: Rows | None = None)
     -------
     jax.Array
         The new assignments, (N,) int32.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> d = data([1.0, 2.0, 4.0])
+    >>> s = MixtureState(z=jnp.array([0, 0, 1]), log_weights=jnp.log(jnp.array([0.5, 0.5])),
+    ...                  mu=jnp.array([1.5, 4.0]), tau=jnp.array([1.0, 1.0]))
+    >>> z = sample_z(jax.random.key(0), s, d)
+    >>> z.shape, z.dtype
+    ((3,), dtype('int32'))
     """
     logits = state.log_weights + backward_messages(state, d)
     return gr.categorical(key, logits) if rows is None else rows.categorical(key, logits)
@@ -302,6 +331,15 @@ def weights_posterior(state: MixtureState, d: MixtureData, *, alpha, rows: Rows 
     -------
     jax.Array
         The concentrations α + n, (K,).
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> d = data([1.0, 2.0, 4.0])
+    >>> s = MixtureState(z=jnp.array([0, 0, 1]), log_weights=jnp.log(jnp.array([0.5, 0.5])),
+    ...                  mu=jnp.array([1.5, 4.0]), tau=jnp.array([1.0, 1.0]))
+    >>> weights_posterior(s, d, alpha=1.0).tolist()   # two points in component 0, one in 1
+    [3.0, 2.0]
     """
     k = state.log_weights.shape[0]
     dtype = d.x.dtype
@@ -332,6 +370,16 @@ def components_posterior(state: MixtureState, d: MixtureData, *, mu0=None, lam=c
     -------
     gibbsjax.conjugate_normal.NormalGamma
         The posterior parameters, (K, D) arrays.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> d = data([1.0, 2.0, 4.0])
+    >>> s = MixtureState(z=jnp.array([0, 0, 1]), log_weights=jnp.log(jnp.array([0.5, 0.5])),
+    ...                  mu=jnp.array([1.5, 4.0]), tau=jnp.array([1.0, 1.0]))
+    >>> post = components_posterior(s, d, mu0=0.0, lam=1.0, a=1.0, b=1.0)
+    >>> post.mu0.ravel().tolist(), post.lam.ravel().tolist(), post.a.ravel().tolist(), post.b.ravel().tolist()
+    ([1.0, 2.0], [3.0, 2.0], [2.0, 1.5], [2.0, 5.0])
     """
     k = state.log_weights.shape[0]
     ng = prior(d, k, mu0=mu0, lam=lam, a=a, b=b)
@@ -368,6 +416,16 @@ def sample_parameters(key, state: MixtureState, d: MixtureData, *, alpha, mu0=No
     -------
     MixtureState
         The state with new log weights, μ and τ.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> d = data([1.0, 2.0, 4.0])
+    >>> s = MixtureState(z=jnp.array([0, 0, 1]), log_weights=jnp.log(jnp.array([0.5, 0.5])),
+    ...                  mu=jnp.array([1.5, 4.0]), tau=jnp.array([1.0, 1.0]))
+    >>> new = sample_parameters(jax.random.key(0), s, d, alpha=1.0, mu0=0.0, lam=1.0, a=1.0, b=1.0)
+    >>> new.mu.shape, bool((new.tau > 0).all()), round(float(jnp.exp(new.log_weights).sum()), 4)
+    ((2,), True, 1.0)
     """
     post_w = weights_posterior(state, d, alpha=alpha, rows=rows)
     post_c = components_posterior(state, d, mu0=mu0, lam=lam, a=a, b=b, rows=rows)
@@ -583,6 +641,17 @@ def align(idata, *, var_name: str = "mu"):
     -------
     arviz.InferenceData
         The aligned result.
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> mu = np.array([[[1.0, 5.0]] * 10, [[5.0, 1.0]] * 10]) + 0.01 * rng.normal(size=(2, 10, 2))
+    >>> idata = az.from_dict(posterior={"mu": mu, "weights": np.full((2, 10, 2), 0.5), "sigma": np.ones((2, 10, 2))},
+    ...                      dims={v: ["component"] for v in ("mu", "weights", "sigma")})   # chain 1 has the labels swapped
+    >>> aligned = align(idata)
+    >>> aligned.posterior["mu"].mean("draw").round(1).values.tolist(), aligned.posterior.attrs["component_permutations"]
+    ([[1.0, 5.0], [1.0, 5.0]], [0, 1, 1, 0])
     """
     from gibbsjax.labels import align_chains
 
@@ -630,6 +699,19 @@ def postprocess(idata, kernel=None, d=None, extras=None):
     -------
     arviz.InferenceData
         The new result.
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> mu = np.array([[[1.0, 5.0]] * 10, [[5.0, 1.0]] * 10]) + 0.01 * rng.normal(size=(2, 10, 2))
+    >>> idata = az.from_dict(posterior={"mu": mu, "weights": np.full((2, 10, 2), 0.5), "sigma": np.ones((2, 10, 2))},
+    ...                      dims={v: ["component"] for v in ("mu", "weights", "sigma")})   # chain 1 has the labels swapped
+    >>> result = postprocess(idata)
+    >>> result.groups()
+    ['posterior', 'agreement', 'estimates']
+    >>> result.estimates["mu_mean"].round(1).values.tolist()
+    [1.0, 5.0]
     """
     import json
 
@@ -665,6 +747,18 @@ def report(idata) -> str:
     -------
     str
         The report's text.
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> mu = np.array([[[1.0, 5.0]] * 10, [[5.0, 1.0]] * 10]) + 0.01 * rng.normal(size=(2, 10, 2))
+    >>> idata = az.from_dict(posterior={"mu": mu, "weights": np.full((2, 10, 2), 0.5), "sigma": np.ones((2, 10, 2))},
+    ...                      dims={v: ["component"] for v in ("mu", "weights", "sigma")})   # chain 1 has the labels swapped
+    >>> text = report(postprocess(idata))
+    >>> print(text.splitlines()[0]); print(text.splitlines()[4])
+    components (aligned across chains; posterior means):
+    agreement: 2 of 2 components reproduced by all 2 chains
     """
     import json
 

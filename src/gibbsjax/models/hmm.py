@@ -516,6 +516,17 @@ def emission_log_lik(state, d) -> jax.Array:
     -------
     jax.Array
         (S, T, K); finite junk at padding steps.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> d = categorical_data([[0, 1, 1], [2]], num_symbols=3)
+    >>> s = CategoricalHMMState(z=jnp.array([[0, 1, 1], [1, 0, 0]]), log_initial=jnp.log(jnp.array([0.5, 0.5])),
+    ...                         log_transition=jnp.log(jnp.array([[0.9, 0.1], [0.2, 0.8]])),
+    ...                         log_emission=jnp.log(jnp.array([[0.8, 0.1, 0.1], [0.1, 0.1, 0.8]])))
+    >>> ll = emission_log_lik(s, d)
+    >>> ll.shape, [round(float(v), 4) for v in ll[0, 0]]   # y = 0 at the first step: log 0.8, log 0.1
+    ((2, 3, 2), [-0.2231, -2.3026])
     """
     if isinstance(state, CategoricalHMMState):
         return jnp.take(state.log_emission.T, d.y, axis=0)
@@ -536,6 +547,17 @@ def sequence_log_likelihoods(state, d) -> jax.Array:
     -------
     jax.Array
         (S,): one log-likelihood per sequence.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> d = categorical_data([[0, 1, 1], [2]], num_symbols=3)
+    >>> s = CategoricalHMMState(z=jnp.array([[0, 1, 1], [1, 0, 0]]), log_initial=jnp.log(jnp.array([0.5, 0.5])),
+    ...                         log_transition=jnp.log(jnp.array([[0.9, 0.1], [0.2, 0.8]])),
+    ...                         log_emission=jnp.log(jnp.array([[0.8, 0.1, 0.1], [0.1, 0.1, 0.8]])))
+    >>> ll = sequence_log_likelihoods(s, d)
+    >>> ll.shape, round(float(ll[1]), 4)   # sequence 1 is y = [2]: log(0.5 * 0.1 + 0.5 * 0.8)
+    ((2,), -0.7985)
     """
     ll = emission_log_lik(state, d)
     return jax.vmap(forward_log_likelihood, in_axes=(None, None, 0, 0))(
@@ -568,6 +590,17 @@ def sample_paths(key, state, d, rows: Rows | None = None) -> jax.Array:
     -------
     jax.Array
         (S, T) int32: the new paths, 0 at padding steps.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> d = categorical_data([[0, 1, 1], [2]], num_symbols=3)
+    >>> s = CategoricalHMMState(z=jnp.array([[0, 1, 1], [1, 0, 0]]), log_initial=jnp.log(jnp.array([0.5, 0.5])),
+    ...                         log_transition=jnp.log(jnp.array([[0.9, 0.1], [0.2, 0.8]])),
+    ...                         log_emission=jnp.log(jnp.array([[0.8, 0.1, 0.1], [0.1, 0.1, 0.8]])))
+    >>> z = sample_paths(jax.random.key(0), s, d)
+    >>> z.shape, z.dtype, z[1, 1:].tolist()   # sequence 1 has one step; the rest is padding
+    ((2, 3), dtype('int32'), [0, 0])
     """
     ll = emission_log_lik(state, d)
     keys = _sequence_keys(key, d.y.shape[0], rows)
@@ -595,6 +628,16 @@ def initial_posterior(state, d, *, alpha_init, rows: Rows | None = None) -> jax.
     -------
     jax.Array
         (K,): the posterior concentrations α_init + n.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> d = categorical_data([[0, 1, 1], [2]], num_symbols=3)
+    >>> s = CategoricalHMMState(z=jnp.array([[0, 1, 1], [1, 0, 0]]), log_initial=jnp.log(jnp.array([0.5, 0.5])),
+    ...                         log_transition=jnp.log(jnp.array([[0.9, 0.1], [0.2, 0.8]])),
+    ...                         log_emission=jnp.log(jnp.array([[0.8, 0.1, 0.1], [0.1, 0.1, 0.8]])))
+    >>> initial_posterior(s, d, alpha_init=1.0).tolist()   # one sequence starts in each state
+    [2.0, 2.0]
     """
     k = state.log_initial.shape[0]
     dtype = state.log_initial.dtype
@@ -620,6 +663,16 @@ def transition_posterior(state, d, *, alpha_trans, rows: Rows | None = None) -> 
     -------
     jax.Array
         (K, K): the posterior concentrations, row j for A_j.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> d = categorical_data([[0, 1, 1], [2]], num_symbols=3)
+    >>> s = CategoricalHMMState(z=jnp.array([[0, 1, 1], [1, 0, 0]]), log_initial=jnp.log(jnp.array([0.5, 0.5])),
+    ...                         log_transition=jnp.log(jnp.array([[0.9, 0.1], [0.2, 0.8]])),
+    ...                         log_emission=jnp.log(jnp.array([[0.8, 0.1, 0.1], [0.1, 0.1, 0.8]])))
+    >>> transition_posterior(s, d, alpha_trans=1.0).tolist()   # transitions 0 -> 1 and 1 -> 1
+    [[1.0, 2.0], [1.0, 2.0]]
     """
     k = state.log_initial.shape[0]
     dtype = state.log_initial.dtype
@@ -647,6 +700,16 @@ def emission_posterior(state: CategoricalHMMState, d: CategoricalHMMData, *, bet
     -------
     jax.Array
         (K, V): the posterior concentrations, row k for B_k.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> d = categorical_data([[0, 1, 1], [2]], num_symbols=3)
+    >>> s = CategoricalHMMState(z=jnp.array([[0, 1, 1], [1, 0, 0]]), log_initial=jnp.log(jnp.array([0.5, 0.5])),
+    ...                         log_transition=jnp.log(jnp.array([[0.9, 0.1], [0.2, 0.8]])),
+    ...                         log_emission=jnp.log(jnp.array([[0.8, 0.1, 0.1], [0.1, 0.1, 0.8]])))
+    >>> emission_posterior(s, d, beta=1.0).tolist()   # state 0 emits 0; state 1 emits 1, 1 and 2
+    [[2.0, 1.0, 1.0], [1.0, 3.0, 2.0]]
     """
     k, v = state.log_emission.shape
     dtype = state.log_emission.dtype
@@ -684,6 +747,17 @@ def gaussian_emission_posterior(state: GaussianHMMState, d: GaussianHMMData, *, 
     -------
     gibbsjax.conjugate_normal.NormalGamma
         The posterior parameters (μ_n, λ_n, a_n, b_n), (K, 1) arrays.
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> g = gaussian_data([[0.5, 1.5], [2.0]])
+    >>> s = GaussianHMMState(z=jnp.array([[0, 1], [1, 0]]), log_initial=jnp.log(jnp.array([0.5, 0.5])),
+    ...                      log_transition=jnp.log(jnp.array([[0.9, 0.1], [0.2, 0.8]])),
+    ...                      mu=jnp.array([0.0, 2.0]), tau=jnp.array([1.0, 1.0]))
+    >>> post = gaussian_emission_posterior(s, g, mu0=0.0, lam=1.0, a=1.0, b=1.0)
+    >>> [round(float(m), 4) for m in post.mu0.ravel()], post.lam.ravel().tolist(), post.a.ravel().tolist()
+    ([0.25, 1.1667], [2.0, 3.0], [1.5, 2.0])
     """
     k = state.mu.shape[0]
     prior = cn.data_scaled_prior(d.center, d.scale2, k, mu0=mu0, lam=lam, a=a, b=b)
@@ -722,6 +796,21 @@ def sample_parameters(key, state, d, *, alpha_init, alpha_trans, emission: Calla
     -------
     tuple
         ``(log_initial, log_transition, emission log-probabilities (a list), (mu, tau) or None)``.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> d = categorical_data([[0, 1, 1], [2]], num_symbols=3)
+    >>> s = CategoricalHMMState(z=jnp.array([[0, 1, 1], [1, 0, 0]]), log_initial=jnp.log(jnp.array([0.5, 0.5])),
+    ...                         log_transition=jnp.log(jnp.array([[0.9, 0.1], [0.2, 0.8]])),
+    ...                         log_emission=jnp.log(jnp.array([[0.8, 0.1, 0.1], [0.1, 0.1, 0.8]])))
+    >>> emission = lambda state, data: ([emission_posterior(state, data, beta=1.0)], None)
+    >>> log_pi, log_a, log_b, normal = sample_parameters(jax.random.key(0), s, d, alpha_init=1.0,
+    ...                                                  alpha_trans=1.0, emission=emission)
+    >>> log_pi.shape, log_a.shape, log_b[0].shape, normal
+    ((2,), (2, 2), (2, 3), None)
+    >>> jnp.exp(log_a).sum(axis=1).round(4).tolist()
+    [1.0, 1.0]
     """
     dirichlets, ng = emission(state, d) if rows is None else emission(state, d, rows=rows)
     (log_initial, log_transition, *rest), mu_tau = cn.sample_conjugate(

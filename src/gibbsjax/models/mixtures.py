@@ -132,6 +132,13 @@ def unigram_data(corpus) -> Documents:
     ValueError
         For an empty corpus or a document without tokens (see
         :func:`gibbsjax.one_label.documents`).
+
+    Examples
+    --------
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = unigram_data(Corpus.from_token_lists([["a", "a"], ["c", "c"], ["a", "c"]]))
+    >>> d.true_labels.tolist()   # no labels: every cluster is latent
+    [-1, -1, -1]
     """
     return ol.documents(corpus, observed=False)
 
@@ -168,6 +175,16 @@ def bernoulli_data(features, *, labels=None, feature_names=None, label_names=(),
     ValueError
         Naming the argument for a matrix that is not 2-D, empty or not binary, and
         for names or labels of the wrong length.
+
+    Examples
+    --------
+    >>> d = bernoulli_data([[1, 0, 1], [0, 1, 1]])
+    >>> d.x.tolist(), d.x.dtype
+    ([[1, 0, 1], [0, 1, 1]], dtype('int32'))
+    >>> bernoulli_data([[1, 2]])
+    Traceback (most recent call last):
+    ...
+    ValueError: features must be binary: every entry 0 or 1 (True/False)
     """
     if max_features is not None:
         max_features = check_int("max_features", max_features, 1)
@@ -268,6 +285,16 @@ def sample_beta(key, state, data: Documents, *, lam: float) -> jax.Array:
     -------
     jax.Array
         The new log β, (K, V).
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = unigram_data(Corpus.from_token_lists([["a", "a"], ["c", "c"], ["a", "c"]]))
+    >>> s = CollapsedUnigramState(log_beta=jnp.log(jnp.array([[0.9, 0.1], [0.1, 0.9]])), z=jnp.array([0, 1, 0]))
+    >>> log_beta = sample_beta(jax.random.key(0), s, d, lam=1.0)
+    >>> log_beta.shape, [round(float(v), 4) for v in jnp.exp(log_beta).sum(axis=1)]
+    ((2, 2), [1.0, 1.0])
     """
     return gr.log_dirichlet(key, beta_posterior(state, data, lam=lam))
 
@@ -293,6 +320,16 @@ def sample_z_collapsed(key, state: CollapsedUnigramState, data: Documents, *, al
     -------
     jax.Array
         The new labels, (D,) int32.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = unigram_data(Corpus.from_token_lists([["a", "a"], ["c", "c"], ["a", "c"]]))
+    >>> s = CollapsedUnigramState(log_beta=jnp.log(jnp.array([[0.9, 0.1], [0.1, 0.9]])), z=jnp.array([0, 1, 0]))
+    >>> z = sample_z_collapsed(jax.random.key(0), s, d, alpha=1.0)
+    >>> z.shape, z.dtype
+    ((3,), dtype('int32'))
     """
     k = state.log_beta.shape[0]
     loglik = ol.doc_log_likelihood(state.log_beta, data)
@@ -323,6 +360,16 @@ def p_posterior(state: BernoulliState, data: BinaryData, *, a: float, b: float,
     -------
     jax.Array
         (K, F, 2): the two Beta parameters.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> d = bernoulli_data([[1, 0, 1], [0, 1, 1]])
+    >>> p = jnp.array([[0.9, 0.1, 0.5], [0.1, 0.9, 0.5]])
+    >>> s = BernoulliState(log_pi=jnp.log(jnp.array([0.5, 0.5])), log_p=jnp.log(p), log1m_p=jnp.log1p(-p),
+    ...                    z=jnp.array([0, 1]))
+    >>> p_posterior(s, d, a=1.0, b=1.0)[0].tolist()   # class 0 holds document 0, features (1, 0, 1)
+    [[2.0, 1.0], [1.0, 2.0], [2.0, 1.0]]
     """
     k = state.log_p.shape[0]
     n1, n0 = rw.total(rows, ol.feature_counts(rw.here(rows, state.z, k), data.x, k))
@@ -357,6 +404,17 @@ def sample_pi_p(key, state: BernoulliState, data: BinaryData, *, alpha, a: float
     -------
     BernoulliState
         The state with new log π, log p and log(1 − p).
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> d = bernoulli_data([[1, 0, 1], [0, 1, 1]])
+    >>> p = jnp.array([[0.9, 0.1, 0.5], [0.1, 0.9, 0.5]])
+    >>> s = BernoulliState(log_pi=jnp.log(jnp.array([0.5, 0.5])), log_p=jnp.log(p), log1m_p=jnp.log1p(-p),
+    ...                    z=jnp.array([0, 1]))
+    >>> new = sample_pi_p(jax.random.key(0), s, d, alpha=1.0, a=1.0, b=1.0)
+    >>> new.log_p.shape, bool(jnp.allclose(jnp.exp(new.log_p) + jnp.exp(new.log1m_p), 1.0, atol=1e-5))
+    ((2, 3), True)
     """
     log_pi, log_pq = cj.sample_log_dirichlets(
         key, pi_posterior(state, data, alpha=alpha, rows=rows), p_posterior(state, data, a=a, b=b, rows=rows))
@@ -387,6 +445,17 @@ def sample_s(key, state: BernoulliState, data: BinaryData, rows: Rows | None = N
     -------
     jax.Array
         The new labels, (D,) int32.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> d = bernoulli_data([[1, 0, 1], [0, 1, 1]])
+    >>> p = jnp.array([[0.9, 0.1, 0.5], [0.1, 0.9, 0.5]])
+    >>> s = BernoulliState(log_pi=jnp.log(jnp.array([0.5, 0.5])), log_p=jnp.log(p), log1m_p=jnp.log1p(-p),
+    ...                    z=jnp.array([0, 1]))
+    >>> z = sample_s(jax.random.key(0), s, d)
+    >>> z.shape, z.dtype
+    ((2,), dtype('int32'))
     """
     if rows is None:
         return ol.sample_labels_parallel(key, _s_logits(state, data))
@@ -501,6 +570,17 @@ def unigrams_collapsed(K: int = 2, alpha: float | tuple[float, ...] = 1.0,
     -------
     Kernel
         The sampler.
+
+    Examples
+    --------
+    Sampled like :func:`unigrams` (``gibbsjax.sample(unigrams_collapsed(2), unigram_data(corpus))``):
+
+    >>> unigrams_collapsed(K=3, alpha=0.5).name
+    'mixtures.unigrams_collapsed'
+    >>> unigrams_collapsed(K=2, alpha=(1.0,))
+    Traceback (most recent call last):
+    ...
+    ValueError: alpha has 1 entries, but the model has K = 2 classes
     """
     k = _check_num_clusters(K)
     alpha = check_concentration("alpha", alpha, ((), (None,)))
@@ -594,6 +674,17 @@ def bernoulli(K: int = 2, alpha: float | tuple[float, ...] = 1.0, a: float = 1.0
     -------
     Kernel
         The sampler.
+
+    Examples
+    --------
+    Sampled like :func:`unigrams` (``gibbsjax.sample(bernoulli(2), bernoulli_data(features))``):
+
+    >>> bernoulli(K=3, alpha=2.0).name
+    'mixtures.bernoulli'
+    >>> bernoulli(K=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: K must be an integer >= 2, got 1
     """
     k = _check_num_clusters(K)
     alpha = check_concentration("alpha", alpha, ((), (None,)))

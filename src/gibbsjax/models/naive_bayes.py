@@ -181,6 +181,16 @@ def sample_theta(key, state: NaiveBayesState, data: Documents, *, gamma_theta: f
     -------
     jax.Array
         The new log θ, (K, V).
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = data(Corpus.from_token_lists([["a", "a"], ["b", "b"], ["a"]], labels=[0, 1, -1]))
+    >>> s = NaiveBayesState(labels=jnp.array([0, 1, 0]), log_theta=jnp.log(jnp.array([[0.9, 0.1], [0.1, 0.9]])))
+    >>> log_theta = sample_theta(jax.random.key(0), s, d, gamma_theta=1.0)
+    >>> log_theta.shape, [round(float(v), 4) for v in jnp.exp(log_theta).sum(axis=1)]
+    ((2, 2), [1.0, 1.0])
     """
     counts = ol.word_counts(_labels(state, data), data, data.num_classes)
     return cj.sample_log_dirichlet_rows(key, counts, gamma_theta)
@@ -208,6 +218,16 @@ def sample_labels(key, state: NaiveBayesState, data: Documents, *, gamma_pi) -> 
     -------
     jax.Array
         The new labels, (D,) int32.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = data(Corpus.from_token_lists([["a", "a"], ["b", "b"], ["a"]], labels=[0, 1, -1]))
+    >>> s = NaiveBayesState(labels=jnp.array([0, 1, 0]), log_theta=jnp.log(jnp.array([[0.9, 0.1], [0.1, 0.9]])))
+    >>> labels = sample_labels(jax.random.key(0), s, d, gamma_pi=1.0)
+    >>> labels.shape, labels.dtype, labels[:2].tolist()   # observed labels are kept
+    ((3,), dtype('int32'), [0, 1])
     """
     alpha = cj.concentration_vector("gamma_pi", gamma_pi, data.num_classes)
     loglik = ol.doc_log_likelihood(state.log_theta, data)
@@ -230,6 +250,16 @@ def label_conditionals(state: NaiveBayesState, data: Documents, *, gamma_pi) -> 
     -------
     jax.Array
         (D, K) probabilities.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> from gibbsjax.corpus import Corpus
+    >>> d = data(Corpus.from_token_lists([["a", "a"], ["b", "b"], ["a"]], labels=[0, 1, -1]))
+    >>> s = NaiveBayesState(labels=jnp.array([0, 1, 0]), log_theta=jnp.log(jnp.array([[0.9, 0.1], [0.1, 0.9]])))
+    >>> p = label_conditionals(s, d, gamma_pi=1.0)   # document 2 ("a") is unlabelled: (1 + 1) 0.9 : (1 + 1) 0.1
+    >>> [[round(float(v), 4) for v in row] for row in p]
+    [[1.0, 0.0], [0.0, 1.0], [0.9, 0.1]]
     """
     alpha = cj.concentration_vector("gamma_pi", gamma_pi, data.num_classes)
     loglik = ol.doc_log_likelihood(state.log_theta, data)

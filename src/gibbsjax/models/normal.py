@@ -80,6 +80,14 @@ def sample_x1(key, state: BivariateState, data, *, rho: float) -> jax.Array:
     -------
     jax.Array
         The new x1.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> s = BivariateState(x1=jnp.array(0.0), x2=jnp.array(2.0))
+    >>> x1 = jax.vmap(lambda k: sample_x1(k, s, None, rho=0.8))(jax.random.split(jax.random.key(0), 4000))
+    >>> bool(abs(x1.mean() - 1.6) < 0.05), bool(abs(x1.var() - 0.36) < 0.05)   # N(0.8 * 2, 1 - 0.8**2)
+    (True, True)
     """
     return gr.normal(key, rho * state.x2, math.sqrt(1.0 - rho * rho))
 
@@ -102,6 +110,14 @@ def sample_x2(key, state: BivariateState, data, *, rho: float) -> jax.Array:
     -------
     jax.Array
         The new x2.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> s = BivariateState(x1=jnp.array(-1.0), x2=jnp.array(0.0))
+    >>> x2 = jax.vmap(lambda k: sample_x2(k, s, None, rho=0.5))(jax.random.split(jax.random.key(0), 4000))
+    >>> bool(abs(x2.mean() + 0.5) < 0.05), bool(abs(x2.var() - 0.75) < 0.05)   # N(0.5 * -1, 1 - 0.5**2)
+    (True, True)
     """
     return gr.normal(key, rho * state.x1, math.sqrt(1.0 - rho * rho))
 
@@ -274,6 +290,15 @@ def sample_mu(key, state: NormalState, data: NormalData, *, mu0: float, sigma0: 
     -------
     jax.Array
         The new μ.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> d = data([98.2, 98.6, 97.9])
+    >>> s = NormalState(mu=jnp.array(98.0), sigma2=jnp.array(0.3))
+    >>> mu = jax.vmap(lambda k: sample_mu(k, s, d, mu0=98.0, sigma0=1e3))(jax.random.split(jax.random.key(0), 4000))
+    >>> bool(abs(mu.mean() - 98.233) < 0.02), bool(abs(mu.var() - 0.1) < 0.01)   # a flat prior: N(ȳ, σ²/n)
+    (True, True)
     """
     n = data.y.shape[0]
     s02 = sigma0 * sigma0
@@ -300,6 +325,15 @@ def sample_sigma2(key, state: NormalState, data: NormalData, *, a0: float, b0: f
     -------
     jax.Array
         The new σ².
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> d = data([98.2, 98.6, 97.9])
+    >>> s = NormalState(mu=jnp.array(98.2), sigma2=jnp.array(1.0))
+    >>> s2 = sample_sigma2(jax.random.key(0), s, d, a0=2.0, b0=1.0)
+    >>> s2.shape, bool(s2 > 0)
+    ((), True)
     """
     n = data.y.shape[0]
     sq = data.ss + n * (data.ybar - state.mu) ** 2

@@ -137,6 +137,15 @@ class Settings:
         ------
         ValueError
             For an unknown field name or a bad value.
+
+        Examples
+        --------
+        >>> Settings(num_chains=8).replace(num_draws=50).num_draws
+        50
+        >>> Settings().replace(num_drawz=50)
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown setting 'num_drawz'; settings are: chunk_size, devices, ...
         """
         known = {f.name for f in dataclasses.fields(self)}
         unknown = sorted(set(changes) - known)
