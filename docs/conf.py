@@ -74,17 +74,6 @@ numpydoc_validation_checks = {"GL08", "SS01", "PR01", "PR02", "PR03", "RT01"}
 # below skips them, by name, so that nothing is skipped silently.  Remove a name when its
 # example is written; add none.
 EXAMPLES_TODO: list[str] = [
-    "gibbsjax.estimators.LDA.load",
-    "gibbsjax.estimators.LDA.summary",
-    "gibbsjax.estimators.LDA.to_inference_data",
-    "gibbsjax.models.lda.log_phi_given_counts",
-    "gibbsjax.models.lda.sample_log_phi",
-    "gibbsjax.models.lda.sample_z_collapsed",
-    "gibbsjax.models.lda.sample_z_partially_collapsed",
-    "gibbsjax.models.lda.word_topic_counts",
-    "gibbsjax.models.lda.postprocess",
-    "gibbsjax.models.lda.report",
-    "gibbsjax.models.lda.log_joint_learned",
 ]
 
 # Modules whose docstrings are not yet converted to numpydoc sections: documented on the site

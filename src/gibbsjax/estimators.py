@@ -456,6 +456,17 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         ------
         ValueError
             For a file that is not a post-processed LDA result, or a ``corpus`` that does not fit.
+
+        Examples
+        --------
+        >>> import os, tempfile, warnings; warnings.simplefilter("ignore")
+        >>> from gibbsjax.datasets import abc_corpus
+        >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(abc_corpus())
+        >>> path = os.path.join(tempfile.mkdtemp(), "lda.nc")
+        >>> model.save(path)
+        >>> loaded = LDA.load(path)
+        >>> loaded.vocab_ == model.vocab_, bool((loaded.doc_topic_ == model.doc_topic_).all())
+        (True, True)
         """
         idata, params, stored, vocab = read_estimator(path, lambda idata: lda_fit.check_result(idata, path))
         if params is None:  # a gibbsjax run result

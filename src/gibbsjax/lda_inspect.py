@@ -265,6 +265,15 @@ class LDAInspection:
         -------
         pandas.DataFrame
             One row per quantity (:func:`gibbsjax.lda_fit.summary`).
+
+        Examples
+        --------
+        >>> import warnings; warnings.simplefilter("ignore")
+        >>> from gibbsjax import LDA
+        >>> from gibbsjax.datasets import abc_corpus
+        >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(abc_corpus())
+        >>> model.summary().index.tolist()
+        ['topic_share[0]', 'topic_share[1]', 'lp', 'stable_topic_share[0]', 'stable_topic_share[1]']
         """
         self._check_fitted()
         return lda_fit.summary(self.idata_)
@@ -276,6 +285,16 @@ class LDAInspection:
         -------
         arviz.InferenceData
             ``idata_``.
+
+        Examples
+        --------
+        >>> import warnings; warnings.simplefilter("ignore")
+        >>> from gibbsjax import LDA
+        >>> from gibbsjax.datasets import abc_corpus
+        >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(abc_corpus())
+        >>> idata = model.to_inference_data()
+        >>> idata is model.idata_, idata.posterior["topic_share"].dims
+        (True, ('chain', 'draw', 'topic'))
         """
         self._check_fitted()
         return self.idata_

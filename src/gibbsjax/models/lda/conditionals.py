@@ -138,6 +138,16 @@ def sample_log_phi(key, state: LDAState, d: LDAData, *, K: int, eta: float, draw
     -------
     jax.Array
         (K, V): the new log φ.
+
+    Examples
+    --------
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models.lda import data, partially_collapsed
+    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> s = partially_collapsed(2).init(jax.random.key(0), d)
+    >>> phi = jnp.exp(sample_log_phi(jax.random.key(1), s, d, K=2, eta=0.01))
+    >>> phi.shape, bool(jnp.allclose(phi.sum(axis=1), 1.0, atol=1e-5))
+    ((2, 3), True)
     """
     return log_phi_given_counts(key, word_topic_counts(state.z, d, K), eta, draw)
 
@@ -162,6 +172,12 @@ def log_phi_given_counts(key, nkw, eta: float, draw: str = "sparse"):
     -------
     jax.Array
         (K, V): log φ.
+
+    Examples
+    --------
+    >>> phi = jnp.exp(log_phi_given_counts(jax.random.key(0), jnp.array([[5, 0, 0], [0, 3, 2]]), eta=0.01))
+    >>> phi.shape, bool(jnp.allclose(phi.sum(axis=1), 1.0, atol=1e-5))
+    ((2, 3), True)
     """
     return DIRICHLET_ROWS[draw](key, nkw, jnp.asarray(eta, jnp.float32))
 
@@ -190,6 +206,16 @@ def sample_z_collapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: float
     -------
     jax.Array
         (S, R) int32: the new topics (padding: 0).
+
+    Examples
+    --------
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models.lda import data, partially_collapsed
+    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> s = partially_collapsed(2).init(jax.random.key(0), d)
+    >>> z = sample_z_collapsed(jax.random.key(1), s, d, K=2, alpha=0.1, eta=0.01)
+    >>> z.shape == d.words.shape, bool(((z >= 0) & (z < 2)).all())
+    (True, True)
     """
     z = state.z
     ndk, nkw, nk = topic_counts(z, d, K)
@@ -271,6 +297,16 @@ def sample_z_partially_collapsed(key, state: LDAState, d: LDAData, *, K: int, al
     -------
     jax.Array
         (S, R) int32: the new topics (padding: 0).
+
+    Examples
+    --------
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models.lda import data, partially_collapsed
+    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> s = partially_collapsed(2).init(jax.random.key(0), d)
+    >>> z = sample_z_partially_collapsed(jax.random.key(1), s, d, K=2, alpha=0.1)
+    >>> z.shape == d.words.shape, bool(((z >= 0) & (z < 2)).all())
+    (True, True)
     """
     z = state.z
     ndk, _, _ = topic_counts(z, d, K)

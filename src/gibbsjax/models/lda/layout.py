@@ -461,5 +461,13 @@ def word_topic_counts(z, d: LDAData, K: int):
     -------
     jax.Array
         (K, V) int32.
+
+    Examples
+    --------
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models.lda import data
+    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> word_topic_counts(jnp.zeros_like(d.words), d, 2).tolist()   # every token in topic 0: a, b, c
+    [[2, 2, 1], [0, 0, 0]]
     """
     return cj.counts((z, d.words), (K, vocab_size_of(d)), d.mask)

@@ -132,6 +132,20 @@ def postprocess(idata, kernel, d, extras):
     -------
     arviz.InferenceData
         The result with the groups above.
+
+    Examples
+    --------
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> import gibbsjax
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models import lda
+    >>> corpus = Corpus.from_token_lists([["a", "b", "a"], ["c", "b", "c"], ["a", "a", "b"]] * 4)
+    >>> d, kernel = lda.data(corpus), lda.partially_collapsed(2)
+    >>> raw = gibbsjax.sample(kernel, d, seed=0, num_chains=2, num_warmup=20, num_draws=20, progress=False)
+    >>> extras = {"corpus": corpus, "heldout": None, "hyperparameters": {"alpha": 0.1}, "chains": "best"}
+    >>> idata = postprocess(raw, kernel, d, extras)
+    >>> sorted(set(idata.groups()) - set(raw.groups()))
+    ['agreement', 'stable_topics', 'topics']
     """
     import xarray as xr  # heavy: imported when a result is post-processed, not with the model
 
@@ -234,6 +248,20 @@ def report(idata) -> str:
     ------
     ValueError
         If ``idata`` is not an LDA result.
+
+    Examples
+    --------
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> import gibbsjax
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models import lda
+    >>> corpus = Corpus.from_token_lists([["a", "b", "a"], ["c", "b", "c"], ["a", "a", "b"]] * 4)
+    >>> d, kernel = lda.data(corpus), lda.partially_collapsed(2)
+    >>> raw = gibbsjax.sample(kernel, d, seed=0, num_chains=2, num_warmup=20, num_draws=20, progress=False)
+    >>> extras = {"corpus": corpus, "heldout": None, "hyperparameters": {"alpha": 0.1}, "chains": "best"}
+    >>> text = report(postprocess(raw, kernel, d, extras))
+    >>> [line.split(" (")[0].split(":")[0] for line in text.splitlines() if not line.startswith((" ", "->"))]
+    ['top words per topic', 'stable topics', 'agreement', 'R-hat of the log joint lp']
     """
     if "topic_share" not in idata.posterior:
         raise ValueError("not an LDA result: its posterior has no variable 'topic_share'")

@@ -499,6 +499,17 @@ def log_joint_learned(state: LDALearnedState, d: LDAData, *, K: int, priors: Lea
     -------
     jax.Array
         Scalar.
+
+    Examples
+    --------
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models.lda import data, partially_collapsed
+    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> s = partially_collapsed(2, learn_eta=True).init(jax.random.key(0), d)
+    >>> one = log_joint_learned(s, d, K=2, priors=learned_priors(learn_eta=True, eta_prior=(1.0, 1.0)))
+    >>> two = log_joint_learned(s, d, K=2, priors=learned_priors(learn_eta=True, eta_prior=(2.0, 1.0)))
+    >>> bool(abs((two - one) - s.log_eta) < 1e-3)   # Gamma(2, 1) over Gamma(1, 1): the factor e^u, u = log η
+    True
     """
     ndk, nkw, nk = topic_counts(state.z, d, K)
     v = vocab_size_of(d)
