@@ -3,7 +3,8 @@
 The references are computed here with plain Python loops over the definitions
 (documents and sliding windows as sets of words), not with our vectorised code;
 the tests at the end compare with gensim itself (in the ``test`` extra), on texts longer than
-the windows that repeat words within them.
+the windows that repeat words within them, and with tomotopy 0.14 where it is importable (not
+in CI): its numbers are ours under its own window rule, target set and eps placement.
 """
 
 from __future__ import annotations
@@ -261,3 +262,103 @@ def test_equals_gensim(kind, window_size, long_texts):
     if kind != "u_mass":
         boolean = evaluate.coherence(tw, corpus, kind=kind, n=6, window_count="boolean", **extra)
         assert np.max(np.abs(boolean - expected)) > 1e-3
+
+
+# tomotopy 0.14 (in the ``bench`` extra, not installed in CI): its ``Coherence`` is the same
+# measure computed under three rules of its own (its source, ProbEstimator.hpp and
+# ConfirmMeasurer.hpp, and benchmarks/coherence_peers.py): the helpers below apply them to
+# our inputs, so what is compared is exact and each rule is needed (the asserts check that).
+
+def _tomotopy_scores(docs, topics, kind, window_size=None, targets=None):
+    """tomotopy's score per topic; ``targets`` None: one Coherence per topic, its own words."""
+    tp = pytest.importorskip("tomotopy")
+    corpus = tp.utils.Corpus()
+    for d in docs:
+        corpus.add_doc(words=d)
+    extra = {} if window_size is None else {"window_size": window_size}
+    scores = []
+    for t in topics:
+        coh = tp.coherence.Coherence(corpus, coherence=kind, targets=list(targets or t), top_n=len(t), **extra)
+        scores.append(coh.get_score(words=t))
+    return np.array(scores)
+
+
+def _tomotopy_window_docs(docs, topic, window_size):
+    """Texts on which our boolean windows of ``window_size - 1`` tokens are tomotopy's of
+    ``window_size``: it counts no window of a document without a target word, and its window j
+    of a document of L >= window_size tokens holds tokens j+1 .. j+window_size-1 (not token j)."""
+    return [d[1:] if len(d) >= window_size else d for d in docs if set(topic) & set(d)]
+
+
+@pytest.mark.parametrize(("kind", "window_size"), [("u_mass", None), ("c_npmi", None), ("c_npmi", 7),
+                                                    ("c_v", None), ("c_v", 7)])
+def test_equals_tomotopy_under_its_window_rule(kind, window_size, long_texts):
+    """tomotopy 0.14 with ``targets`` = the topic's words: u_mass equals ours as is (every pair
+    co-occurs here); c_npmi and c_v equal our boolean count with windows one token shorter on
+    its documents (see _tomotopy_window_docs), to rounding (c_v: tomotopy's context vectors
+    are float32).  Neither our gensim count nor our boolean count on the texts as they are
+    gives its numbers."""
+    docs, vocab, topics = long_texts
+    theirs = _tomotopy_scores(docs, topics, kind, window_size)
+    corpus = Corpus.from_token_lists(docs, vocab=vocab, empty="keep")
+    if kind == "u_mass":
+        np.testing.assert_allclose(evaluate.coherence(_matrix(topics, vocab), corpus, n=6), theirs,
+                                   rtol=1e-9, atol=1e-12)
+        return
+    w = window_size or {"c_npmi": 10, "c_v": 110}[kind]
+    ours = [evaluate.coherence(_matrix([t], vocab),
+                               Corpus.from_token_lists(_tomotopy_window_docs(docs, t, w), vocab=vocab),
+                               kind=kind, n=6, window_size=w - 1, window_count="boolean")[0]
+            for t in topics]
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6 if kind == "c_v" else 1e-9, atol=1e-12)
+    extra = {} if window_size is None else {"window_size": window_size}
+    for rule in ("gensim", "boolean"):
+        as_is = evaluate.coherence(_matrix(topics, vocab), corpus, kind=kind, n=6, window_count=rule, **extra)
+        assert np.max(np.abs(as_is - theirs)) > 1e-3, rule
+
+
+def test_tomotopy_differences_by_hand():
+    """Where tomotopy 0.14's numbers differ from ours (gensim's) beyond the window rule."""
+    pytest.importorskip("tomotopy")
+    # u_mass, a pair that never co-occurs: tomotopy log(P(d, a)/(P(a) + eps) + eps) = log(eps),
+    # gensim and ours log((P(d, a) + eps)/P(a)) = log(eps / (2/3))
+    docs = [["a", "b"], ["a", "c"], ["c", "d"]]
+    vocab = ["a", "b", "c", "d"]
+    theirs = _tomotopy_scores(docs, [["a", "d"]], "u_mass")[0]
+    ours = evaluate.coherence(_matrix([["a", "d"]], vocab), Corpus.from_token_lists(docs, vocab=vocab), n=2)[0]
+    assert theirs == pytest.approx(math.log(EPS), rel=1e-12)
+    assert ours == pytest.approx(math.log(EPS * 3 / 2), rel=1e-12)
+    # the windows: in "a x x x x b", windows of 3, tomotopy counts a in none (its window j holds
+    # tokens j+1, j+2), b in 1 of 4: NPMI(a, b) = log(eps/(0 + eps)) / -log(eps) = 0; the boolean
+    # rule (and gensim's) counts a in 1 of 4 too: NPMI(a, b) = log(eps/(1/16)) / -log(eps)
+    docs = [["a", "x", "x", "x", "x", "b"]]
+    vocab = ["a", "b", "x"]
+    theirs = _tomotopy_scores(docs, [["a", "b"]], "c_npmi", 3)[0]
+    ours = evaluate.coherence(_matrix([["a", "b"]], vocab), Corpus.from_token_lists(docs, vocab=vocab),
+                              kind="c_npmi", n=2, window_size=3, window_count="boolean")[0]
+    assert theirs == pytest.approx(0.0, abs=1e-12)
+    assert ours == pytest.approx(math.log(16 * EPS) / -math.log(EPS), rel=1e-9)  # -0.90
+    # c_v: tomotopy's context vector of w_i is (NPMI(w_i, t))_t over *all* ``targets``, not only
+    # the topic's words (ours, gensim's, Röder et al.'s): one Coherence for all topics differs
+    docs, vocab, topics = _long_texts_small()
+    union = sorted({w for t in topics for w in t})
+    own = _tomotopy_scores(docs, topics, "c_v", 7)
+    shared = _tomotopy_scores(docs, topics, "c_v", 7, targets=union)
+    assert np.max(np.abs(own - shared)) > 1e-2
+    # a word in every window: tomotopy's NPMI(w, w) is 1 by definition, ours log(1 + eps)/-log(1 + eps)
+    # = -1 (as gensim's); four words in every window: tomotopy's c_v 1/2, ours 1
+    docs = [["e", "f", "g", "h"], ["h", "g", "f", "e"]]
+    vocab = ["e", "f", "g", "h"]
+    theirs = _tomotopy_scores(docs, [vocab], "c_v")[0]
+    ours = evaluate.coherence(_matrix([vocab], vocab), Corpus.from_token_lists(docs, vocab=vocab), kind="c_v", n=4)[0]
+    assert theirs == pytest.approx(0.5, rel=1e-6)
+    assert ours == pytest.approx(1.0, rel=1e-9)
+
+
+def _long_texts_small():
+    """Texts of 0 to 60 tokens over 12 words; three topics of 4 words, some shared."""
+    rng = np.random.default_rng(5)
+    vocab = [f"w{i}" for i in range(12)]
+    docs = [[str(w) for w in rng.choice(vocab, size=int(rng.integers(0, 60)))] for _ in range(30)]
+    topics = [[str(w) for w in rng.choice(vocab, 4, replace=False)] for _ in range(3)]
+    return docs, vocab, topics

@@ -369,8 +369,34 @@ def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 
       0.4 on random texts longer than the window); equal where none does.
 
     A top word that never occurs in ``X`` makes its topic's ``c_npmi`` and
-    ``c_v`` NaN (gensim: inf or NaN).  tomotopy's ``Coherence`` uses the same
-    names; its numbers are not checked here (tomotopy is not a test dependency).
+    ``c_v`` NaN (gensim: inf or NaN).
+
+    tomotopy 0.14's ``Coherence(corpus, coherence=kind, targets=<the topic's
+    words>)`` gives the same ``u_mass`` where every pair co-occurs in some
+    document; otherwise, and for ``c_npmi`` and ``c_v``, it differs by rules of
+    its own (checked in ``tests/test_coherence.py`` when tomotopy is installed;
+    numbers in ``benchmarks/README.md``):
+
+    * windows: a document of L ≥ ``window_size`` tokens has the same
+      L − ``window_size`` + 1 windows, but tomotopy's window j holds tokens
+      j + 1, ..., j + ``window_size`` − 1 (not token j), each word counted
+      once per window (boolean); a document with none of the ``targets`` counts
+      no window.  Its ``c_npmi`` and ``c_v`` with ``window_size=w`` are ours with
+      ``window_count="boolean"``, ``window_size=w - 1`` on the documents holding
+      a topic word, the first token dropped from those of w tokens or more
+      (equal to 1e-10; ``c_v`` to 1e-7, tomotopy's vectors being float32).
+    * ε: tomotopy's u_mass term is log(P(w_m, w_l)/(P(w_l) + ε) + ε): a
+      pair that never co-occurs scores log ε (ours log(ε D/D(w_l))), a word in
+      no document log ε (ours 0).  Its NPMI(w, w) is 1 by definition; ours (as
+      gensim's) is log(1 + ε)/−log(1 + ε) = −1 for a word in every window
+      (e.g. a topic whose words fill every window: tomotopy's ``c_v`` 0.5, ours 1).
+    * ``c_v`` with one ``Coherence`` for all topics (``targets`` = all their
+      words, as when built from a tomotopy model): the context vector of w_i
+      runs over all those words, not over the topic's own.
+
+    On stdlib_docs (each label's ten most frequent words as a topic) tomotopy's
+    numbers differ from ours by up to 0.46 (``u_mass``), 0.2 (``c_npmi``) and
+    0.5 (``c_v``): compare measures from one library only.
 
     Older names: ``"umass_gensim"`` is accepted for ``"u_mass"``; ``"umass"``
     (which was the sum, now ``"umass_sum"``) and ``"npmi"`` (document
