@@ -374,8 +374,8 @@ def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 
     tomotopy 0.14's ``Coherence(corpus, coherence=kind, targets=<the topic's
     words>)`` gives the same ``u_mass`` where every pair co-occurs in some
     document; otherwise, and for ``c_npmi`` and ``c_v``, it differs by rules of
-    its own (checked in ``tests/test_coherence.py`` when tomotopy is installed;
-    numbers in ``benchmarks/README.md``):
+    its own (checked against tomotopy in ``tests/test_coherence.py``, tomotopy being
+    in the ``test`` extra; numbers in ``benchmarks/README.md``):
 
     * windows: a document of L ≥ ``window_size`` tokens has the same
       L − ``window_size`` + 1 windows, but tomotopy's window j holds tokens
