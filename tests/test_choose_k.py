@@ -69,8 +69,11 @@ def test_grid_search_with_the_stability_scorer():
     from gibbsjax import LDA
 
     corpus, phi, theta = _corpus()
-    X = corpus.to_dtm()
-    every = np.arange(corpus.num_docs)
+    # the training part choose_num_topics fits above (split seed 0), with its settings: the same
+    # shapes, so the compiled sweeps of test_table_... serve these fits too
+    train, _ = corpus.split(0.2, seed=0)
+    X = train.to_dtm()
+    every = np.arange(train.num_docs)
     search = GridSearchCV(LDA(num_chains=8, num_warmup=100, num_draws=30, alpha=0.1, eta=0.05, seed=0,
                               progress=False, warn=False),
                           {"num_topics": [5, 10]}, scoring=stability_scorer, cv=[(every, every)], refit=False)
