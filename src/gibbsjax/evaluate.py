@@ -571,20 +571,27 @@ def _window_intervals(pos: np.ndarray, group: np.ndarray, per_doc: np.ndarray, w
     return hi >= enter, enter, hi
 
 
+def _occurrences(corpus, words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every token of ``words`` in ``corpus``: its index in ``corpus.tokens``, its document and
+    the index of its word in ``words`` (int64 each).  One int32 gather per token of the corpus."""
+    column = np.full(corpus.vocab_size, -1, np.int32)
+    column[words] = np.arange(len(words))
+    cols = column[corpus.tokens]
+    where = np.flatnonzero(cols >= 0)
+    doc = np.searchsorted(corpus.doc_offsets, where, side="right") - 1
+    return where, doc, cols[where].astype(np.int64)
+
+
 def _document_counts(corpus, words: np.ndarray) -> tuple[np.ndarray, int]:
     """Document co-occurrence: ``C[a, b]`` = documents holding both ``words[a]`` and ``words[b]``
     (``C[a, a]``: documents holding ``words[a]``), and the number of documents (each one window,
     an empty one too, as gensim counts them).  One sparse document × word indicator and its
     product: memory of the order of the top words' occurrences."""
-    u = len(words)
-    column = np.full(corpus.vocab_size, -1, np.int32)  # int32: one gather per token of the corpus
-    column[words] = np.arange(u)
-    cols = column[corpus.tokens]
-    where = np.flatnonzero(cols >= 0)
-    doc = np.searchsorted(corpus.doc_offsets, where, side="right") - 1
     from scipy import sparse  # here: `import gibbsjax` stays light (tests/test_plots.py)
 
-    present = sparse.csr_matrix((np.ones(where.size), (doc, cols[where])), shape=(corpus.num_docs, u))
+    u = len(words)
+    _, doc, cols = _occurrences(corpus, words)
+    present = sparse.csr_matrix((np.ones(doc.size), (doc, cols)), shape=(corpus.num_docs, u))
     present.data[:] = 1.0  # duplicates summed by the constructor: presence, not counts
     return (present.T @ present).toarray(), int(corpus.num_docs)
 
@@ -608,12 +615,7 @@ def _window_counts(corpus, words: np.ndarray, window: int, rule: str = "gensim",
     per_doc = np.maximum(lengths - window + 1, 1)
     first = np.concatenate([[0], np.cumsum(per_doc)])
     total = int(first[-1])
-    column = np.full(corpus.vocab_size, -1, np.int64)
-    column[words] = np.arange(u)
-    cols = column[corpus.tokens]
-    where = np.flatnonzero(cols >= 0)
-    cols = cols[where]
-    doc = np.searchsorted(corpus.doc_offsets, where, side="right") - 1
+    where, doc, cols = _occurrences(corpus, words)
     pos = where - corpus.doc_offsets[doc]
     keep, lo, hi = _window_intervals(pos, doc * u + cols, per_doc[doc], window, rule)
     lo, hi, cols = lo[keep] + first[doc[keep]], hi[keep] + first[doc[keep]], cols[keep]
