@@ -279,13 +279,18 @@ print("RESULT " + json.dumps({"tokens": tokens, "load_s": load_s, "first_s": tim
 """
 
 
-def large_rows(args, budget, topics, folder, cost=1.0):
+def large_rows(args, budget, topics, folder, cost=1.0, packed=None):
     """100 M tokens: generated and packed here once, then each sampler in a fresh process (its
-    own device peak) that loads the packed arrays (kept in ``folder`` for a later call)."""
+    own device peak) that loads the packed arrays (kept in ``folder`` for a later call).
+    ``packed``: an :class:`LDAData` of ``args.large_tokens`` tokens already packed (the first
+    corpus, when it has that size, as in ``--smoke``), used instead of generating another."""
     rows = []
     tokens = args.large_tokens
     if not topics:
         return rows
+    if packed is not None and not os.path.exists(f"{folder}/packed.npz"):
+        np.savez(f"{folder}/packed.npz", **{f: np.asarray(getattr(packed, f)) for f in lda.LDAData._fields})
+        print(f"  large corpus: the first corpus ({tokens:,} tokens), already packed", flush=True)
     if not os.path.exists(f"{folder}/packed.npz"):
         if not budget.fits("large corpus: generate and pack", 10 + 25 * cost * tokens / 1e8):
             return rows
@@ -511,9 +516,10 @@ def main(argv=None):
         sections["sweeps"] += sweep_rows(d, k, chains, args, budget, scale)
         if i == 0:
             sections["quality"] += quality_rows(d, truth, args, budget, cost)
-        del d, words
         if i == 0:  # the first large corpus now: it must not be crowded out by K = 10,000
-            sections["large"] += large_rows(args, budget, args.large_topics[:1], large_folder)
+            same = d if args.large_tokens == args.tokens else None  # the same size: one corpus
+            sections["large"] += large_rows(args, budget, args.large_topics[:1], large_folder, packed=same)
+        del d, words
     sections["large"] += large_rows(args, budget, args.large_topics[1:], large_folder)
     if tomotopy is not None:
         sections["tomotopy"] = tomotopy_rows(tomotopy, folder, quality_truth, budget, wait=True)

@@ -82,3 +82,52 @@ def test_stable_topics_are_the_packages_vocabularies(demo):
     assert np.all(hellinger.min(axis=1) < 0.45), report
     others = np.sort(hellinger, axis=1)[:, 1]
     assert np.all(others > 0.6), others
+
+
+def test_the_demo_result_reports_and_loads_as_an_estimator(demo, capsys):
+    """The demo's result file (the config run through ``gibbsjax run``): its report, the agreement
+    rule for the estimates, ``gibbsjax summary``, and ``LDA.load`` giving the same fitted model."""
+    import json
+
+    import arviz as az
+
+    import gibbsjax
+    from gibbsjax.cli import main
+    from gibbsjax.config import load_config
+
+    config = load_config(ROOT / "configs" / "lda-demo.toml")
+    _, out = demo
+    idata = az.from_netcdf(str(out))
+    assert "topics" in idata.groups()
+    assert float(idata.topics.attrs["heldout_perplexity"]) > 1
+    assert idata.posterior_mean["topic_word"].sizes["word"] == config.extras["corpus"].vocab_size
+    from gibbsjax.config import spec_for
+
+    text = spec_for(idata).report(idata)
+    assert "top words per topic" in text and "held-out perplexity" in text and "R-hat" in text
+    # the topic agreement: a verdict line, and the estimates come from one chain by the rule
+    assert f"agreement: {idata.agreement.attrs['verdict']}" in text
+    assert f"reproduced by all {config.sampler.num_chains} chains" in idata.agreement.attrs["verdict"]
+    ref = int(idata.agreement.attrs["reference_chain"])
+    assert ref == int(np.argmax(idata.sample_stats["lp"].mean("draw").values))
+    assert idata.topics.attrs["estimate_chains"] == f"[{ref}]"
+    np.testing.assert_allclose(idata.topics["topic_word"].values,
+                               idata.posterior_mean["topic_word"].isel(chain=ref).values)
+    assert main(["summary", str(out)]) == 0
+    out_text = capsys.readouterr().out  # the CLI names the coherence column (issue 24)
+    assert "top words per topic" in out_text and "coherence u_mass, gensim's mean over word pairs" in out_text
+    # the result file is a fitted estimator: the same topics, top words and held-out perplexity
+    model = gibbsjax.LDA.load(out)
+    assert (model.num_topics, model.alpha, model.sampler, model.num_chains) == (8, 0.1, "partially_collapsed", config.sampler.num_chains)
+    np.testing.assert_array_equal(model.topic_word_, idata.topics["topic_word"].values)
+    assert model.top_words(10) == json.loads(idata.topics.attrs["top_words"])
+    assert model.perplexity(config.extras["heldout"]) == float(idata.topics.attrs["heldout_perplexity"])
+    assert model.corpus_ is None
+    with pytest.raises(ValueError, match="training corpus"):
+        model.coherence()
+    train = config.extras["corpus"]
+    model = gibbsjax.LDA.load(out, corpus=train)  # checked against the file's data_sha256
+    assert model.coherence("u_mass").round(3).tolist() == json.loads(idata.topics.attrs["u_mass"])
+    assert model.doc_topic_.shape == (train.num_docs, 8)
+    with pytest.raises(ValueError, match="data_sha256"):
+        gibbsjax.LDA.load(out, corpus=config.extras["heldout"].subset(np.arange(train.num_docs) % 5))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import warnings
 from pathlib import Path
 
@@ -107,50 +105,6 @@ def test_bad_input(fitted):
         evaluate.coherence(phi, train.to_dtm(), kind="c_v")
     with pytest.raises(RuntimeError, match="fit"):
         gibbsjax.LDA(3).top_words()
-
-
-def test_lda_config_runs_and_reports(tmp_path, capsys):
-    from gibbsjax.cli import main
-    from gibbsjax.config import load_config, run_config
-
-    config = load_config(ROOT / "configs" / "lda-demo.toml")
-    small = dataclasses.replace(config, sampler=dataclasses.replace(config.sampler, num_warmup=20, num_draws=10))
-    idata = run_config(small, progress=False)
-    assert "topics" in idata.groups()
-    assert float(idata.topics.attrs["heldout_perplexity"]) > 1
-    assert idata.posterior_mean["topic_word"].sizes["word"] == config.extras["corpus"].vocab_size
-    from gibbsjax.config import spec_for
-
-    text = spec_for(idata).report(idata)
-    assert "top words per topic" in text and "held-out perplexity" in text and "R-hat" in text
-    # the topic agreement: a verdict line, and the estimates come from one chain by the rule
-    assert f"agreement: {idata.agreement.attrs['verdict']}" in text
-    assert f"reproduced by all {config.sampler.num_chains} chains" in idata.agreement.attrs["verdict"]
-    ref = int(idata.agreement.attrs["reference_chain"])
-    assert ref == int(np.argmax(idata.sample_stats["lp"].mean("draw").values))
-    assert idata.topics.attrs["estimate_chains"] == f"[{ref}]"
-    np.testing.assert_allclose(idata.topics["topic_word"].values,
-                               idata.posterior_mean["topic_word"].isel(chain=ref).values)
-    out = tmp_path / "lda.nc"
-    idata.to_netcdf(str(out))
-    assert main(["summary", str(out)]) == 0
-    out_text = capsys.readouterr().out  # the CLI names the coherence column (issue 24)
-    assert "top words per topic" in out_text and "coherence u_mass, gensim's mean over word pairs" in out_text
-    # the result file is a fitted estimator: the same topics, top words and held-out perplexity
-    model = gibbsjax.LDA.load(out)
-    assert (model.num_topics, model.alpha, model.sampler, model.num_chains) == (8, 0.1, "partially_collapsed", config.sampler.num_chains)
-    np.testing.assert_array_equal(model.topic_word_, idata.topics["topic_word"].values)
-    assert model.top_words(10) == json.loads(idata.topics.attrs["top_words"])
-    assert model.perplexity(config.extras["heldout"]) == float(idata.topics.attrs["heldout_perplexity"])
-    assert model.corpus_ is None
-    with pytest.raises(ValueError, match="training corpus"):
-        model.coherence()
-    train = config.extras["corpus"]
-    model = gibbsjax.LDA.load(out, corpus=train)  # checked against the file's data_sha256
-    assert model.coherence("u_mass").round(3).tolist() == json.loads(idata.topics.attrs["u_mass"])
-    assert model.doc_topic_.shape == (train.num_docs, 8)
-    with pytest.raises(ValueError, match="data_sha256"):
-        gibbsjax.LDA.load(out, corpus=config.extras["heldout"].subset(np.arange(train.num_docs) % 5))
 
 
 # ----------------------------------------------------------------------------- coherence conventions
