@@ -249,3 +249,37 @@ def test_recovers_synthetic_topics_within_an_oracle_bound(k, v, num_docs):
         else:
             assert not ok  # lp ranks the chains the way recovery does
     assert any(within)
+
+
+@pytest.mark.parametrize("name, kernel", [
+    ("partially_collapsed", lda.partially_collapsed(3, alpha=0.3, eta=0.2, warmup="exact")),
+    ("uncollapsed", lda.uncollapsed(3, alpha=0.3, eta=0.2, warmup="exact")),
+    ("collapsed", lda.collapsed(3, alpha=0.3, eta=0.2)),
+    ("learned", lda.partially_collapsed(3, learn_alpha="sample", learn_eta=True, warmup="exact")),
+    ("fast warm-up", lda.partially_collapsed(3, alpha=0.3, eta=0.2, warmup="fast")),
+])
+def test_the_initial_phi_is_never_read(name, kernel):
+    """The kernels start log φ at its conditional mean (no Dirichlet draw compiled into the start):
+    sound only because every sweep, and every warm-up sweep, draws φ | z (or leaves φ out) before
+    anything reads it (warm-up sweeps move z only and carry log φ through to the first sampling
+    sweep, which draws it).  Here the start's log φ is replaced by another point of the simplex:
+    one sweep gives the same state either way, one warm-up sweep the same z.  A sweep that read the old φ
+    (z | φ before φ | z) fails this."""
+    _, d = _tiny()
+    start = kernel.init(jax.random.key(0), d)
+    np.testing.assert_allclose(np.exp(np.asarray(start.log_phi)).sum(axis=1), 1.0, rtol=1e-5)
+    other = start._replace(log_phi=jax.nn.log_softmax(jax.random.normal(jax.random.key(9), start.log_phi.shape)))
+    a, b = kernel.step(jax.random.key(1), start, d), kernel.step(jax.random.key(1), other, d)
+    for x, y in zip(jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y), err_msg=name)
+    if kernel.warmup_step is not None:  # warm-up sweeps move z (and α, η) only, and carry log φ through
+        a, b = kernel.warmup_step(jax.random.key(1), start, d), kernel.warmup_step(jax.random.key(1), other, d)
+        np.testing.assert_array_equal(np.asarray(b.log_phi), np.asarray(other.log_phi))
+        leaves = [jax.tree_util.tree_leaves(s._replace(log_phi=0)) for s in (a, b)]
+        for x, y in zip(*leaves):
+            np.testing.assert_array_equal(np.asarray(x), np.asarray(y), err_msg=name)
+    # the control: a z-update given φ does read it, so the check can fail
+    z_given_phi = lda.sample_z_partially_collapsed
+    za = z_given_phi(jax.random.key(1), lda.LDAState(start.z, start.log_phi), d, K=3, alpha=0.3)
+    zb = z_given_phi(jax.random.key(1), lda.LDAState(start.z, other.log_phi), d, K=3, alpha=0.3)
+    assert not np.array_equal(np.asarray(za), np.asarray(zb))

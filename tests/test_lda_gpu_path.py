@@ -156,5 +156,7 @@ def test_cpu_defaults_are_the_explicit_cpu_choices():
     assert lda.partially_collapsed(3) is lda.partially_collapsed(3, dirichlet_draw="sparse", warmup="fast")
     assert lda.uncollapsed(3) is lda.uncollapsed(3, dirichlet_draw="sparse", warmup="fast")
     assert lda.collapsed(3) is lda.collapsed(3, dirichlet_draw="sparse", warmup="fast")
-    assert np.array_equal(*(np.asarray(lda.partially_collapsed(3, dirichlet_draw=dd).init(
-        jax.random.key(0), _tiny()[1]).log_phi) for dd in ("auto", "sparse")))
+    d = _tiny()[1]
+    after_one_sweep = [k.step(jax.random.key(1), k.init(jax.random.key(0), d), d).log_phi
+                       for k in (lda.partially_collapsed(3, dirichlet_draw=dd) for dd in ("auto", "sparse"))]
+    assert np.array_equal(*map(np.asarray, after_one_sweep))

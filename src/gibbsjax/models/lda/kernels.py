@@ -23,10 +23,10 @@ from gibbsjax import random as gr
 from gibbsjax._checks import check_int, check_positive, init_checker
 from gibbsjax.kernel import Kernel, sweep
 from gibbsjax.models.lda import shard as lda_shard
-from gibbsjax.models.lda.conditionals import (log_joint_collapsed, sample_log_phi, sample_z_collapsed,
-                                              sample_z_uncollapsed)
-from gibbsjax.models.lda.layout import (LDAData, LDAState, initial_topics, num_docs_of, topic_counts,
-                                        vocab_size_of)
+from gibbsjax.models.lda.conditionals import (initial_log_phi, log_joint_collapsed, sample_log_phi,
+                                              sample_z_collapsed, sample_z_uncollapsed)
+from gibbsjax.models.lda.layout import (LDAData, LDAState, initial_topics, num_docs_of, topic_counts, vocab_size_of,
+                                        word_topic_counts)
 from gibbsjax.models.lda.priors import (LDALearnedState, LearnedPriors, learned_priors, log_joint_learned,
                                         minka_log_alpha, sample_log_alpha, sample_log_eta)
 from gibbsjax.models.lda.z_updates import (SAMPLE_Z, WARMUP_NAMES, WARMUP_SWEEPS, resolve_dirichlet_draw,
@@ -115,11 +115,11 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
     alpha_shape = (K,) if priors.asymmetric else ()
 
     def init(key, d: LDAData):
-        k1, k2 = jax.random.split(key)
+        k1, _ = jax.random.split(key)  # the second key drew the initial φ once; z keeps its stream
         z = initial_topics(k1, d, K)
         log_alpha = jnp.full(alpha_shape, math.log(alpha), jnp.float32)
         log_eta = jnp.asarray(math.log(eta), jnp.float32)
-        log_phi = sample_log_phi(k2, LDAState(z, None), d, K=K, eta=eta, draw=dirichlet_draw)
+        log_phi = initial_log_phi(word_topic_counts(z, d, K), eta)  # unread: every sweep draws φ first
         return LDALearnedState(z, log_phi, log_alpha.astype(log_phi.dtype), log_eta.astype(log_phi.dtype))
 
     def record(state: LDALearnedState, d: LDAData):
@@ -239,9 +239,9 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
         warmup_step = sweep(("z", functools.partial(WARMUP_SWEEPS[warmup], K=K, alpha=alpha, eta=eta)))
 
     def init(key, d: LDAData):
-        k1, k2 = jax.random.split(key)
+        k1, _ = jax.random.split(key)  # the second key drew the initial φ once; z keeps its stream
         z = initial_topics(k1, d, K)
-        return LDAState(z, sample_log_phi(k2, LDAState(z, None), d, K=K, eta=eta, draw=dirichlet_draw))
+        return LDAState(z, initial_log_phi(word_topic_counts(z, d, K), eta))  # unread: every sweep draws φ first
 
     def record(state: LDAState, d: LDAData):
         _, _, nk = topic_counts(state.z, d, K)

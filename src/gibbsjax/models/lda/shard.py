@@ -53,7 +53,7 @@ from gibbsjax import conjugate as cj
 from gibbsjax.corpus import Corpus
 from gibbsjax.kernel import Kernel, Sharded
 from gibbsjax.models.lda import layout
-from gibbsjax.models.lda.conditionals import log_phi_given_counts
+from gibbsjax.models.lda.conditionals import initial_log_phi, log_phi_given_counts
 from gibbsjax.models.lda.layout import LDAData, LDAState
 from gibbsjax.models.lda.shard_layout import (AXIS, config_data, corpus_of, docs_in_corpus_order, from_parts,
                                               host_array, shard_data, tokens_in_corpus_order)
@@ -155,10 +155,10 @@ def sharded_kernel(K: int, alpha: float, eta: float, z_update: str, warmup: str,
 
     def init(key, sd: LDAData):
         def local(key, sd):
-            k1, k2 = jax.random.split(key)
+            k1, _ = jax.random.split(key)  # as the one-device init
             z = per_shard(lambda d: layout.initial_topics(k1, d, K), sd)
             nkw = _counts(z, sd, K)
-            return z, log_phi_given_counts(k2, nkw, eta, dirichlet_draw), nkw
+            return z, initial_log_phi(nkw, eta), nkw  # unread: every sweep draws φ first
 
         z, log_phi, nkw = on_shards(local, (rep, data_spec), (data_spec, rep, rep))(key, sd)
         return LDAShardState(z, log_phi, nkw)
