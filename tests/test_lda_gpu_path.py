@@ -161,6 +161,42 @@ def test_the_memory_guard_sees_a_regressed_uncollapsed_sweep(on_gpu, monkeypatch
     assert uncollapsed_bytes_per_slot(monkeypatch, lanes, **kw) > BYTES_PER_TOKEN
 
 
+def test_the_uncollapsed_z_blocks_do_not_change_the_draws(monkeypatch):
+    """Tokens drawn 4 at a time (the last block redoing slots of the one before) or all at once:
+    the same topics, since each token's draw depends on its own weights and uniform only."""
+    corpus = Corpus.from_token_lists([list("abacbd"), list("cbd"), list("aabbcdd"), list("dc")])
+    d = lda.data(corpus, num_lanes=2)
+    log_phi = jnp.log(jnp.array([[0.4, 0.3, 0.2, 0.1], [0.1, 0.2, 0.3, 0.4], [0.25, 0.25, 0.25, 0.25]]))
+    state = lda.LDAState(jnp.where(d.mask, jnp.arange(d.words.size).reshape(d.words.shape) % 3, 0), log_phi)
+
+    def both(key):  # one compilation: the block size is read while tracing each call
+        out = []
+        for block in (conditionals.UNCOLLAPSED_BLOCK_ELEMENTS, 4 * 3):
+            monkeypatch.setattr(conditionals, "UNCOLLAPSED_BLOCK_ELEMENTS", block)
+            out.append(lda.sample_z_uncollapsed(key, state, d, K=3, alpha=0.1))
+        return out
+
+    whole, by_four = jax.jit(both)(jax.random.key(3))
+    assert d.words.size % 4 != 0 and np.array_equal(by_four, whole)
+    assert len(np.unique(np.asarray(whole)[np.asarray(d.mask)])) > 1
+
+
+@pytest.mark.slow  # ~7 s each; the z blocks' draws are checked above by default, θ's rows are one draw below 2^22
+@pytest.mark.parametrize("draw", ["dense", "sparse"])
+def test_the_blocked_uncollapsed_sweep_samples_the_exact_posterior(monkeypatch, draw):
+    """θ by blocks of 3 rows (4 rows: the second block redraws two) and z by blocks of 4 tokens
+    (9 slots: the last block redoes three): visit frequencies against exact enumeration."""
+    monkeypatch.setattr(conditionals, "THETA_BLOCK_ELEMENTS", 3 * K)
+    monkeypatch.setattr(conditionals, "UNCOLLAPSED_BLOCK_ELEMENTS", 4 * K)
+    _, data = _tiny()
+    _, probs = exact_posterior(TINY_DOCS, ["a", "b", "c"], K, ALPHA, ETA)
+    kernel = lda.uncollapsed(K, alpha=ALPHA, eta=ETA, dirichlet_draw=draw)
+    step = kernel.step
+    kernel = kernel._replace(step=lambda *a: step(*a))  # traced afresh under the block sizes set here
+    z = final_states(kernel, data, num_chains=20_000, num_sweeps=25, seed=8)
+    assert chi_square_test(_state_counts(z, K), probs).p_value > 1e-4
+
+
 def test_a_gpu_run_without_the_fused_kernel_warns_once(on_gpu, monkeypatch):
     monkeypatch.setattr(z_updates, "pallas_module", lambda: None)
     monkeypatch.setattr(z_updates, "_warned_fallback", set())
