@@ -458,9 +458,9 @@ def sample_z_lanes(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
 
 
 #: tokens × topics per block of the uncollapsed z-update: a few float32 copies of a block's (tokens × K)
-#: weights are its largest temporaries, 64 MiB a copy at 2^24 whatever the corpus size (blocks of grid
-#: steps held 16 steps × R lanes × K: 4 GiB a copy at 100 M tokens)
-UNCOLLAPSED_BLOCK_ELEMENTS = 1 << 24
+#: weights are its largest per-block temporaries, 256 MiB a copy whatever the corpus size (blocks of 16 grid
+#: steps × R lanes held 4 GiB a copy at 100 M tokens); 150 blocks at 100 M tokens, K = 100
+UNCOLLAPSED_BLOCK_ELEMENTS = 1 << 26
 #: Dirichlet rows × K per block of the uncollapsed θ draw: a gamma draw's temporaries take about 130 bytes
 #: per entry (XLA's buffer assignment on a CPU), 13 GiB for θ of 10^6 documents × K = 100 in one draw
 THETA_BLOCK_ELEMENTS = 1 << 22
