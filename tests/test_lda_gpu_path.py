@@ -6,7 +6,8 @@ same check catches).
 JAX lowers a program for a platform it does not have (``jax.export`` with
 ``platforms=["cuda"]``), so the sweep a GPU would compile is inspected here as StableHLO:
 the fused Pallas z-update appears as its Triton custom call, count tables as scatter-adds and
-the Dirichlet draws as their named functions.  ``jax.default_backend`` is reported as "gpu"
+the Dirichlet draws as their named functions; XLA's memory analysis of the uncollapsed sweep, compiled
+here on abstract arguments, guards its bytes per token.  ``jax.default_backend`` is reported as "gpu"
 while the kernels are built and lowered, as it is on a GPU machine.  These tests exist because
 the GPU path once became 53x slower in its φ draw without any check seeing it.
 """
@@ -125,7 +126,8 @@ def uncollapsed_bytes_per_slot(monkeypatch, lanes=13_700, z_block=None, theta_bl
     sweep's block sizes scaled by the same 1/49 (so its per-token temporaries are those of the
     100 M-token sweep; with V = 1,000 instead of 10,000 the K × V tables are 1/10 of theirs,
     a larger share per slot here).  The CPU's buffer assignment is a proxy for the GPU's (same
-    program, XLA's CPU backend): at 100 M tokens it gave 45 bytes per slot, 18 on the old one."""
+    program, XLA's CPU backend): 44 bytes a slot for the 100 M-token grid itself, 144 for the sweep
+    before its blocks were bounded (``benchmarks/lda_sweep_memory.py``)."""
     steps, docs, v, k = 153, lanes * 153 // 100, 1_000, 100
     scale = steps * lanes / LARGE_SLOTS
     monkeypatch.setattr(conditionals, "UNCOLLAPSED_BLOCK_ELEMENTS",
@@ -146,8 +148,7 @@ def uncollapsed_bytes_per_slot(monkeypatch, lanes=13_700, z_block=None, theta_bl
 
 def test_the_uncollapsed_gpu_sweep_fits_100m_tokens_in_10gb(on_gpu, monkeypatch):
     """Every temporary of the sweep is a fixed-size block or a (D + 1) × K table: within 100 bytes a
-    token (measured 46 here; 45 for the 100 M-token grid itself, 18.7 GB before the z-update's blocks
-    and the θ draw were bounded)."""
+    token (measured 46 here)."""
     assert uncollapsed_bytes_per_slot(monkeypatch) <= BYTES_PER_TOKEN
 
 

@@ -547,7 +547,7 @@ def sample_z_uncollapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: flo
     size = max(1, min(n, UNCOLLAPSED_BLOCK_ELEMENTS // K))
 
     def block(b, z):
-        start = jnp.minimum(b * size, n - size)  # the last block ends at n (it may redo some slots: same draws)
+        start = jnp.minimum(b * size, n - size)  # the last block ends at n, redoing slots (same uniforms)
         w, doc, m, old = (jax.lax.dynamic_slice_in_dim(x, start, size) for x in (words, docs, mask, z_old))
         step = (start + jnp.arange(size, dtype=jnp.int32)) // lanes
         ui = hashed_uniforms(k_z, d.doc_ids[doc], step - d.first_step[doc])  # = token_uniforms(k_z, d) there
