@@ -458,9 +458,11 @@ def sample_z_lanes(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
 
 
 #: tokens × topics per block of the uncollapsed z-update: a few float32 copies of a block's (tokens × K)
-#: weights are its largest per-block temporaries, 256 MiB a copy whatever the corpus size (blocks of 16 grid
-#: steps × R lanes held 4 GiB a copy at 100 M tokens); 150 blocks at 100 M tokens, K = 100
-UNCOLLAPSED_BLOCK_ELEMENTS = 1 << 26
+#: weights are its largest per-block temporaries, 64 MiB a copy whatever the corpus size (blocks of 16 grid
+#: steps × R lanes held 4 GiB a copy at 100 M tokens); 600 blocks at 100 M tokens, K = 100.  A sweep on a
+#: 2-core CPU (10^6 tokens, K = 100) took 0.52 s with 2^24, 0.57 s with 2^22, 0.70 s with 2^20 and 1.18 s
+#: with 2^26 (0.56 s with the blocks of 16 grid steps)
+UNCOLLAPSED_BLOCK_ELEMENTS = 1 << 24
 #: Dirichlet rows × K per block of the uncollapsed θ draw: a gamma draw's temporaries take about 130 bytes
 #: per entry (XLA's buffer assignment on a CPU), 13 GiB for θ of 10^6 documents × K = 100 in one draw
 THETA_BLOCK_ELEMENTS = 1 << 22
