@@ -6,7 +6,8 @@ same check catches).
 JAX lowers a program for a platform it does not have (``jax.export`` with
 ``platforms=["cuda"]``), so the sweep a GPU would compile is inspected here as StableHLO:
 the fused Pallas z-update appears as its Triton custom call, count tables as scatter-adds and
-the Dirichlet draws as their named functions.  ``jax.default_backend`` is reported as "gpu"
+the Dirichlet draws as their named functions; XLA's memory analysis of the uncollapsed sweep, compiled
+here on abstract arguments, guards its bytes per token.  ``jax.default_backend`` is reported as "gpu"
 while the kernels are built and lowered, as it is on a GPU machine.  These tests exist because
 the GPU path once became 53x slower in its φ draw without any check seeing it.
 """
@@ -17,6 +18,7 @@ import re
 import warnings
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from jax import export
@@ -25,6 +27,7 @@ from gibbsjax import random as gr
 from gibbsjax.corpus import Corpus
 from gibbsjax.models import lda
 from gibbsjax.models.lda import conditionals, pallas, z_updates
+from gibbsjax.models.lda.layout import LDAData
 from gibbsjax.testing import chi_square_test
 from test_lda import ALPHA, ETA, K, TINY_DOCS, _state_counts, _tiny, exact_posterior, final_states
 
@@ -106,6 +109,93 @@ def test_the_uncollapsed_gpu_sweep_draws_theta_and_phi_dense(on_gpu):
     assert "_log_dirichlet_dense" in found["functions"]
     assert "_log_dirichlet_counts" not in found["functions"]
     assert found["scatters"] == 2, found["scatters"]  # n_kw for φ, n_dk for θ: each once
+
+
+#: issue 22's budget: one uncollapsed sweep of 100 M tokens (K = 100) within 10 GB of device memory
+BYTES_PER_TOKEN = 100
+#: the 100 M-token corpus of benchmarks/gpu_table.py ("large": 10^6 documents of ~100 tokens), packed:
+#: about 153 grid steps (the longest document) × 666,667 lanes
+LARGE_SLOTS = 153 * 666_667
+
+
+def uncollapsed_bytes_per_slot(monkeypatch, lanes=13_700, z_block=None, theta_block=None) -> float:
+    """XLA's memory analysis (arguments + outputs + temporaries) of one uncollapsed sweep with the
+    GPU's choices (the dense draws), compiled here on the CPU, per grid slot: K = 100 on an
+    abstract corpus (``jax.ShapeDtypeStruct``, nothing allocated) of 153 steps × ``lanes`` lanes
+    (2.1 M slots, 1/49 of the 100 M-token grid), ~100 tokens a document, V = 1,000, with the
+    sweep's block sizes scaled by the same 1/49 (so its per-token temporaries are those of the
+    100 M-token sweep; with V = 1,000 instead of 10,000 the K × V tables are 1/10 of theirs,
+    a larger share per slot here).  The CPU's buffer assignment is a proxy for the GPU's (same
+    program, XLA's CPU backend): 44 bytes a slot for the 100 M-token grid itself, 144 for the sweep
+    before its blocks were bounded (``benchmarks/lda_sweep_memory.py``)."""
+    steps, docs, v, k = 153, lanes * 153 // 100, 1_000, 100
+    scale = steps * lanes / LARGE_SLOTS
+    monkeypatch.setattr(conditionals, "UNCOLLAPSED_BLOCK_ELEMENTS",
+                        z_block or int(conditionals.UNCOLLAPSED_BLOCK_ELEMENTS * scale))
+    monkeypatch.setattr(conditionals, "THETA_BLOCK_ELEMENTS",
+                        theta_block or int(conditionals.THETA_BLOCK_ELEMENTS * scale))
+    sd = jax.ShapeDtypeStruct
+    d = LDAData(sd((steps, lanes), jnp.int32), sd((steps, lanes), jnp.int32), sd((steps, lanes), jnp.bool_),
+                sd((docs,), jnp.int32), sd((v,), jnp.int32), sd((docs + 1,), jnp.int32), sd((docs + 1,), jnp.int32))
+    kernel = lda.uncollapsed(k, warmup="exact")
+    key = jax.random.key(0)
+    state = jax.eval_shape(kernel.init, key, d)
+    # a new function object: traced afresh under the block sizes set here
+    m = jax.jit(lambda *a: kernel.step(*a)).lower(key, state, d).compile().memory_analysis()
+    total = m.argument_size_in_bytes + m.output_size_in_bytes + m.temp_size_in_bytes - m.alias_size_in_bytes
+    return total / (steps * lanes)
+
+
+def test_the_uncollapsed_gpu_sweep_fits_100m_tokens_in_10gb(on_gpu, monkeypatch):
+    """Every temporary of the sweep is a fixed-size block or a (D + 1) × K table: within 100 bytes a
+    token (measured 46 here)."""
+    assert uncollapsed_bytes_per_slot(monkeypatch) <= BYTES_PER_TOKEN
+
+
+@pytest.mark.slow  # two more compilations; the guard above runs by default
+@pytest.mark.parametrize("regressed", ["z blocks of 16 grid steps", "theta in one draw"])
+def test_the_memory_guard_sees_a_regressed_uncollapsed_sweep(on_gpu, monkeypatch, regressed):
+    """The blocks of the old sweep (16 grid steps × all lanes × K weights: 152 bytes a slot here) or
+    θ's gamma draw in one piece (~130 bytes an entry: 171 here): over the budget."""
+    lanes = 13_700
+    kw = {"z_block": 16 * lanes * 100} if regressed.startswith("z") else {"theta_block": 1 << 40}
+    assert uncollapsed_bytes_per_slot(monkeypatch, lanes, **kw) > BYTES_PER_TOKEN
+
+
+def test_the_uncollapsed_z_blocks_do_not_change_the_draws(monkeypatch):
+    """Tokens drawn 4 at a time (the last block redoing slots of the one before) or all at once:
+    the same topics, since each token's draw depends on its own weights and uniform only."""
+    corpus = Corpus.from_token_lists([list("abacbd"), list("cbd"), list("aabbcdd"), list("dc")])
+    d = lda.data(corpus, num_lanes=2)
+    log_phi = jnp.log(jnp.array([[0.4, 0.3, 0.2, 0.1], [0.1, 0.2, 0.3, 0.4], [0.25, 0.25, 0.25, 0.25]]))
+    state = lda.LDAState(jnp.where(d.mask, jnp.arange(d.words.size).reshape(d.words.shape) % 3, 0), log_phi)
+
+    def both(key):  # one compilation: the block size is read while tracing each call
+        out = []
+        for block in (conditionals.UNCOLLAPSED_BLOCK_ELEMENTS, 4 * 3):
+            monkeypatch.setattr(conditionals, "UNCOLLAPSED_BLOCK_ELEMENTS", block)
+            out.append(lda.sample_z_uncollapsed(key, state, d, K=3, alpha=0.1))
+        return out
+
+    whole, by_four = jax.jit(both)(jax.random.key(3))
+    assert d.words.size % 4 != 0 and np.array_equal(by_four, whole)
+    assert len(np.unique(np.asarray(whole)[np.asarray(d.mask)])) > 1
+
+
+@pytest.mark.slow  # ~7 s each; the z blocks' draws are checked above by default, θ's rows are one draw below 2^22
+@pytest.mark.parametrize("draw", ["dense", "sparse"])
+def test_the_blocked_uncollapsed_sweep_samples_the_exact_posterior(monkeypatch, draw):
+    """θ by blocks of 3 rows (4 rows: the second block redraws two) and z by blocks of 4 tokens
+    (9 slots: the last block redoes three): visit frequencies against exact enumeration."""
+    monkeypatch.setattr(conditionals, "THETA_BLOCK_ELEMENTS", 3 * K)
+    monkeypatch.setattr(conditionals, "UNCOLLAPSED_BLOCK_ELEMENTS", 4 * K)
+    _, data = _tiny()
+    _, probs = exact_posterior(TINY_DOCS, ["a", "b", "c"], K, ALPHA, ETA)
+    kernel = lda.uncollapsed(K, alpha=ALPHA, eta=ETA, dirichlet_draw=draw)
+    step = kernel.step
+    kernel = kernel._replace(step=lambda *a: step(*a))  # traced afresh under the block sizes set here
+    z = final_states(kernel, data, num_chains=20_000, num_sweeps=25, seed=8)
+    assert chi_square_test(_state_counts(z, K), probs).p_value > 1e-4
 
 
 def test_a_gpu_run_without_the_fused_kernel_warns_once(on_gpu, monkeypatch):

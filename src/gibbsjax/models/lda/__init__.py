@@ -82,11 +82,14 @@ partially_collapsed`` and ``lda.data(corpus)`` work as before the split.
 
 from __future__ import annotations
 
-from gibbsjax.models.lda.layout import (PACK_BLOCK_TOKENS, LDAData, LDAState, data, hashed_uniforms, initial_topics,
-                                        token_uniforms, tokens_in_corpus_order, topic_counts, word_topic_counts)
-from gibbsjax.models.lda.conditionals import (DIRICHLET_ROWS, LANES_UNROLL, LOG_PHI_FLOOR, PREFIX_ONE_LEVEL_MAX_K, SCAN_UNROLL,
-                                              UNCOLLAPSED_BLOCK_STEPS, initial_log_phi, log_joint_collapsed, log_phi_given_counts,
-                                              sample_log_phi, sample_z_collapsed, sample_z_lanes, sample_z_partially_collapsed, sample_z_uncollapsed)
+from gibbsjax.models.lda.layout import (PACK_BLOCK_TOKENS, LDAData, LDAState, data, hashed_uniforms, initial_log_phi,
+                                        initial_topics, token_uniforms, tokens_in_corpus_order, topic_counts,
+                                        word_topic_counts)
+from gibbsjax.models.lda.conditionals import (DIRICHLET_ROWS, LANES_UNROLL, LOG_PHI_FLOOR, PREFIX_ONE_LEVEL_MAX_K,
+                                              SCAN_UNROLL, THETA_BLOCK_ELEMENTS, UNCOLLAPSED_BLOCK_ELEMENTS,
+                                              log_joint_collapsed, log_phi_given_counts, sample_log_phi,
+                                              sample_z_collapsed, sample_z_lanes, sample_z_partially_collapsed,
+                                              sample_z_uncollapsed)
 from gibbsjax.models.lda.sparse import sample_z_sparse
 from gibbsjax.models.lda.warmups import sample_z_collapsed_frozen, sample_z_collapsed_parallel
 from gibbsjax.models.lda.z_updates import (DIRICHLET_DRAWS, WARMUPS, Z_UPDATES, resolve_dirichlet_draw,
@@ -153,7 +156,8 @@ __all__ = [
     "LOG_PHI_FLOOR",
     "PREFIX_ONE_LEVEL_MAX_K",
     "LANES_UNROLL",
-    "UNCOLLAPSED_BLOCK_STEPS",
+    "UNCOLLAPSED_BLOCK_ELEMENTS",
+    "THETA_BLOCK_ELEMENTS",
     "SLICE_WIDTH",
     "SLICE_MAX_STEPS_OUT",
     "SLICE_MAX_SHRINKS",

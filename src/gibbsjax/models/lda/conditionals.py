@@ -25,7 +25,7 @@ import jax.numpy as jnp
 from jax.scipy.special import gammaln
 
 from gibbsjax import random as gr
-from gibbsjax.models.lda.layout import (LDAData, LDAState, num_docs_of, token_uniforms, topic_counts,
+from gibbsjax.models.lda.layout import (LDAData, LDAState, hashed_uniforms, num_docs_of, token_uniforms, topic_counts,
                                         vocab_size_of, word_topic_counts)
 
 __all__ = [
@@ -33,7 +33,6 @@ __all__ = [
     "log_joint_collapsed",
     "sample_log_phi",
     "log_phi_given_counts",
-    "initial_log_phi",
     "DIRICHLET_ROWS",
     "sample_z_collapsed",
     "SCAN_UNROLL",
@@ -45,7 +44,8 @@ __all__ = [
     "LANES_UNROLL",
     "doc_starts",
     "sample_z_lanes",
-    "UNCOLLAPSED_BLOCK_STEPS",
+    "UNCOLLAPSED_BLOCK_ELEMENTS",
+    "THETA_BLOCK_ELEMENTS",
     "sample_z_uncollapsed",
 ]
 
@@ -181,38 +181,6 @@ def log_phi_given_counts(key, nkw, eta: float, draw: str = "sparse"):
     ((2, 3), True)
     """
     return DIRICHLET_ROWS[draw](key, nkw, jnp.asarray(eta, jnp.float32))
-
-
-def initial_log_phi(nkw, eta: float):
-    """log φ of a chain's start: log (n_kw + η) / (n_k + V η), the mean of φ's conditional.
-
-    Every LDA sweep draws φ | z (or integrates φ out) before anything reads log φ, so the
-    log φ a chain starts with is never used by a draw: a random draw here would be discarded
-    by the first sweep.  The kernels' ``init`` therefore stores this deterministic value
-    (a valid point of the simplex, the conditional mean given the initial topics): no
-    Dirichlet draw is compiled into the program that starts the chains, which saved about
-    1 s of XLA compile time per program on a CPU, and every later draw is unchanged.
-
-    Parameters
-    ----------
-    nkw : jax.Array
-        (K, V) topic-word counts of the initial topics.
-    eta : float
-        η, the Dirichlet concentration of every topic.
-
-    Returns
-    -------
-    jax.Array
-        (K, V) float32: log φ, each row normalised.
-
-    Examples
-    --------
-    >>> lp = initial_log_phi(jnp.array([[3, 0, 1], [0, 2, 0]]), eta=0.5)
-    >>> [round(float(x), 4) for x in jnp.exp(lp[0])]
-    [0.6364, 0.0909, 0.2727]
-    """
-    a = nkw.astype(jnp.float32) + jnp.asarray(eta, jnp.float32)
-    return jnp.log(a) - jnp.log(jnp.sum(a, axis=-1, keepdims=True))
 
 
 def sample_z_collapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: float, eta: float):
@@ -489,8 +457,15 @@ def sample_z_lanes(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
     return jnp.where(d.mask, z_new, 0)
 
 
-#: grid steps per block of the uncollapsed z-update: its (steps · R × K) weights are its largest temporary
-UNCOLLAPSED_BLOCK_STEPS = 16
+#: tokens × topics per block of the uncollapsed z-update: a few float32 copies of a block's (tokens × K)
+#: weights are its largest per-block temporaries, 64 MiB a copy whatever the corpus size (blocks of 16 grid
+#: steps × R lanes held 4 GiB a copy at 100 M tokens); 600 blocks at 100 M tokens, K = 100.  A sweep on a
+#: 2-core CPU (10^6 tokens, K = 100) took 0.52 s with 2^24, 0.57 s with 2^22, 0.70 s with 2^20 and 1.18 s
+#: with 2^26 (0.56 s with the blocks of 16 grid steps)
+UNCOLLAPSED_BLOCK_ELEMENTS = 1 << 24
+#: Dirichlet rows × K per block of the uncollapsed θ draw: a gamma draw's temporaries take about 130 bytes
+#: per entry (XLA's buffer assignment on a CPU), 13 GiB for θ of 10^6 documents × K = 100 in one draw
+THETA_BLOCK_ELEMENTS = 1 << 22
 #: a token's weights θ̃_dk φ̃_kw (θ̃, φ̃ scaled to a largest entry of 1 per row) summing below this
 #: send its block to the log-space path, where the largest weight is 1
 _TINY_TOTAL = 1e-20
@@ -499,18 +474,39 @@ _TINY_TOTAL = 1e-20
 _WEIGHT_FLOOR = 1e-37
 
 
+def _log_theta(key, ndk, alpha, draw: str):
+    """log θ_d ~ log Dir(n_d· + α) for every row of ``ndk`` by ``DIRICHLET_ROWS[draw]``: in one draw
+    up to :data:`THETA_BLOCK_ELEMENTS` entries, else by blocks of rows, block b from ``fold_in(key, b)``
+    (the last block ends at the last row and draws its first rows again, each row's last draw kept:
+    every row is still one independent exact draw)."""
+    rows, k = ndk.shape
+    per = max(1, THETA_BLOCK_ELEMENTS // k)
+    if rows <= per:
+        return DIRICHLET_ROWS[draw](key, ndk, alpha)
+
+    def block(b, out):
+        start = jnp.minimum(b * per, rows - per)
+        counts = jax.lax.dynamic_slice_in_dim(ndk, start, per)
+        return jax.lax.dynamic_update_slice_in_dim(out, DIRICHLET_ROWS[draw](jax.random.fold_in(key, b), counts,
+                                                                             alpha), start, 0)
+
+    return jax.lax.fori_loop(0, -(-rows // per), block, jnp.zeros(ndk.shape, jnp.result_type(alpha)))
+
+
 def sample_z_uncollapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: float, draw: str = "sparse"):
     """θ_d ~ Dir(n_d· + α), then all tokens at once: p(z_i = k | θ, φ, w) ∝ θ_{d,k} φ_{k,w_i}.
 
-    θ is drawn by ``DIRICHLET_ROWS[draw]`` (as φ is, :func:`sample_log_phi`).  The
-    tokens are drawn in blocks of :data:`UNCOLLAPSED_BLOCK_STEPS` grid steps
-    (``lax.map``), so no (tokens × K) array is formed: each token's weights are the
-    product of its document's row of θ̃ and its word's row of φ̃ᵀ, each scaled to a
-    largest entry of 1 (a per-row scale does not change the conditional), and the
-    draw is an inverse CDF with the token's uniform (:func:`token_uniforms`).  Where
-    a token's weights sum below 1e-20 (the document's and the word's topics
-    disagree so much that products underflow), its block is recomputed from
-    log θ + log φ, whose largest weight is 1.
+    θ is drawn by ``DIRICHLET_ROWS[draw]`` (as φ is, :func:`sample_log_phi`), by blocks of
+    rows beyond :data:`THETA_BLOCK_ELEMENTS` entries (a draw's temporaries are token-sized).  The
+    tokens are drawn in blocks of :data:`UNCOLLAPSED_BLOCK_ELEMENTS` / K consecutive grid
+    slots (``lax.fori_loop`` writing the new topics in place), so no (tokens × K) array and
+    no other token-sized temporary is formed: each token's weights are the product of its
+    document's row of θ̃ and its word's row of φ̃ᵀ, each scaled to a largest entry of 1 (a
+    per-row scale does not change the conditional), and the draw is an inverse CDF with the
+    token's uniform (:func:`token_uniforms`, hashed inside the block: the same uniforms).
+    Where a token's weights sum below 1e-20 (the document's and the word's topics disagree
+    so much that products underflow), its block is recomputed from log θ + log φ, whose
+    largest weight is 1.
 
     Parameters
     ----------
@@ -543,20 +539,20 @@ def sample_z_uncollapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: flo
     """
     k_theta, k_z = jax.random.split(key)
     ndk, _, _ = topic_counts(state.z, d, K)
-    log_theta = DIRICHLET_ROWS[draw](k_theta, ndk, jnp.asarray(alpha, state.log_phi.dtype))  # (D + 1, K)
+    log_theta = _log_theta(k_theta, ndk, jnp.asarray(alpha, state.log_phi.dtype), draw)  # (D + 1, K)
     theta = jnp.exp(log_theta - jnp.max(log_theta, axis=1, keepdims=True))
     log_phi_t = state.log_phi.T
     phi_t = jnp.exp(log_phi_t - jnp.max(log_phi_t, axis=1, keepdims=True))
-    u = token_uniforms(k_z, d)
-    steps, lanes = d.words.shape
-    blocks = -(-steps // UNCOLLAPSED_BLOCK_STEPS)
+    lanes = d.words.shape[1]
+    words, docs, mask, z_old = (x.reshape(-1) for x in (d.words, d.docs, d.mask, state.z))
+    n = words.shape[0]
+    size = max(1, min(n, UNCOLLAPSED_BLOCK_ELEMENTS // K))
 
-    def by_block(x):
-        x = jnp.pad(x, ((0, blocks * UNCOLLAPSED_BLOCK_STEPS - steps), (0, 0)))
-        return x.reshape(blocks, UNCOLLAPSED_BLOCK_STEPS * lanes)
-
-    def block(x):
-        w, doc, ui = x
+    def block(b, z):
+        start = jnp.minimum(b * size, n - size)  # the last block ends at n, redoing slots (same uniforms)
+        w, doc, m, old = (jax.lax.dynamic_slice_in_dim(x, start, size) for x in (words, docs, mask, z_old))
+        step = (start + jnp.arange(size, dtype=jnp.int32)) // lanes
+        ui = hashed_uniforms(k_z, d.doc_ids[doc], step - d.first_step[doc])  # = token_uniforms(k_z, d) there
         weights = theta[doc] * phi_t[w]
 
         def from_logs():
@@ -564,7 +560,8 @@ def sample_z_uncollapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: flo
             return jnp.exp(logits - jnp.max(logits, axis=1, keepdims=True))
 
         weights = jax.lax.cond(jnp.any(jnp.sum(weights, axis=1) < _TINY_TOTAL), from_logs, lambda: weights)
-        return draw_by_prefix_products(jnp.maximum(weights, _WEIGHT_FLOOR), ui)
+        new = draw_by_prefix_products(jnp.maximum(weights, _WEIGHT_FLOOR), ui)
+        return jax.lax.dynamic_update_slice_in_dim(z, jnp.where(m, new, old), start, 0)
 
-    z = jax.lax.map(block, (by_block(d.words), by_block(d.docs), by_block(u)))
-    return jnp.where(d.mask, z.reshape(-1, lanes)[:steps], state.z)
+    z = jax.lax.fori_loop(0, -(-n // size), block, z_old)
+    return z.reshape(d.words.shape)

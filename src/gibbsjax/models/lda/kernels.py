@@ -23,10 +23,10 @@ from gibbsjax import random as gr
 from gibbsjax._checks import check_int, check_positive, init_checker
 from gibbsjax.kernel import Kernel, sweep
 from gibbsjax.models.lda import shard as lda_shard
-from gibbsjax.models.lda.conditionals import (initial_log_phi, log_joint_collapsed, sample_log_phi,
-                                              sample_z_collapsed, sample_z_uncollapsed)
-from gibbsjax.models.lda.layout import (LDAData, LDAState, initial_topics, num_docs_of, topic_counts, vocab_size_of,
-                                        word_topic_counts)
+from gibbsjax.models.lda.conditionals import (log_joint_collapsed, sample_log_phi, sample_z_collapsed,
+                                              sample_z_uncollapsed)
+from gibbsjax.models.lda.layout import (LDAData, LDAState, initial_log_phi, initial_topics, num_docs_of, topic_counts,
+                                        vocab_size_of, word_topic_counts)
 from gibbsjax.models.lda.priors import (LDALearnedState, LearnedPriors, learned_priors, log_joint_learned,
                                         minka_log_alpha, sample_log_alpha, sample_log_eta)
 from gibbsjax.models.lda.z_updates import (SAMPLE_Z, WARMUP_NAMES, WARMUP_SWEEPS, resolve_dirichlet_draw,

@@ -42,6 +42,7 @@ __all__ = [
     "hashed_uniforms",
     "token_uniforms",
     "initial_topics",
+    "initial_log_phi",
     "topic_counts",
     "word_topic_counts",
 ]
@@ -377,6 +378,38 @@ def token_uniforms(key, d: LDAData):
     """
     steps = jnp.arange(d.docs.shape[0], dtype=jnp.int32)[:, None]
     return hashed_uniforms(key, d.doc_ids[d.docs], steps - d.first_step[d.docs])
+
+
+def initial_log_phi(nkw, eta: float):
+    """log φ of a chain's start: log (n_kw + η) / (n_k + V η), the mean of φ's conditional.
+
+    Every LDA sweep draws φ | z (or integrates φ out) before anything reads log φ, so the
+    log φ a chain starts with is never used by a draw: a random draw here would be discarded
+    by the first sweep.  The kernels' ``init`` therefore stores this deterministic value
+    (a valid point of the simplex, the conditional mean given the initial topics): no
+    Dirichlet draw is compiled into the program that starts the chains, which saved about
+    1 s of XLA compile time per program on a CPU, and every later draw is unchanged.
+
+    Parameters
+    ----------
+    nkw : jax.Array
+        (K, V) topic-word counts of the initial topics.
+    eta : float
+        η, the Dirichlet concentration of every topic.
+
+    Returns
+    -------
+    jax.Array
+        (K, V) float32: log φ, each row normalised.
+
+    Examples
+    --------
+    >>> lp = initial_log_phi(jnp.array([[3, 0, 1], [0, 2, 0]]), eta=0.5)
+    >>> [round(float(x), 4) for x in jnp.exp(lp[0])]
+    [0.6364, 0.0909, 0.2727]
+    """
+    a = nkw.astype(jnp.float32) + jnp.asarray(eta, jnp.float32)
+    return jnp.log(a) - jnp.log(jnp.sum(a, axis=-1, keepdims=True))
 
 
 def initial_topics(key, d: LDAData, K: int):

@@ -53,7 +53,7 @@ from gibbsjax import conjugate as cj
 from gibbsjax.corpus import Corpus
 from gibbsjax.kernel import Kernel, Sharded
 from gibbsjax.models.lda import layout
-from gibbsjax.models.lda.conditionals import initial_log_phi, log_phi_given_counts
+from gibbsjax.models.lda.conditionals import log_phi_given_counts
 from gibbsjax.models.lda.layout import LDAData, LDAState
 from gibbsjax.models.lda.shard_layout import (AXIS, config_data, corpus_of, docs_in_corpus_order, from_parts,
                                               host_array, shard_data, tokens_in_corpus_order)
@@ -158,7 +158,7 @@ def sharded_kernel(K: int, alpha: float, eta: float, z_update: str, warmup: str,
             k1, _ = jax.random.split(key)  # as the one-device init
             z = per_shard(lambda d: layout.initial_topics(k1, d, K), sd)
             nkw = _counts(z, sd, K)
-            return z, initial_log_phi(nkw, eta), nkw  # unread: every sweep draws φ first
+            return z, layout.initial_log_phi(nkw, eta), nkw  # unread: every sweep draws φ first
 
         z, log_phi, nkw = on_shards(local, (rep, data_spec), (data_spec, rep, rep))(key, sd)
         return LDAShardState(z, log_phi, nkw)
