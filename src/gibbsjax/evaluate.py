@@ -255,12 +255,12 @@ def as_corpus(X, name: str, vocab_size: int | None = None):
 def _top_indices(matrix, n: int) -> np.ndarray:
     """The columns of the ``n`` largest entries of every row, largest first, ties by column.
 
-    Exactly ``np.argsort(-matrix, axis=1, kind="stable")[:, :n]``, without sorting whole rows:
-    each row's n-th largest value by ``np.partition`` (O(V)), then only the entries at least as
-    large (n of them, more with ties) are sorted.  K = 100 rows of V = 10,000 words, n = 10:
-    about 6 times faster than the full sort on the 2-core CPU here (a fit's post-processing takes
-    top words four times: topics, stable topics, two coherences).  NaN, integer input or many
-    ties at the boundary: the full sort.
+    Exactly ``np.argsort(-matrix, axis=1, kind="stable")[:, :n]``.  For a few words (n ≤ 32)
+    of finite floats, n passes of a row-wise ``argmax`` (which gives the first, i.e. lowest,
+    column of a tie), each taking its winner out: O(n · K · V), never a sort of whole rows.
+    K = 100 rows of V = 10,000 words, n = 10, on the 2-core CPU here: 2 ms, where the sort
+    takes 12 ms on rows like posterior means (many tied words) and 75-290 ms on rows without
+    ties.  More words, integers, NaN or infinite entries: the sort.
 
     Parameters
     ----------
@@ -282,17 +282,16 @@ def _top_indices(matrix, n: int) -> np.ndarray:
     m = np.asarray(matrix)
     k, v = m.shape
     n = min(int(n), v)
-    if n == v or k == 0 or n == 0 or m.dtype.kind != "f" or np.isnan(m).any():
+    if n > 32 or n == v or m.dtype.kind != "f" or not np.isfinite(m).all():
         return np.argsort(-m, axis=1, kind="stable")[:, :n]
-    # the n-th largest entry per row: every entry >= it is a candidate (n, or more with ties)
-    kth = np.partition(m, v - n, axis=1)[:, v - n]
-    rows, cols = np.nonzero(m >= kth[:, None])
-    if rows.size > 4 * k * n + 1024:  # many ties at the boundary: the full sort is as cheap
-        return np.argsort(-m, axis=1, kind="stable")[:, :n]
-    vals = -m[rows, cols]
-    order = np.lexsort((cols, vals, rows))  # by row, then -value, then column: the stable order
-    starts = np.searchsorted(rows[order], np.arange(k))
-    return cols[order][starts[:, None] + np.arange(n)].astype(np.intp)
+    work = m.astype(np.float64)  # a copy: winners are taken out below
+    rows = np.arange(k)
+    out = np.empty((k, n), np.intp)
+    for i in range(n):  # n passes over the rows (n ≤ 32), not a loop over rows or words
+        best = np.argmax(work, axis=1)
+        out[:, i] = best
+        work[rows, best] = -np.inf  # below every finite entry: never a winner again
+    return out
 
 
 #: The coherence measures of :func:`coherence`, each with the convention it follows.
