@@ -21,6 +21,10 @@ inverse CDF; a second or two for 100 M tokens on a GPU where `lda_corpus` took 8
   partially collapsed and the uncollapsed sampler, each in a fresh process (so each peak is its
   own): tokens/s of the second ``sample`` call and the device's peak memory
   (``memory_stats()["peak_bytes_in_use"]``) after packing and after sampling;
+* ``outside``: where the second ``sample`` call of each ``sweeps`` and ``large`` row spends its time
+  outside the sweeps (``benchmarks/sample_profile.py``'s timers on that same call, no extra call):
+  memory check, init, records to host, data fingerprint, InferenceData, ...; ``sweeps_s`` and
+  ``outside_s`` = whole - sweeps (issue 22, point 5);
 * ``quality``: 10 M tokens, K = 100, true topics known: the mean Hellinger distance of the
   posterior-mean topics to the true ones after Hungarian matching, for gibbsjax's default path
   (``sample``, ``num_warmup = num_draws = budget / 2``, 1 chain; wall time of the whole call with
@@ -56,6 +60,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lda_pallas  # noqa: E402  (the benchmark next to this one: its timing pieces)
+import sample_profile  # noqa: E402  (the phases of one sample call: the "outside" section)
 
 from gibbsjax.corpus import Corpus  # noqa: E402
 from gibbsjax.models import lda  # noqa: E402
@@ -172,7 +177,8 @@ def _print(row):
                       ("compile_s", "compile {:.2f} s"), ("ms", "{:.3f} ms"), ("seconds", "{:.2f} s"),
                       ("seconds_with_compile", "({:.2f} s with compile)"), ("Mtok_s", "{:.1f} M tok/s"),
                       ("peak_data_GiB", "peak: data {:.2f} GiB"), ("peak_GiB", "in all {:.2f} GiB"),
-                      ("hellinger", "Hellinger {:.4f}"),
+                      ("hellinger", "Hellinger {:.4f}"), ("sweeps_s", "sweeps {:.3f} s"),
+                      ("outside_s", "outside {:.3f} s"), ("largest", "largest: {}"),
                       ("hellinger_last_state", "(last state {:.4f})"),
                       ("differ", "differ {}")):
         if row.get(name) not in (None, "-") and not (name == "differ" and not row[name]):
@@ -217,21 +223,40 @@ def kernel_rows(d, k, args, interpret, budget, cost):
     return rows
 
 
-def sample_twice(kernel, d, *, chains, num_warmup, num_draws, seed=0):
+def sample_twice(kernel, d, *, chains, num_warmup, num_draws, seed=0, phases=None):
     """Wall seconds of the first ``gibbsjax.sample`` call (compile included), of the second (the
-    compiled code reused), and the second call's InferenceData."""
+    compiled code reused), and the second call's InferenceData.  ``phases``: a dict filled with the
+    second call's seconds per phase (:func:`sample_profile.timed_call`)."""
     import gibbsjax
 
-    times, idata = [], None
-    for _ in range(2):
+    def call():
+        return gibbsjax.sample(kernel, d, seed=seed, num_chains=chains, num_warmup=num_warmup,
+                               num_draws=num_draws, progress=False)
+
+    t = time.perf_counter()
+    call()
+    first = time.perf_counter() - t
+    if phases is None:
         t = time.perf_counter()
-        idata = gibbsjax.sample(kernel, d, seed=seed, num_chains=chains, num_warmup=num_warmup,
-                                num_draws=num_draws, progress=False)
-        times.append(time.perf_counter() - t)
-    return times[0], times[1], idata
+        idata = call()
+        return first, time.perf_counter() - t, idata
+    idata, second, found = sample_profile.timed_call(call, False)
+    phases.update(found)
+    return first, second, idata
 
 
-def sweep_rows(d, k, chains_list, args, budget, cost):
+def outside_row(rows, k, what, chains, whole, phases):
+    """The ``outside`` row of a timed second call: seconds of the sweeps, of the rest, the largest
+    phases outside the sweeps, and every phase."""
+    sweeps = phases.get("warm-up sweeps", 0.0) + phases.get("sampling sweeps", 0.0)
+    rest = sorted(((v, n) for n, v in phases.items() if not n.endswith("sweeps")), reverse=True)[:4]
+    return _add(rows, "outside", K=k, what=what, chains=chains, seconds=whole, sweeps_s=sweeps,
+                outside_s=whole - sweeps, largest=", ".join(f"{n} {v:.3f} s" for v, n in rest),
+                phases=phases)
+
+
+def sweep_rows(d, k, chains_list, args, budget, cost, outside=None):
+    """The ``sweeps`` rows; ``outside`` (a list) gets the phases of each second call."""
     rows = []
     tokens = int(d.mask.sum())
     kernel = lda.partially_collapsed(k, alpha=ALPHA, eta=ETA)
@@ -239,13 +264,16 @@ def sweep_rows(d, k, chains_list, args, budget, cost):
     for chains in chains_list:
         if not budget.fits(f"K = {k}: sample {chains} chains", 15 + 2 * 0.3 * cost * chains * args.sweeps):
             continue
+        phases = {}
         timing = guarded(budget, f"K = {k}: sample {chains} chains", lambda: sample_twice(
-            kernel, d, chains=chains, num_warmup=0, num_draws=args.sweeps))
+            kernel, d, chains=chains, num_warmup=0, num_draws=args.sweeps, phases=phases))
         if timing is None:
             continue
         first, second, _ = timing
         _add(rows, "sweeps", K=k, what=what, chains=chains, compile_s=max(first - second, 0.0),
              ms=1e3 * second / args.sweeps, Mtok_s=chains * tokens * args.sweeps / second / 1e6)
+        if outside is not None:
+            outside_row(outside, k, f"second sample call, {tokens:,} tokens", chains, second, phases)
     return rows
 
 
@@ -256,6 +284,8 @@ import gibbsjax
 from gibbsjax.models import lda
 folder, sampler = sys.argv[1], sys.argv[2]
 k, sweeps, alpha, eta = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
+sys.path.insert(0, sys.argv[7])
+import sample_profile
 dev = jax.devices()[0]
 def peak():
     stats = dev.memory_stats() if hasattr(dev, "memory_stats") else None
@@ -269,17 +299,18 @@ load_s = time.perf_counter() - t
 tokens = int(packed["doc_lengths"].sum())
 peak_data = peak()
 kernel = getattr(lda, sampler)(k, alpha=alpha, eta=eta)
-times = []
-for _ in range(2):
-    t = time.perf_counter()
-    gibbsjax.sample(kernel, d, seed=0, num_chains=1, num_warmup=0, num_draws=sweeps, progress=False)
-    times.append(time.perf_counter() - t)
-print("RESULT " + json.dumps({"tokens": tokens, "load_s": load_s, "first_s": times[0],
-                              "second_s": times[1], "peak_data_GiB": peak_data, "peak_GiB": peak()}))
+def call():
+    return gibbsjax.sample(kernel, d, seed=0, num_chains=1, num_warmup=0, num_draws=sweeps, progress=False)
+t = time.perf_counter()
+call()
+first = time.perf_counter() - t
+_, second, phases = sample_profile.timed_call(call, False)
+print("RESULT " + json.dumps({"tokens": tokens, "load_s": load_s, "first_s": first, "second_s": second,
+                              "peak_data_GiB": peak_data, "peak_GiB": peak(), "phases": phases}))
 """
 
 
-def large_rows(args, budget, topics, folder, cost=1.0, packed=None):
+def large_rows(args, budget, topics, folder, cost=1.0, packed=None, outside=None):
     """100 M tokens: generated and packed here once, then each sampler in a fresh process (its
     own device peak) that loads the packed arrays (kept in ``folder`` for a later call).
     ``packed``: an :class:`LDAData` of ``args.large_tokens`` tokens already packed (the first
@@ -311,7 +342,8 @@ def large_rows(args, budget, topics, folder, cost=1.0, packed=None):
             continue
         try:
             out = subprocess.run([sys.executable, "-c", CHILD, folder, sampler, str(k), str(sweeps),
-                                  str(ALPHA), str(ETA)], capture_output=True, text=True,
+                                  str(ALPHA), str(ETA), str(Path(__file__).resolve().parent)],
+                                 capture_output=True, text=True,
                                  timeout=max(budget.left(), 1))
         except subprocess.TimeoutExpired:
             budget.skipped.append(f"large, {sampler}, K = {k}: stopped at the end of the budget")
@@ -326,6 +358,9 @@ def large_rows(args, budget, topics, folder, cost=1.0, packed=None):
              compile_s=max(r["first_s"] - r["second_s"], 0.0), load_s=r["load_s"],
              ms=1e3 * r["second_s"] / sweeps, Mtok_s=r["tokens"] * sweeps / r["second_s"] / 1e6,
              peak_data_GiB=r["peak_data_GiB"], peak_GiB=r["peak_GiB"])
+        if outside is not None:
+            outside_row(outside, k, f"second sample call, {sampler}, {r['tokens']:,} tokens", 1, r["second_s"],
+                        r["phases"])
     return rows
 
 
@@ -485,7 +520,7 @@ def main(argv=None):
     print(f"jax {jax.__version__}, {device.platform} ({device.device_kind}); "
           f"{'Pallas INTERPRET mode: timings are not meaningful' if interpret else 'Pallas Triton, compiled'}; "
           f"budget {args.budget:.0f} s", flush=True)
-    sections = {"kernels": [], "sweeps": [], "large": [], "quality": [], "tomotopy": []}
+    sections = {"kernels": [], "sweeps": [], "large": [], "outside": [], "quality": [], "tomotopy": []}
     folder = tempfile.mkdtemp(prefix="gpu_table_")
     large_folder = tempfile.mkdtemp(prefix="gpu_table_large_")
     tomotopy = quality_truth = None
@@ -513,14 +548,15 @@ def main(argv=None):
         scale = cost * (k / 100) ** 0.75  # about the H100 seconds of one XLA-scan z-update over 10 M tokens
         sections["kernels"] += kernel_rows(d, k, args, interpret, budget, scale)
         chains = [1, 4] if (i == 0 or args.chains_all) else [1]
-        sections["sweeps"] += sweep_rows(d, k, chains, args, budget, scale)
+        sections["sweeps"] += sweep_rows(d, k, chains, args, budget, scale, outside=sections["outside"])
         if i == 0:
             sections["quality"] += quality_rows(d, truth, args, budget, cost)
         if i == 0:  # the first large corpus now: it must not be crowded out by K = 10,000
             same = d if args.large_tokens == args.tokens else None  # the same size: one corpus
-            sections["large"] += large_rows(args, budget, args.large_topics[:1], large_folder, packed=same)
+            sections["large"] += large_rows(args, budget, args.large_topics[:1], large_folder, packed=same,
+                                            outside=sections["outside"])
         del d, words
-    sections["large"] += large_rows(args, budget, args.large_topics[1:], large_folder)
+    sections["large"] += large_rows(args, budget, args.large_topics[1:], large_folder, outside=sections["outside"])
     if tomotopy is not None:
         sections["tomotopy"] = tomotopy_rows(tomotopy, folder, quality_truth, budget, wait=True)
     result = {"jax": jax.__version__, "device": device.device_kind, "platform": device.platform,

@@ -131,3 +131,27 @@ def test_gpu_table_smoke_runs_on_a_cpu(tmp_path, capsys):
     except ImportError:
         assert any("tomotopy is not importable" in note for note in report["skipped"])
     assert "summary:" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_sample_profile_smoke_phases_add_up(tmp_path):
+    """benchmarks/sample_profile.py at --smoke sizes: for sample and LDA.fit, the phases of each call
+    add up to its whole (self-times, nothing counted twice), the sweeps are among them, and every
+    post-processing piece of the fit is timed."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        out = tmp_path / "profile.json"
+        profiles = _load("sample_profile").main(["--smoke", "--json", str(out)])
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    assert [p["what"] for p in profiles] == ["sample", "LDA.fit"]
+    for p in profiles:
+        for call in (p["first"], p["second"]):
+            assert sum(call["phases"].values()) == pytest.approx(call["whole_s"], rel=0.02)
+            assert call["phases"]["sampling sweeps"] > 0 and call["outside_s"] > 0
+    fit = profiles[1]["second"]["phases"]
+    for piece in ("align chains", "agreement", "stable topics", "top words", "coherence"):
+        assert f"postprocess: {piece}" in fit, piece
+    assert json.loads(out.read_text())["profiles"][0]["tokens"] == profiles[0]["tokens"]

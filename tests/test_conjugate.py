@@ -70,6 +70,20 @@ def test_top_words():
         evaluate.top_words(np.ones((2, 3)), ["a", "b", "c"], 0)
 
 
+def test_top_words_equal_the_full_sort_with_ties_and_signed_zeros():
+    # reference: Python's sort of every row by (-value, column), ties to the lower column
+    rng = np.random.default_rng(3)
+    for trial in range(200):
+        k, v, n = int(rng.integers(1, 6)), int(rng.integers(1, 40)), int(rng.integers(1, 45))
+        m = rng.random((k, v)) if trial % 3 == 0 else rng.integers(0, 3, (k, v)).astype(float)
+        if trial % 3 == 2:  # signed zeros and infinities among the ties
+            m = np.where(rng.random((k, v)) < 0.4, -0.0, m)
+            m[rng.random((k, v)) < 0.2] = np.inf
+        vocab = [f"w{j}" for j in range(v)]
+        want = [[vocab[j] for j in sorted(range(v), key=lambda j: (-row[j], j))[:n]] for row in m.tolist()]
+        assert evaluate.top_words(m, vocab, n) == want
+
+
 def test_relabel_draws_undoes_within_chain_switching():
     rng = np.random.default_rng(0)
     truth = np.array([[0.8, 0.1, 0.1], [0.1, 0.1, 0.8], [0.3, 0.4, 0.3]])

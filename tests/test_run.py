@@ -227,3 +227,19 @@ def test_accumulate_gives_per_chain_means_of_kept_draws():
     assert means["x_sum"].dims == ("chain", "coord")
     thinned = sample(acc_kernel, seed=4, num_chains=3, num_warmup=6, num_draws=5, thin=4, progress=False)
     np.testing.assert_allclose(thinned.posterior_mean["count_acc"].values, np.full(3, np.mean(6 + 4 * np.arange(1, 6))))
+
+
+def test_the_data_fingerprint_hashed_beside_the_sweeps_is_the_datas_and_its_error_surfaces(monkeypatch):
+    from gibbsjax.models import normal
+    from gibbsjax.run import driver
+
+    d = normal.data(np.array([98.2, 98.6, 99.1, 97.9, 98.4]))
+    idata = sample(normal.semiconjugate(), d, seed=0, num_chains=2, num_warmup=2, num_draws=3, progress=False)
+    assert idata.attrs["data_sha256"] == driver.data_fingerprint(d)  # the same digest, computed apart
+
+    def broken(data):
+        raise RuntimeError("hash failed")
+
+    monkeypatch.setattr(driver, "data_fingerprint", broken)  # what the thread calls
+    with pytest.raises(RuntimeError, match="hash failed"):
+        sample(normal.semiconjugate(), d, seed=0, num_chains=2, num_warmup=2, num_draws=3, progress=False)

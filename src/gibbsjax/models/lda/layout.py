@@ -96,20 +96,32 @@ def pack(doc_lengths: np.ndarray, num_lanes: int) -> tuple[np.ndarray, np.ndarra
     lowest lane; equal lengths: corpus order).
 
     Returns (lane of each doc, start step of each doc within its lane, S), the
-    first two int32 (D,).  A heap over lanes, O(D log R): data preparation, run
+    first two int32 (D,).  The R longest documents open the R empty lanes in
+    order (what the rule does with them: every load is 0, the lowest lane first);
+    the rest go through a heap of the lanes keyed ``load · R + lane`` (the least
+    load first, ties to the lowest lane), O((D − R) log R): data preparation, run
     once per corpus, not per sweep."""
     d = doc_lengths.size
     order = np.argsort(-doc_lengths, kind="stable")
     lane = np.empty(d, np.int32)
     start = np.empty(d, np.int32)
-    heap = [(0, r) for r in range(num_lanes)]
-    lengths = doc_lengths.tolist()
-    for doc in order.tolist():
-        load, r = heapq.heappop(heap)
-        lane[doc] = r
-        start[doc] = load
-        heapq.heappush(heap, (load + lengths[doc], r))
-    return lane, start, max(load for load, _ in heap) if d else 0
+    first = min(num_lanes, d)
+    lane[order[:first]] = np.arange(first, dtype=np.int32)
+    start[order[:first]] = 0
+    lengths = np.asarray(doc_lengths, np.int64)
+    keys = np.arange(num_lanes, dtype=np.int64)
+    keys[:first] += lengths[order[:first]] * num_lanes
+    heap = keys.tolist()  # Python ints: no overflow
+    heapq.heapify(heap)
+    taken = []  # the key of the lane each of the other documents goes to, in order
+    for extra in (lengths[order[first:]] * num_lanes).tolist():
+        key = heap[0]
+        taken.append(key)
+        heapq.heapreplace(heap, key + extra)
+    load, r = np.divmod(np.asarray(taken, np.int64), num_lanes)
+    lane[order[first:]] = r
+    start[order[first:]] = load
+    return lane, start, max(heap) // num_lanes if d else 0
 
 
 def _token_slots(doc_offsets: np.ndarray, first_slot: np.ndarray, num_lanes: int):
