@@ -51,13 +51,39 @@ def random_corpus(rng, num_docs: int, vocab_size: int, max_len: int) -> tuple[Co
     return Corpus(tokens, offsets, tuple(f"w{i}" for i in range(vocab_size))), doc_tokens
 
 
+def reference_default_lanes(doc_tokens) -> int:
+    """The default number of lanes by its rule, from the plain-loop packing above: of R =
+    ⌈N / longest⌉ and 0.9, 0.8, 0.75 of it (rounded up), the grid of fewest slots; a smaller R
+    only when it saves more than 1 % of them."""
+    widest = min(len(doc_tokens), math.ceil(sum(map(len, doc_tokens)) / max(map(len, doc_tokens))))
+    best = None
+    for r in sorted({max(1, math.ceil(widest * f)) for f in (1.0, 0.9, 0.8, 0.75)}, reverse=True):
+        slots = reference_grid(doc_tokens, r)[0].size
+        if best is None or slots < 0.99 * best[0]:
+            best = (slots, r)
+    return best[1]
+
+
+def test_default_lanes_pack_documents_of_similar_lengths_tightly():
+    """Documents of Poisson(100) lengths: ⌈N / longest⌉ lanes hold one or two documents each
+    (lanes of ~100 or ~200 tokens, a third of the grid padding); the default packs them in
+    fewer lanes with little padding, and never more slots than the widest grid."""
+    lengths = np.random.default_rng(0).poisson(100, 3000) + 1
+    widest = math.ceil(lengths.sum() / lengths.max())
+    r = lda.default_lanes(lengths)
+    assert layout.pack(lengths, widest)[2] * widest / lengths.sum() > 1.25  # the old default's padding
+    assert layout.pack(lengths, r)[2] * r / lengths.sum() < 1.12
+    assert r < widest and layout.pack(lengths, r)[2] < 1.1 * layout.pack(lengths, widest)[2]  # few more steps
+    assert lda.default_lanes([5]) == 1 and lda.default_lanes([3, 3, 3]) == 3  # one lane per document: no padding
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_grid_equals_reference_packing(seed):
     rng = np.random.default_rng(seed)
     num_docs = int(rng.integers(1, 120))
     corpus, doc_tokens = random_corpus(rng, num_docs, vocab_size=int(rng.integers(1, 50)),
                                        max_len=int(rng.integers(1, 40)))
-    default = min(num_docs, math.ceil(corpus.num_tokens / max(len(t) for t in doc_tokens)))
+    default = reference_default_lanes(doc_tokens)
     for lanes in (None, 1, int(rng.integers(1, num_docs + 1)), num_docs, num_docs + 5):
         d = lda.data(corpus, num_lanes=lanes)
         r = default if lanes is None else min(lanes, num_docs)

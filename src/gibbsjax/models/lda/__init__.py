@@ -82,7 +82,8 @@ partially_collapsed`` and ``lda.data(corpus)`` work as before the split.
 
 from __future__ import annotations
 
-from gibbsjax.models.lda.layout import (PACK_BLOCK_TOKENS, LDAData, LDAState, data, hashed_uniforms, initial_log_phi,
+from gibbsjax.models.lda.layout import (LANE_FRACTIONS, PACK_BLOCK_TOKENS, LDAData, LDAState, data, default_lanes,
+                                        hashed_uniforms, initial_log_phi,
                                         initial_topics, token_uniforms, tokens_in_corpus_order, topic_counts,
                                         word_topic_counts)
 from gibbsjax.models.lda.conditionals import (DIRICHLET_ROWS, LANES_UNROLL, LOG_PHI_FLOOR, PREFIX_ONE_LEVEL_MAX_K,
@@ -106,6 +107,8 @@ __all__ = [
     "LDAData",
     "LDAState",
     "data",
+    "default_lanes",
+    "LANE_FRACTIONS",
     "collapsed",
     "partially_collapsed",
     "uncollapsed",

@@ -32,6 +32,8 @@ from gibbsjax.corpus import Corpus
 __all__ = [
     "LDAData",
     "PACK_BLOCK_TOKENS",
+    "LANE_FRACTIONS",
+    "default_lanes",
     "pack",
     "grid",
     "data",
@@ -124,6 +126,53 @@ def pack(doc_lengths: np.ndarray, num_lanes: int) -> tuple[np.ndarray, np.ndarra
     return lane, start, max(heap) // num_lanes if d else 0
 
 
+#: the numbers of lanes :func:`default_lanes` tries, as fractions of ⌈N / longest document⌉
+LANE_FRACTIONS = (1.0, 0.9, 0.8, 0.75)
+
+
+def default_lanes(doc_lengths) -> int:
+    """The number of lanes R of :func:`data`'s default grid: the one of fewest slots (S · R).
+
+    With R = ⌈N / longest document⌉ lanes the average lane holds the longest document's worth of
+    tokens, but documents of similar lengths do not share lanes evenly when a lane holds one or
+    two of them (Poisson(100) lengths: lanes of ~100 or ~200 tokens, 1.36 slots a token).  A few
+    smaller R (:data:`LANE_FRACTIONS`) are packed by :func:`pack` (their loads only, no grid) and
+    the one with the fewest slots is kept; a smaller R must save more than 1 % of the slots to be
+    preferred (more lanes: more parallel work, fewer sequential steps).  The draws do not depend
+    on the packing; only the work per sweep does.  Measured on the 2-core CPU (10,000 documents
+    of Poisson(100) tokens, one chain, second call): 1.36 → 1.07 slots a token and 11.8 → 13.9 M
+    tokens/s at K = 20; 1.39 → 1.16 and 3.7 → 4.4 M at K = 100.
+
+    Parameters
+    ----------
+    doc_lengths : array_like
+        (D,) positive document lengths.
+
+    Returns
+    -------
+    int
+        R, between 1 and D.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lengths = np.random.default_rng(0).poisson(100, 2000) + 1
+    >>> r = default_lanes(lengths)
+    >>> widest = int(np.ceil(lengths.sum() / lengths.max()))
+    >>> r <= widest, pack(lengths, r)[2] * r <= pack(lengths, widest)[2] * widest
+    (True, True)
+    """
+    lengths = np.asarray(doc_lengths, np.int64)
+    d, n = lengths.size, int(lengths.sum())
+    widest = min(d, max(1, math.ceil(n / int(lengths.max()))))
+    best_slots, best = None, widest
+    for r in sorted({max(1, math.ceil(widest * f)) for f in LANE_FRACTIONS}, reverse=True):
+        slots = pack(lengths, r)[2] * r
+        if best_slots is None or slots < 0.99 * best_slots:
+            best_slots, best = slots, r
+    return best
+
+
 def _token_slots(doc_offsets: np.ndarray, first_slot: np.ndarray, num_lanes: int):
     """Yield ``(lo, hi, docs, slots)`` for consecutive blocks of whole documents of
     about :data:`PACK_BLOCK_TOKENS` tokens (a longer document is a block of its own): corpus
@@ -162,8 +211,9 @@ def data(corpus: Corpus, *, num_lanes: int | None = None) -> LDAData:
     corpus : gibbsjax.corpus.Corpus
         The documents.
     num_lanes : int, optional
-        R, the number of lanes; default ceil(N / longest document), at most D: the
-        grid then has about as many steps as the longest document and little padding.
+        R, the number of lanes; default :func:`default_lanes` (at most ⌈N / longest
+        document⌉ and at most D: the grid has about as many steps as the longest
+        document, with the fewest padding slots of a few candidates).
 
     Returns
     -------
@@ -194,9 +244,9 @@ def data(corpus: Corpus, *, num_lanes: int | None = None) -> LDAData:
             f"corpus has zero-length documents (first: {corpus.doc_names[bad]!r}); "
             "drop them first (e.g. corpus.subset(corpus.doc_lengths > 0))"
         )
-    d, n = corpus.num_docs, corpus.num_tokens
+    d = corpus.num_docs
     if num_lanes is None:
-        num_lanes = min(d, max(1, math.ceil(n / int(lengths.max()))))
+        num_lanes = default_lanes(lengths)
     num_lanes = min(check_int("num_lanes", num_lanes, 1), d)
     words, docs, mask, word_counts, first_step = grid(corpus, num_lanes)
     doc_ids = np.arange(d + 1, dtype=np.int32)
