@@ -103,7 +103,35 @@ def bench_z(d, k, state, key, *, lanes, warps, reps, interpret):
             rows.append(_row(k, "z-update fused", tokens, compile_s, per, num_lanes, num_warps, differ))
             if best is None or per < best[0]:
                 best = (per, num_lanes, num_warps)
+    rows.append(bench_triton(d, k, state, key, reps=reps, interpret=interpret, z_xla=z_xla))
     return rows, best
+
+
+def bench_triton(d, k, state, key, *, reps, interpret, z_xla):
+    """The row of the same kernel in Triton's language through jax-triton (``z_update="triton"``), at
+    its default lanes and warps: compiled where ``jax_triton`` imports on a GPU, in Triton's
+    interpreter with ``interpret``; a row that says why where it cannot run."""
+    from gibbsjax.models.lda import fused_triton
+
+    tokens = int(d.mask.sum())
+    lanes = fused_triton.default_lanes_per_program(k, interpret=interpret)
+    warps = fused_triton.default_num_warps(k, lanes)
+    why = None
+    if not fused_triton.triton_importable():
+        why = "triton not installed"
+    elif not interpret and not fused_triton.available():
+        why = "jax_triton not importable"
+    if why is None:
+        tri = jax.jit(functools.partial(fused_triton.fused_z_update_triton, K=k, alpha=ALPHA, interpret=interpret))
+        try:
+            compile_s, per = timed(lambda *a: tri(*a)[0], key, state, d, reps=reps)
+        except Exception as err:  # noqa: BLE001 - reported in the table, the run goes on
+            why = f"failed ({type(err).__name__}: {str(err)[:80]})"
+    if why is not None:
+        return {"K": k, "what": f"z-update triton (jax-triton): {why}", "lanes": lanes, "warps": warps,
+                "compile_s": float("nan"), "ms": float("nan"), "Mtok_s": float("nan"), "differ": -1}
+    differ = int(np.sum((np.asarray(tri(key, state, d)[0]) != z_xla) & np.asarray(d.mask)))
+    return _row(k, "z-update triton (jax-triton)", tokens, compile_s, per, lanes, warps, differ)
 
 
 def bench_phi(d, k, state, key, *, reps, draws=("sparse", "dense")):

@@ -28,7 +28,8 @@ Options of the partially collapsed sampler: ``z_update`` picks how the
 z-update runs — ``"lanes"`` (each lane carries its document's count row;
 cumulative sums by matrix products: the fastest on a CPU), ``"dense"`` (the
 reference XLA scan), ``"pallas"`` (a fused GPU kernel,
-:mod:`gibbsjax.models.lda.pallas`), ``"sparse"`` (a document term over the document's
+:mod:`gibbsjax.models.lda.pallas`), ``"triton"`` (that kernel through jax-triton,
+:mod:`gibbsjax.models.lda.fused_triton`), ``"sparse"`` (a document term over the document's
 other tokens plus a per-word α-term, O(longest document + √K) per token instead of O(K):
 for K in the thousands, :mod:`gibbsjax.models.lda.sparse`) — all the same exact conditional;
 ``"auto"`` chooses by backend (:func:`resolve_z_update`).  Every sampler takes
@@ -66,6 +67,8 @@ The package's modules import downward only (each from those above it in this lis
 * :mod:`~gibbsjax.models.lda.layout`: ``LDAData``, packing into lanes, ``LDAState``, counts, uniforms;
 * :mod:`~gibbsjax.models.lda.conditionals`: the collapsed log joint, the φ draw and the z-updates;
 * :mod:`~gibbsjax.models.lda.pallas`: the fused GPU z-update (Pallas, Triton backend);
+* :mod:`~gibbsjax.models.lda.fused_triton`: the same kernel in Triton's language, through ``jax-triton``
+  (its source in :mod:`~gibbsjax.models.lda.fused_triton_kernel`, imported only when it runs);
 * :mod:`~gibbsjax.models.lda.sparse`: the sparse exact z-update for many topics;
 * :mod:`~gibbsjax.models.lda.z_updates`: which z-update and warm-up run (``resolve_z_update``);
 * :mod:`~gibbsjax.models.lda.slice_sampling`: slice sampling of a scalar (Neal 2003);

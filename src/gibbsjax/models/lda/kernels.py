@@ -29,8 +29,8 @@ from gibbsjax.models.lda.layout import (LDAData, LDAState, initial_log_phi, init
                                         vocab_size_of, word_topic_counts)
 from gibbsjax.models.lda.priors import (LDALearnedState, LearnedPriors, learned_priors, log_joint_learned,
                                         minka_log_alpha, sample_log_alpha, sample_log_eta)
-from gibbsjax.models.lda.z_updates import (SAMPLE_Z, WARMUP_NAMES, WARMUP_SWEEPS, resolve_dirichlet_draw,
-                                           resolve_warmup, resolve_z_update)
+from gibbsjax.models.lda.z_updates import (FIXED_ALPHA_Z_UPDATES, SAMPLE_Z, WARMUP_NAMES, WARMUP_SWEEPS,
+                                           resolve_dirichlet_draw, resolve_warmup, resolve_z_update)
 
 __all__ = [
     "partially_collapsed",
@@ -435,16 +435,16 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
         Symmetric Dirichlet concentration of θ (the starting value when learned).
     eta : float, default 0.01
         Symmetric Dirichlet concentration of φ (the starting value when learned).
-    z_update : {"auto", "lanes", "dense", "pallas", "sparse"}, default "auto"
+    z_update : {"auto", "lanes", "dense", "pallas", "triton", "sparse"}, default "auto"
         How the conditional is computed (the same conditional and visiting order in
         every case): ``"dense"`` (:func:`sample_z_partially_collapsed`), ``"lanes"``
-        (:func:`sample_z_lanes`, the fast one on a CPU), ``"pallas"`` (the fused GPU
-        kernel of :mod:`gibbsjax.models.lda.pallas`, interpret mode elsewhere),
-        ``"sparse"`` (:func:`~gibbsjax.models.lda.sample_z_sparse`: document term over the
-        document's other tokens plus a per-word α-term, O(longest document + √K) per
-        token, for K in the thousands) or ``"auto"`` (the fastest measured one for JAX's
-        default backend, see :func:`resolve_z_update`).  With a learned α, ``"auto"``
-        never picks ``"pallas"`` (its α is a compile-time constant) and ``"pallas"`` is refused.
+        (:func:`sample_z_lanes`, the fast one on a CPU), ``"pallas"`` (the fused GPU kernel, Pallas),
+        ``"triton"`` (it through jax-triton, :mod:`~gibbsjax.models.lda.fused_triton`), ``"sparse"``
+        (:func:`~gibbsjax.models.lda.sample_z_sparse`: document term over the document's other
+        tokens plus a per-word α-term, O(longest document + √K) per token, for K in the thousands)
+        or ``"auto"`` (the fastest measured one for JAX's default backend, see
+        :func:`resolve_z_update`).  With a learned α, ``"auto"`` never picks a fused kernel (its α
+        is a compile-time constant) and ``"pallas"`` or ``"triton"`` is refused.
     warmup : {"auto", "fast", "fast_grid", "exact"}, default "auto"
         What warm-up sweeps run (sampling sweeps are always exact; ``attrs["warmup"]`` says
         which ran): ``"fast"``, APPROXIMATE collapsed sweeps from the counts frozen at each
@@ -517,11 +517,11 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
     """
     priors = learned_priors(learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior)
     learned_alpha = priors is not None and priors.alpha != "fixed"
-    if learned_alpha and z_update == "pallas":
-        raise ValueError("z_update='pallas' needs a fixed alpha (a compile-time constant of the fused kernel); "
+    if learned_alpha and z_update in FIXED_ALPHA_Z_UPDATES:
+        raise ValueError(f"z_update={z_update!r} needs a fixed alpha (a compile-time constant of the fused kernel); "
                          "with learn_alpha use z_update='auto', 'dense' or 'lanes'")
     z_update = resolve_z_update(z_update)
-    if learned_alpha and z_update == "pallas":
+    if learned_alpha and z_update in FIXED_ALPHA_Z_UPDATES:
         z_update = "dense"
     warmup = resolve_warmup(warmup)
     return _kernel_recording(*_check(K, alpha, eta), "partially_collapsed", z_update, warmup, priors,

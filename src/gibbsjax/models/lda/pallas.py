@@ -66,9 +66,10 @@ The cost of the choice: jax 0.11.0 deprecated the Pallas Triton backend
 ("will be removed in a future version"; its lowering emits a
 ``DeprecationWarning``; upstream points to jax_triton and the official Triton
 bindings).  When it is removed, ``import jax.experimental.pallas.triton``
-fails, :func:`available` returns False and callers fall back to the XLA path
-(``lda.sample_z_partially_collapsed``), which stays the reference; so this module imports
-Pallas only inside :func:`_pallas` and imports without it.
+fails, :func:`available` returns False and ``z_update="auto"`` runs the same kernel written in
+Triton's own language through ``jax-triton`` (:mod:`gibbsjax.models.lda.fused_triton`) where that
+is installed, else the XLA path (``lda.sample_z_partially_collapsed``, the reference) with a
+one-time warning; so this module imports Pallas only inside :func:`_pallas` and imports without it.
 
 On a machine without a GPU the kernel runs in Pallas interpret mode
 (``interpret=True``, the default there): slow, but the same program, which is

@@ -5,7 +5,9 @@ p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α), in one of several fo
 (:data:`Z_UPDATES`): ``"dense"`` (the reference XLA scan,
 :func:`~gibbsjax.models.lda.conditionals.sample_z_partially_collapsed`), ``"lanes"``
 (:func:`~gibbsjax.models.lda.conditionals.sample_z_lanes`, the fastest on a CPU) and
-``"pallas"`` (the fused GPU kernel of :mod:`gibbsjax.models.lda.pallas`) and ``"sparse"``
+``"pallas"`` (the fused GPU kernel of :mod:`gibbsjax.models.lda.pallas`), ``"triton"`` (the same
+kernel in Triton's language, called through ``jax-triton``: :mod:`gibbsjax.models.lda.fused_triton`,
+which survives the removal of Pallas's deprecated Triton backend) and ``"sparse"``
 (:func:`~gibbsjax.models.lda.sparse.sample_z_sparse`, O(longest document + √K) per token instead
 of O(K): for many topics); ``"auto"`` picks one by backend (:func:`resolve_z_update`).  :data:`SAMPLE_Z` maps each resolved
 name to its update, for the one-device kernels and the sharded one alike.  The Dirichlet rows
@@ -27,6 +29,7 @@ import warnings
 import jax
 
 from gibbsjax._checks import check_choice
+from gibbsjax.models.lda import fused_triton
 from gibbsjax.models.lda import pallas as fused
 from gibbsjax.models.lda.conditionals import sample_z_lanes, sample_z_partially_collapsed
 from gibbsjax.models.lda.layout import LDAData, LDAState
@@ -34,16 +37,17 @@ from gibbsjax.models.lda.sparse import sample_z_sparse
 from gibbsjax.models.lda.warmups import sample_z_collapsed_frozen, sample_z_collapsed_parallel
 
 __all__ = ["Z_UPDATES", "WARMUPS", "WARMUP_NAMES", "WARMUP_SWEEPS", "resolve_warmup", "pallas_module", "resolve_z_update", "SAMPLE_Z",
-           "DIRICHLET_DRAWS", "resolve_dirichlet_draw", "FALLBACK_WARNING"]
+           "DIRICHLET_DRAWS", "resolve_dirichlet_draw", "FALLBACK_WARNING", "FIXED_ALPHA_Z_UPDATES"]
 
 #: z-updates of :func:`~gibbsjax.models.lda.partially_collapsed`, all sampling the same exact conditional
-Z_UPDATES = ("auto", "dense", "lanes", "pallas", "sparse")
+Z_UPDATES = ("auto", "dense", "lanes", "pallas", "triton", "sparse")
 #: how the LDA kernels draw their Dirichlet rows (φ; θ in the uncollapsed sampler), all exact
 DIRICHLET_DRAWS = ("auto", "sparse", "dense")
 #: what the one-time warning says when a GPU run cannot use the fused z-update
 FALLBACK_WARNING = (
-    "gibbsjax LDA: the fused Pallas z-update cannot run here ({why}); z_update='auto' falls back to "
-    "the XLA scan 'dense', exact but about 37x slower in the z-update (3.5x per sweep) on an H100")
+    "gibbsjax LDA: neither fused z-update can run here ({why}); z_update='auto' falls back to the XLA "
+    "scan 'dense', exact but about 37x slower in the z-update (3.5x per sweep) on an H100; "
+    "pip install \"gibbsjax[gpu-triton]\" brings the Triton kernel back through jax-triton")
 _warned_fallback: set = set()
 #: warm-up transitions of the LDA kernels (``warmup``); ``"auto"`` is resolved by :func:`resolve_warmup`
 WARMUPS = ("auto", "fast", "fast_grid", "exact")
@@ -118,7 +122,10 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None) -> str:
 
     ``"auto"`` picks the fastest measured option for the backend: on a GPU the
     fused Pallas kernel (:mod:`gibbsjax.models.lda.pallas`) where it is
-    available, else ``"dense"``; on a CPU ``"lanes"`` (several times faster
+    available; else the same kernel through ``jax-triton`` (``"triton"``,
+    :mod:`gibbsjax.models.lda.fused_triton`: for when jax removes Pallas's deprecated
+    Triton backend; not yet measured on a GPU); else ``"dense"``, with a one-time
+    warning that says what was lost; on a CPU ``"lanes"`` (several times faster
     there than ``"dense"``).
 
     ``"sparse"`` (:func:`~gibbsjax.models.lda.sparse.sample_z_sparse`, O(S + √K) per token, S
@@ -133,7 +140,7 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None) -> str:
 
     Parameters
     ----------
-    z_update : {"auto", "lanes", "dense", "pallas", "sparse"}, default "auto"
+    z_update : {"auto", "lanes", "dense", "pallas", "triton", "sparse"}, default "auto"
         The option asked for.
     backend : str, optional
         ``"cpu"``, ``"gpu"``, ...; default JAX's default backend.
@@ -146,7 +153,8 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None) -> str:
     Raises
     ------
     ValueError
-        For an unknown option, or for ``"pallas"`` where Pallas cannot be imported.
+        For an unknown option, for ``"pallas"`` where Pallas cannot be imported, or for
+        ``"triton"`` where the ``triton`` package cannot.
 
     Examples
     --------
@@ -163,13 +171,20 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None) -> str:
         pallas = pallas_module() if backend == "gpu" else None
         if pallas is not None and pallas.available():
             return "pallas"
+        if backend == "gpu" and fused_triton.jax_triton_importable():
+            return "triton"
         if backend == "gpu":  # never silent: a GPU run without its fused kernel is much slower
-            _warn_fallback("jax.experimental.pallas with its Triton backend cannot be imported" if pallas is None
-                           else "Pallas is importable but the default backend is not a GPU it can compile for")
+            _warn_fallback(("jax.experimental.pallas with its Triton backend cannot be imported" if pallas is None
+                            else "Pallas is importable but the default backend is not a GPU it can compile for")
+                           + ", and jax_triton cannot be imported")
         return "dense"
     if z_update == "pallas" and pallas_module() is None:
         raise ValueError("z_update='pallas' needs Pallas (jax.experimental.pallas with its Triton backend, for "
                          "gibbsjax.models.lda.pallas), which cannot be imported here")
+    if z_update == "triton" and not fused_triton.triton_importable():
+        raise ValueError("z_update='triton' needs the 'triton' package (pip install \"gibbsjax[gpu-triton]\"; "
+                         "compiled on a GPU with jax_triton, in Triton's interpreter elsewhere), which cannot "
+                         "be imported here")
     return z_update
 
 
@@ -236,5 +251,12 @@ def _sample_z_pallas(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
 
 
 #: the z-update of each resolved ``z_update`` name (the update of ``z`` in a sweep)
+def _sample_z_triton(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
+    return fused_triton.sample_z_triton(key, state, d, K=K, alpha=alpha)
+
+
+#: z-updates whose α is a compile-time constant of a kernel: not with a learned α
+FIXED_ALPHA_Z_UPDATES = ("pallas", "triton")
 SAMPLE_Z = {"dense": sample_z_partially_collapsed, "lanes": sample_z_lanes, "pallas": _sample_z_pallas,
+            "triton": _sample_z_triton,
             "sparse": sample_z_sparse}

@@ -1,0 +1,414 @@
+"""The fused z-update of partially collapsed LDA as a Triton kernel called through ``jax-triton``.
+
+The same sampler as :mod:`gibbsjax.models.lda.pallas`, written in Triton's own language
+(``triton.language``) instead of Pallas, so that it survives the removal of Pallas's Triton
+backend: jax 0.11 deprecates that backend ("will be removed in a future version") and points
+to ``jax-triton``, the separately packaged way to call Triton kernels from JAX, which it
+keeps.  ``z_update="triton"`` runs it; ``"auto"`` picks it on a GPU where the Pallas kernel
+cannot run (:func:`gibbsjax.models.lda.resolve_z_update`).
+
+Conditional (Magnusson, Jonsson, Villani & Broman 2018), given φ, documents in parallel and
+the tokens of each document in sequence:
+
+    p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α),
+
+drawn by inverse CDF from the uniforms of the XLA path (``lda.token_uniforms(key, d)``), so
+the two can be compared draw by draw.  The kernel is the Pallas one's algorithm (one program
+per block of ``LANES`` lanes, a first pass that builds each document's start-of-sweep count
+row in registers, a second pass that draws the tokens in order with the row carried in
+registers and reloaded when a lane starts a document; see :mod:`gibbsjax.models.lda.pallas`),
+with two differences:
+
+* **a chain axis.**  ``jax-triton`` has no batching rule, so the kernel takes every chain at
+  once (z, u and φ with a leading chain axis; programs ``chain × blocks``) and ``jax.vmap``
+  over chains is folded into that axis by :func:`jax.custom_batching.custom_vmap`: one kernel
+  launch for all chains, as Pallas's batching gives;
+* **the count table is zeroed before the kernel** (``zeroed_outputs``), so a document that no
+  lane starts leaves zeros, not uninitialised memory.
+
+Where it runs:
+
+* on a GPU with ``jax-triton`` importable (``pip install "gibbsjax[gpu-triton]"``): compiled
+  by Triton and launched by ``jax_triton.triton_call``;
+* elsewhere, in **Triton's interpreter** (``triton.runtime.interpreter``, numpy on the host,
+  the kernel's own source line by line) through :func:`jax.pure_callback`: slow, for tests,
+  the same program.  That is how the test suite checks on a CPU that the kernel samples the
+  exact conditional (exact enumeration, agreement with a float64 replay, a deliberately stale
+  variant that fails both), and :func:`compile_for_gpu` compiles it to a CUDA binary for an
+  H100 (sm_90) without a GPU, so that a kernel Triton cannot compile fails on a CPU too.
+
+Not yet measured on a GPU: the Pallas kernel stays first where it runs (3.9 G tokens/s on an
+H100 at K = 100); this one takes over when Pallas's Triton backend is gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+import threading
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from gibbsjax._checks import check_int, check_positive
+from gibbsjax.models.lda.conditionals import LOG_PHI_FLOOR
+from gibbsjax.models.lda.layout import token_uniforms
+
+__all__ = ["triton_importable", "jax_triton_importable", "available", "default_lanes_per_program",
+           "default_num_warps", "sample_z_triton", "fused_z_update_triton", "compile_for_gpu", "kernels"]
+
+_TILE_ELEMENTS = 2048  # as the Pallas kernel: lanes × padded K per program (H100 probe: 16 lanes at K = 100)
+_MAX_LANES = 32
+#: lanes per program in the interpreter: numpy runs a program's tile at once, so few, wide programs
+_INTERPRET_TILE_ELEMENTS = 1 << 16
+
+
+def _triton():
+    """(triton, triton.language) or None where the ``triton`` package cannot be imported."""
+    try:
+        import triton
+        import triton.language as tl
+    except Exception:  # pragma: no cover - depends on what is installed
+        return None
+    return triton, tl
+
+
+def _jax_triton():
+    """The ``jax_triton`` module, or None: it imports only with a GPU build of jaxlib."""
+    try:
+        import jax_triton
+    except Exception:  # pragma: no cover - depends on what is installed
+        return None
+    return jax_triton
+
+
+def triton_importable() -> bool:
+    """Whether the ``triton`` package imports here: the kernel can then run in Triton's
+    interpreter, and :func:`compile_for_gpu` can compile it.
+
+    >>> isinstance(triton_importable(), bool)
+    True
+    """
+    return _triton() is not None
+
+
+def jax_triton_importable() -> bool:
+    """Whether ``jax_triton`` imports here (it needs ``triton`` and a GPU build of jaxlib).
+
+    >>> isinstance(jax_triton_importable(), bool)
+    True
+    """
+    return _triton() is not None and _jax_triton() is not None
+
+
+def available() -> bool:
+    """Whether the kernel can run compiled: ``jax_triton`` importable and the default backend a GPU.
+
+    >>> isinstance(available(), bool)
+    True
+    """
+    return jax.default_backend() == "gpu" and jax_triton_importable()
+
+
+def _next_power_of_2(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def default_lanes_per_program(K: int, interpret: bool = False) -> int:
+    """Lanes per program: a power of two with lanes × K (padded) ≈ 2,048 compiled (the Pallas
+    kernel's rule), ≈ 65,536 in the interpreter.
+
+    >>> default_lanes_per_program(100), default_lanes_per_program(1000)
+    (16, 2)
+    """
+    if interpret:
+        return max(1, _INTERPRET_TILE_ELEMENTS // _next_power_of_2(K))
+    return max(1, min(_MAX_LANES, _TILE_ELEMENTS // _next_power_of_2(K)))
+
+
+def default_num_warps(K: int, lanes_per_program: int) -> int:
+    """Warps per program by default: 4 for tiles of up to 2,048 elements (the Pallas kernel's
+    setting, measured there), more for larger tiles so that each thread keeps about 16 of them
+    in registers (at K = 10,000 one lane's 16,384 padded topics: 16 warps; with 4 the compiled
+    kernel spills to local memory, ``compile_for_gpu(10000, num_warps=4)["resources"]``).
+
+    >>> default_num_warps(100, 16), default_num_warps(10_000, 1)
+    (4, 16)
+    """
+    return max(4, min(16, lanes_per_program * _next_power_of_2(K) // 512))
+
+
+@functools.cache
+def kernels():
+    """(compiled, interpreted): :func:`~gibbsjax.models.lda.fused_triton_kernel.z_kernel` wrapped by
+    ``triton.jit`` (for ``jax_triton`` and :func:`compile_for_gpu`) and by Triton's interpreter
+    (``triton.runtime.interpreter.InterpretedFunction``, numpy on the host): the same source."""
+    triton, _ = _triton()
+    from triton.runtime.interpreter import InterpretedFunction
+
+    from gibbsjax.models.lda.fused_triton_kernel import z_kernel
+
+    return triton.jit(z_kernel), InterpretedFunction(z_kernel)
+
+
+class _HostArray:
+    """A numpy array as Triton's interpreter expects a tensor (``data_ptr``, a storage to copy)."""
+
+    _DTYPES = {np.dtype(np.float32): "fp32", np.dtype(np.int32): "i32"}
+
+    def __init__(self, array):
+        self.array = np.ascontiguousarray(array)
+        self.dtype = self._DTYPES[self.array.dtype]
+
+    def data_ptr(self):
+        return self.array.ctypes.data
+
+    def untyped_storage(self):  # the interpreter copies storages to the host: this one is there
+        return self
+
+    def cpu(self):
+        return self
+
+    def new_empty(self, *args, **kwargs):
+        return self
+
+    def set_(self, *args):
+        return self
+
+    def storage_offset(self):
+        return 0
+
+    def size(self):
+        return self.array.shape
+
+    def stride(self):
+        return self.array.strides
+
+    def copy_(self, other):
+        return self
+
+
+def _run_interpreted(words, docs, starts, z, u, phi_t, *, grid, constants, num_rows):
+    """The kernel in Triton's interpreter on host copies of the arrays: (z_new, ndk)."""
+    z_out = _HostArray(np.zeros(np.shape(z), np.int32))
+    ndk = _HostArray(np.zeros((num_rows, constants["K"]), np.int32))
+    args = [_HostArray(np.asarray(a)) for a in (words, docs, starts, z, u, phi_t)]
+    with _interpreted_library():
+        kernels()[1][grid](*args, z_out, ndk, **constants)
+    return z_out.array, ndk.array
+
+
+@contextlib.contextmanager
+def _interpreted_library():
+    """Triton's library functions written in Triton (``tl.cumsum``, ``tl.max``, ``tl.sum``, ...)
+    as the interpreter runs them, while one kernel runs.  Triton wraps them for its compiler when it
+    is imported without ``TRITON_INTERPRET=1``, and the interpreter then refuses to call them; here
+    they are wrapped for the interpreter (which still recognises their sums and maxima and runs
+    them as numpy's), each call undoing the patches of ``triton.language`` it makes, so that a
+    later compilation in the same process sees Triton as it was."""
+    _, tl = _triton()
+    from triton.runtime import interpreter
+    from triton.runtime.jit import JITFunction
+
+    class Restoring(interpreter.InterpretedFunction):
+        def __call__(self, *args, **kwargs):
+            scope = interpreter._patch_lang(self.fn)
+            try:
+                return self.rewrite()(*args, **kwargs)
+            except Exception as err:
+                raise interpreter.InterpreterError(repr(err)) from err
+            finally:
+                scope.restore()
+
+    with _LIBRARY_LOCK:
+        saved = {name: value for name, value in vars(tl).items() if isinstance(value, JITFunction)}
+        try:
+            for name, value in saved.items():
+                setattr(tl, name, Restoring(value.fn))
+            yield
+        finally:
+            for name, value in saved.items():
+                setattr(tl, name, value)
+
+
+_LIBRARY_LOCK = threading.Lock()
+
+
+def _launch(z, u, phi_t, words, docs, *, K, alpha, lanes, num_docs, interpret, stale, num_warps):
+    """One kernel launch for every chain, the chains' lanes side by side.
+
+    z, u, words, docs (C, S, R), padding slots' document ``num_docs`` (D); φᵀ (C, V, K).
+    Returns the new z (C, S, R) and the final count tables (C, D + 1, K), row D zero."""
+    chains, steps, num_lanes = z.shape
+    vocab = phi_t.shape[1]
+    total = chains * num_lanes
+    lanes = min(lanes, _next_power_of_2(total))
+    padded = -(-total // lanes) * lanes
+
+    def fold(x, fill=0):  # (C, S, R) -> (S, C·R), padded to whole blocks of lanes
+        x = jnp.moveaxis(x, 0, 1).reshape(steps, total)
+        return jnp.pad(x, ((0, 0), (0, padded - total)), constant_values=fill)
+
+    chain = jnp.arange(chains, dtype=jnp.int32)[:, None, None]
+    offset_words = fold(words + chain * vocab)  # rows of the stacked φᵀ
+    offset_docs = fold(jnp.where(docs < num_docs, docs + chain * (num_docs + 1), -1), fill=-1)
+    # starts[s, b] = 1 where some lane of block b begins a document at step s
+    begins = jnp.concatenate([jnp.ones((1, padded), bool), offset_docs[1:] != offset_docs[:-1]], axis=0)
+    starts = jnp.any(begins.reshape(steps, padded // lanes, lanes), axis=2).astype(jnp.int32)
+    constants = dict(STEPS=steps, LANES_TOTAL=padded, K=K, KP=_next_power_of_2(K), LANES=lanes,
+                     ALPHA=float(alpha), STALE=bool(stale))
+    grid = (padded // lanes,)
+    num_rows = chains * (num_docs + 1)
+    shapes = (jax.ShapeDtypeStruct((steps, padded), jnp.int32), jax.ShapeDtypeStruct((num_rows, K), jnp.int32))
+    arrays = (offset_words, offset_docs, starts, fold(z), fold(u), phi_t.reshape(chains * vocab, K))
+    if interpret:
+        host = functools.partial(_run_interpreted, grid=grid, constants=constants, num_rows=num_rows)
+        z_new, ndk = jax.pure_callback(host, shapes, *arrays)
+    else:
+        z_new, ndk = _jax_triton().triton_call(*arrays, kernel=kernels()[0], out_shape=shapes, grid=grid,
+                                               num_warps=num_warps, num_stages=1, zeroed_outputs=(1,),
+                                               name="lda_partially_collapsed_z", **constants)
+    z_new = jnp.moveaxis(z_new[:, :total].reshape(steps, chains, num_lanes), 1, 0)
+    return z_new, ndk.reshape(chains, num_docs + 1, K)
+
+
+@functools.cache
+def _batched(options):
+    """:func:`_launch` for these static options, ``jax.vmap`` folded into its chain axis: one
+    launch for all chains (``jax_triton`` has no batching rule of its own)."""
+    options = dict(options)
+
+    @jax.custom_batching.custom_vmap
+    def run(z, u, phi_t, words, docs):
+        return _launch(z, u, phi_t, words, docs, **options)
+
+    @run.def_vmap
+    def _(axis_size, in_batched, *args):  # every argument has a chain axis: the batch axis joins it
+        args = [x if b else jnp.broadcast_to(x, (axis_size, *x.shape)) for x, b in zip(args, in_batched)]
+        chains = args[0].shape[1]
+        merged = run(*(x.reshape(axis_size * chains, *x.shape[2:]) for x in args))
+        return tuple(x.reshape(axis_size, chains, *x.shape[1:]) for x in merged), (True, True)
+
+    return run
+
+
+def fused_z_update_triton(key, state, d, *, K, alpha, interpret=None, lanes_per_program=None, stale=False,
+                          num_warps=None):
+    """(new z (S, R) int32, final n_dk ((D + 1) × K) int32) by the Triton kernel.
+
+    ``interpret``: ``None`` runs compiled where :func:`available` and in Triton's interpreter
+    elsewhere; ``True`` forces the interpreter.  ``stale`` (tests only) keeps the start-of-sweep
+    count rows: NOT exact.  ``num_warps``: Triton's (default :func:`default_num_warps`).
+
+    >>> import jax
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models import lda
+    >>> d = lda.data(Corpus.from_token_lists([["a", "b", "a"], ["b", "c"]]))
+    >>> state = lda.partially_collapsed(2).init(jax.random.key(0), d)
+    >>> z, ndk = fused_z_update_triton(jax.random.key(1), state, d, K=2, alpha=0.1)  # doctest: +SKIP
+    >>> ndk.shape, int(ndk.sum())  # doctest: +SKIP
+    ((3, 2), 5)
+    """
+    if _triton() is None:
+        raise ValueError("z_update='triton' needs the 'triton' package (pip install \"gibbsjax[gpu-triton]\"); "
+                         "use lda.sample_z_partially_collapsed")
+    K = check_int("K", K, 1)
+    alpha = check_positive("alpha", alpha)
+    if state.log_phi.shape[0] != K:
+        raise ValueError(f"log_phi has {state.log_phi.shape[0]} topics but K = {K}")
+    if state.z.shape != d.words.shape:
+        raise ValueError(f"z has shape {state.z.shape} but the data grid is {d.words.shape}")
+    if interpret is None:
+        interpret = not available()
+    if not interpret and _jax_triton() is None:
+        raise ValueError("the compiled Triton z-update needs jax_triton (pip install \"gibbsjax[gpu-triton]\") "
+                         "and a GPU build of jaxlib")
+    if lanes_per_program is None:
+        lanes_per_program = default_lanes_per_program(K, interpret=bool(interpret))
+    lanes = check_int("lanes_per_program", lanes_per_program, 1)
+    if lanes & (lanes - 1):
+        raise ValueError(f"lanes_per_program must be a power of two, got {lanes}")
+    num_docs = d.doc_lengths.shape[0]
+    log_phi = state.log_phi
+    scaled = jnp.maximum(log_phi - jnp.max(log_phi, axis=0, keepdims=True), LOG_PHI_FLOOR)
+    phi_t = jnp.exp(scaled).T  # (V, K), as the XLA path
+    u = token_uniforms(key, d)
+    options = (("K", K), ("alpha", alpha), ("lanes", lanes), ("num_docs", num_docs),
+               ("interpret", bool(interpret)), ("stale", bool(stale)), ("num_warps", check_int("num_warps", num_warps or default_num_warps(K, lanes), 1)))
+    z_new, ndk = _batched(options)(state.z[None], u[None], phi_t[None], d.words[None], d.docs[None])
+    return jnp.where(d.mask, z_new[0], 0), ndk[0]
+
+
+def sample_z_triton(key, state, d, *, K: int, alpha: float, interpret=None, lanes_per_program=None):
+    """The partially collapsed z-update by the Triton kernel (new z, (S, R) int32; padding 0).
+
+    Samples p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α), documents in parallel and each
+    document's tokens in order, from the uniforms of
+    :func:`gibbsjax.models.lda.sample_z_partially_collapsed` (draws agree with it except where
+    u·total falls within float32 rounding of a cumulative boundary).  Compiled on a GPU with
+    ``jax_triton``; in Triton's interpreter elsewhere (``interpret=None``).
+
+    >>> import jax
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models import lda
+    >>> d = lda.data(Corpus.from_token_lists([["a", "b", "a"], ["b", "c"]]))
+    >>> state = lda.partially_collapsed(2).init(jax.random.key(0), d)
+    >>> sample_z_triton(jax.random.key(1), state, d, K=2, alpha=0.1).shape  # doctest: +SKIP
+    (3, 2)
+    """
+    return fused_z_update_triton(key, state, d, K=K, alpha=alpha, interpret=interpret,
+                                 lanes_per_program=lanes_per_program)[0]
+
+
+def compile_for_gpu(K: int, *, steps: int = 64, lanes_total: int = 1024, lanes_per_program=None,
+                    num_warps=None, capability: int = 90) -> dict:
+    """Compile the kernel with Triton for an NVIDIA GPU of compute ``capability`` (90: H100),
+    without a GPU (Triton's compiler and its bundled ``ptxas``), with the settings a run at this K
+    uses by default.  Returns Triton's stages (``"ttir"``, ``"ttgir"``, ``"ptx"``, ``"cubin"``, ...),
+    ``"shared"`` (bytes of shared memory) and ``"resources"`` (registers, stack and local memory
+    per thread, from the bundled ``cuobjdump``, or None without it); raises where Triton cannot
+    compile the kernel.
+
+    >>> sorted(compile_for_gpu(100))[:3]  # doctest: +SKIP
+    ['cubin', 'llir', 'ptx']
+    """
+    triton, _ = _triton()
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    lanes = lanes_per_program or default_lanes_per_program(K)
+    constants = dict(STEPS=steps, LANES_TOTAL=-(-lanes_total // lanes) * lanes, K=K, KP=_next_power_of_2(K),
+                     LANES=lanes, ALPHA=0.1, STALE=False)
+    kernel = kernels()[0]
+    signature = {name: ("*fp32" if name in ("u_ptr", "phi_ptr") else "*i32") for name in kernel.arg_names
+                 if name not in constants}
+    signature.update({name: "constexpr" for name in constants})
+    with _LIBRARY_LOCK:  # never while the interpreter has patched triton.language
+        compiled = triton.compile(ASTSource(fn=kernel, signature=signature, constexprs=constants),
+                                  target=GPUTarget("cuda", capability, 32),
+                                  options={"num_warps": num_warps or default_num_warps(K, lanes), "num_stages": 1,
+                                           "enable_fp_fusion": True})  # as jax_triton.triton_call compiles
+    return {**compiled.asm, "shared": compiled.metadata.shared, "resources": _resources(compiled.asm["cubin"])}
+
+
+def _resources(cubin: bytes):
+    """{"REG": ..., "STACK": ..., "LOCAL": ...} of the kernel in ``cubin``, read by the ``cuobjdump``
+    Triton bundles, or None where it is missing."""
+    import os
+    import re
+    import subprocess
+    import tempfile
+
+    triton, _ = _triton()
+    tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+    if not os.path.exists(tool):
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "kernel.cubin")
+        with open(path, "wb") as f:
+            f.write(cubin)
+        text = subprocess.run([tool, "--dump-resource-usage", path], capture_output=True, text=True,
+                              check=True).stdout
+    return {name: int(value) for name, value in re.findall(r"\b(REG|STACK|LOCAL):(\d+)", text)}
