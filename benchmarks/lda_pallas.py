@@ -87,6 +87,8 @@ def bench_z(d, k, state, key, *, lanes, warps, reps, interpret):
     sparse_z = jax.jit(functools.partial(lda.sample_z_sparse, K=k, alpha=ALPHA))
     compile_s, per = timed(sparse_z, key, state, d, reps=reps)
     rows.append(_row(k, "z-update sparse (XLA)", tokens, compile_s, per))
+    rows.append(bench_triton(d, k, state, key, reps=reps, interpret=interpret, z_xla=np.asarray(sparse_z(key, state, d)),
+                             sparse=True))
     best = None
     for num_warps in warps:
         for num_lanes in lanes:
@@ -107,31 +109,38 @@ def bench_z(d, k, state, key, *, lanes, warps, reps, interpret):
     return rows, best
 
 
-def bench_triton(d, k, state, key, *, reps, interpret, z_xla):
-    """The row of the same kernel in Triton's language through jax-triton (``z_update="triton"``), at
-    its default lanes and warps: compiled where ``jax_triton`` imports on a GPU, in Triton's
-    interpreter with ``interpret``; a row that says why where it cannot run."""
+def bench_triton(d, k, state, key, *, reps, interpret, z_xla, sparse=False):
+    """The row of the fused kernel in Triton's language through jax-triton (``z_update="triton"``;
+    ``sparse``: ``"sparse_triton"``, compared with the XLA sparse update's draws in ``z_xla``), at its
+    default lanes and warps: compiled where ``jax_triton`` imports on a GPU, in Triton's interpreter
+    with ``interpret``; a row that says why where it cannot run."""
     from gibbsjax.models.lda import fused_triton
 
     tokens = int(d.mask.sum())
-    lanes = fused_triton.default_lanes_per_program(k, interpret=interpret)
-    warps = fused_triton.default_num_warps(k, lanes)
+    name = "z-update sparse triton (jax-triton)" if sparse else "z-update triton (jax-triton)"
+    lanes, warps = "-", "-"
+    if not sparse:
+        lanes = fused_triton.default_lanes_per_program(k, interpret=interpret)
+        warps = fused_triton.default_num_warps(k, lanes)
     why = None
     if not fused_triton.triton_importable():
         why = "triton not installed"
     elif not interpret and not fused_triton.available():
         why = "jax_triton not importable"
     if why is None:
-        tri = jax.jit(functools.partial(fused_triton.fused_z_update_triton, K=k, alpha=ALPHA, interpret=interpret))
+        if sparse:
+            tri = jax.jit(lambda *a: (fused_triton.sample_z_sparse_triton(*a, K=k, alpha=ALPHA, interpret=interpret),))
+        else:
+            tri = jax.jit(functools.partial(fused_triton.fused_z_update_triton, K=k, alpha=ALPHA, interpret=interpret))
         try:
             compile_s, per = timed(lambda *a: tri(*a)[0], key, state, d, reps=reps)
         except Exception as err:  # noqa: BLE001 - reported in the table, the run goes on
             why = f"failed ({type(err).__name__}: {str(err)[:80]})"
     if why is not None:
-        return {"K": k, "what": f"z-update triton (jax-triton): {why}", "lanes": lanes, "warps": warps,
-                "compile_s": float("nan"), "ms": float("nan"), "Mtok_s": float("nan"), "differ": -1}
+        return {"K": k, "what": f"{name}: {why}", "lanes": lanes, "warps": warps,  # no timings: None
+                "compile_s": None, "ms": None, "Mtok_s": None, "differ": -1}
     differ = int(np.sum((np.asarray(tri(key, state, d)[0]) != z_xla) & np.asarray(d.mask)))
-    return _row(k, "z-update triton (jax-triton)", tokens, compile_s, per, lanes, warps, differ)
+    return _row(k, name, tokens, compile_s, per, lanes, warps, differ)
 
 
 def bench_phi(d, k, state, key, *, reps, draws=("sparse", "dense")):
@@ -205,9 +214,10 @@ def main(argv=None):
               f"({time.perf_counter() - t:.1f} s to generate and pack)", flush=True)
         for row in bench_k(d, k, args, interpret):
             rows.append(row)
-            print(f"  {row['what']:<32} lanes {row['lanes']!s:>3} warps {row['warps']!s:>2}  "
-                  f"compile {row['compile_s']:6.2f} s  {row['ms']:9.3f} ms  {row['Mtok_s']:9.1f} M tokens/s"
-                  + (f"  differ from XLA: {row['differ']}" if row["differ"] else ""), flush=True)
+            timing = ("  (not run)" if row["ms"] is None else
+                      f"  compile {row['compile_s']:6.2f} s  {row['ms']:9.3f} ms  {row['Mtok_s']:9.1f} M tokens/s")
+            print(f"  {row['what']:<32} lanes {row['lanes']!s:>3} warps {row['warps']!s:>2}" + timing
+                  + (f"  differ from XLA: {row['differ']}" if row["differ"] > 0 else ""), flush=True)
         del d, corpus
     stats = device.memory_stats() if hasattr(device, "memory_stats") else None
     if stats:

@@ -115,7 +115,8 @@ def test_gpu_table_smoke_runs_on_a_cpu(tmp_path, capsys):
         assert sections[name], name
     whats = {row["what"] for row in sections["kernels"]}
     for expected in ("z-update XLA scan", "z-update sparse (XLA)", "z-update fused", "phi draw, sparse (n_kw + draw)",
-                     "phi draw, dense (n_kw + draw)", "count table n_kw (scatter-add)"):
+                     "phi draw, dense (n_kw + draw)", "count table n_kw (scatter-add)",
+                     "z-update triton (jax-triton)", "z-update sparse triton (jax-triton)"):  # interpreted here
         assert expected in whats, (expected, whats)
     assert {row["chains"] for row in sections["sweeps"]} == {1, 4}
     assert {row["what"].split(",")[0] for row in sections["large"]} == {"partially_collapsed", "uncollapsed"}

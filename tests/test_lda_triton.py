@@ -170,8 +170,7 @@ def test_the_gpu_call_passes_the_launch_to_jax_triton(monkeypatch):
 
     def triton_call(*arrays, kernel, out_shape, grid, num_warps, num_stages, zeroed_outputs, name, **constants):
         calls.append(dict(kernel=kernel, grid=grid, zeroed=zeroed_outputs, constants=constants, num_warps=num_warps))
-        host = functools.partial(ft._run_interpreted, grid=grid, constants=constants,
-                                 num_rows=out_shape[1].shape[0])
+        host = functools.partial(ft._run_interpreted, grid=grid, constants=constants, out_shape=out_shape)
         return jax.pure_callback(host, out_shape, *arrays)
 
     monkeypatch.setattr(ft, "_jax_triton", lambda: types.SimpleNamespace(triton_call=triton_call))
@@ -185,7 +184,7 @@ def test_the_gpu_call_passes_the_launch_to_jax_triton(monkeypatch):
     (call,) = calls
     from triton.runtime.jit import JITFunction
 
-    assert isinstance(call["kernel"], JITFunction) and call["zeroed"] == (1,)
+    assert isinstance(call["kernel"], JITFunction) and call["zeroed"] == (0, 1)
     assert call["constants"]["LANES"] == ft.default_lanes_per_program(k) == 32
     assert call["grid"] == (call["constants"]["LANES_TOTAL"] // 32,) and call["num_warps"] == 4
     ft._batched.cache_clear()
@@ -199,6 +198,73 @@ def test_compiled_kernel_on_a_gpu(k):
     z = ft.sample_z_triton(key, state, d, K=k, alpha=0.1)
     equal, gap = _replay(d, state, z, lda.token_uniforms(key, d), k, 0.1)
     assert np.all(gap[~equal] <= _tolerance(k)), gap[~equal]
+
+
+# ----------------------------------------------------------------------------- the sparse kernel
+def _sparse_kernel(k, alpha, eta, *, keep_current=False):
+    """``lda.partially_collapsed`` with the sparse Triton z-update (interpreter), or its wrong variant."""
+    base = lda.partially_collapsed(k, alpha=alpha, eta=eta, warmup="exact")
+    z_update = functools.partial(ft.sample_z_sparse_triton, K=k, alpha=alpha, interpret=True,
+                                 keep_current=keep_current)
+    step = sweep(("log_phi", functools.partial(lda.sample_log_phi, K=k, eta=eta)), ("z", z_update))
+    return base._replace(step=step, warmup_step=step)
+
+
+@pytest.mark.parametrize("k, lanes", [(5, 4), (37, 1), (37, None)])
+def test_the_sparse_kernel_gives_the_draws_of_the_xla_sparse_update(k, lanes):
+    """The same mixture, uniforms and α-term candidates as ``lda.sample_z_sparse``: the same draws
+    (up to float32 summation order, which these problems never reach), for any lanes per program."""
+    d, state = _random_problem(k, seed=k)
+    key = jax.random.key(200 + k)
+    z = ft.sample_z_sparse_triton(key, state, d, K=k, alpha=0.3, interpret=True, lanes_per_program=lanes)
+    reference = lda.sample_z_sparse(key, state, d, K=k, alpha=0.3)
+    mask = np.asarray(d.mask)
+    assert np.all(np.asarray(z)[~mask] == 0)
+    differ = (np.asarray(z) != np.asarray(reference))[mask]
+    assert differ.mean() <= 0.01, differ.mean()
+    wrong = ft.sample_z_sparse_triton(key, state, d, K=k, alpha=0.3, interpret=True, keep_current=True)
+    assert (np.asarray(wrong) != np.asarray(reference))[mask].mean() > 0.02  # the comparison has power
+
+
+@pytest.mark.parametrize("keep_current", [False, True])
+def test_the_sparse_kernel_against_exact_enumeration(keep_current):
+    """All K^N assignments of the tiny corpus; a learned-α-free kernel with two lanes for three
+    documents.  The wrong variant (the token's own old topic left in the document term) must fail."""
+    _, probs = exact_posterior(TINY_DOCS, ["a", "b", "c"], K, ALPHA, ETA)
+    z = final_states(_sparse_kernel(K, ALPHA, ETA, keep_current=keep_current), _tiny(num_lanes=2),
+                     num_chains=10_000, num_sweeps=20, seed=17)
+    p_value = chi_square_test(_state_counts(z, K), probs).p_value
+    assert (p_value < 1e-4) if keep_current else (p_value > 1e-4), p_value
+
+
+@pytest.mark.slow  # the enumeration above runs by default
+def test_the_sparse_kernel_passes_geweke():
+    from gibbsjax.corpus import Corpus
+
+    data = lda.data(Corpus.from_token_lists([["a", "b", "a", "c"], ["b", "c", "c", "a"], ["c", "a"]],
+                                            vocab=["a", "b", "c"]), num_lanes=2)
+    geweke_test(_sparse_kernel(K, ALPHA, ETA), data, _lp_test_functions(K, ALPHA, ETA), num_chains=500,
+                num_steps=40, seed=11).assert_passes()
+
+
+def test_the_sparse_kernel_through_the_factory_with_a_learned_alpha():
+    """``z_update="sparse_triton"``: α reaches the kernel only through the α-term drawn in XLA, so a
+    learned (asymmetric) α works; one short run, finite and on the simplex."""
+    import gibbsjax
+    from gibbsjax.corpus import Corpus
+
+    d = lda.data(Corpus.from_token_lists([["a", "b", "a", "c"], ["c", "b"], ["a", "a", "b"]]))
+    kernel = lda.partially_collapsed(3, z_update="sparse_triton", learn_alpha="sample", asymmetric_alpha=True)
+    idata = gibbsjax.sample(kernel, d, seed=0, num_chains=2, num_warmup=3, num_draws=3, progress=False)
+    phi = np.asarray(idata.posterior_mean["topic_word"])
+    assert np.all(np.isfinite(phi)) and np.allclose(phi.sum(-1), 1, atol=1e-5)
+
+
+def test_the_sparse_kernel_compiles_for_an_h100_without_spills():
+    """K = 10,000 and a 256-slot document window: registers only (the dense kernel needs 16 warps
+    and still keeps 32 bytes of stack there)."""
+    out = ft.compile_for_gpu(10_000, kernel="sparse", steps=200)
+    assert out["resources"]["STACK"] == 0 and out["resources"]["LOCAL"] == 0, out["resources"]
 
 
 # ----------------------------------------------------------------------------- choices and refusals

@@ -57,7 +57,8 @@ from gibbsjax.models.lda.conditionals import LOG_PHI_FLOOR
 from gibbsjax.models.lda.layout import token_uniforms
 
 __all__ = ["triton_importable", "jax_triton_importable", "available", "default_lanes_per_program",
-           "default_num_warps", "sample_z_triton", "fused_z_update_triton", "compile_for_gpu", "kernels"]
+           "default_num_warps", "sample_z_triton", "fused_z_update_triton", "sample_z_sparse_triton",
+           "compile_for_gpu", "kernels"]
 
 _TILE_ELEMENTS = 2048  # as the Pallas kernel: lanes × padded K per program (H100 probe: 16 lanes at K = 100)
 _MAX_LANES = 32
@@ -141,16 +142,18 @@ def default_num_warps(K: int, lanes_per_program: int) -> int:
 
 
 @functools.cache
-def kernels():
-    """(compiled, interpreted): :func:`~gibbsjax.models.lda.fused_triton_kernel.z_kernel` wrapped by
+def kernels(name: str = "z"):
+    """(compiled, interpreted): a kernel of :mod:`~gibbsjax.models.lda.fused_triton_kernel`
+    (``"z"``: ``z_kernel``, the dense fused z-update; ``"sparse"``: ``sparse_z_kernel``) wrapped by
     ``triton.jit`` (for ``jax_triton`` and :func:`compile_for_gpu`) and by Triton's interpreter
     (``triton.runtime.interpreter.InterpretedFunction``, numpy on the host): the same source."""
     triton, _ = _triton()
     from triton.runtime.interpreter import InterpretedFunction
 
-    from gibbsjax.models.lda.fused_triton_kernel import z_kernel
+    from gibbsjax.models.lda import fused_triton_kernel
 
-    return triton.jit(z_kernel), InterpretedFunction(z_kernel)
+    source = {"z": fused_triton_kernel.z_kernel, "sparse": fused_triton_kernel.sparse_z_kernel}[name]
+    return triton.jit(source), InterpretedFunction(source)
 
 
 class _HostArray:
@@ -190,14 +193,52 @@ class _HostArray:
         return self
 
 
-def _run_interpreted(words, docs, starts, z, u, phi_t, *, grid, constants, num_rows):
-    """The kernel in Triton's interpreter on host copies of the arrays: (z_new, ndk)."""
-    z_out = _HostArray(np.zeros(np.shape(z), np.int32))
-    ndk = _HostArray(np.zeros((num_rows, constants["K"]), np.int32))
-    args = [_HostArray(np.asarray(a)) for a in (words, docs, starts, z, u, phi_t)]
+def _run_interpreted(*arrays, grid, constants, out_shape, name="z"):
+    """A kernel in Triton's interpreter on host copies of the arrays; its outputs start at zero."""
+    outputs = [_HostArray(np.zeros(shape.shape, shape.dtype)) for shape in out_shape]
+    args = [_HostArray(np.asarray(a)) for a in arrays]
     with _interpreted_library():
-        kernels()[1][grid](*args, z_out, ndk, **constants)
-    return z_out.array, ndk.array
+        kernels(name)[1][grid](*args, *outputs, **constants)
+    return tuple(output.array for output in outputs)
+
+
+def _call(arrays, *, name, grid, constants, out_shape, interpret, num_warps):
+    """Launch kernel ``name`` on ``arrays``: by ``jax_triton.triton_call`` (every output zeroed
+    first), or in the interpreter through :func:`jax.pure_callback`."""
+    if interpret:
+        host = functools.partial(_run_interpreted, grid=grid, constants=constants, out_shape=out_shape, name=name)
+        return jax.pure_callback(host, out_shape, *arrays)
+    return _jax_triton().triton_call(*arrays, kernel=kernels(name)[0], out_shape=out_shape, grid=grid,
+                                     num_warps=num_warps, num_stages=1, zeroed_outputs=tuple(range(len(out_shape))),
+                                     name=f"lda_partially_collapsed_{name}", **constants)
+
+
+def _folded(words, docs, phi_t, lanes, num_docs):
+    """The chains' grids side by side: (fold, unfold, words, docs, starts, φᵀ, lanes, padded lanes).
+
+    ``words``, ``docs`` (C, S, R); ``fold`` maps any (C, S, R) array to (S, L) (L: C·R padded to
+    whole blocks of ``lanes``), ``unfold`` back; words are offset to rows of the stacked φᵀ
+    (C·V, K), documents to rows of a stacked (C·(D + 1), K) table, −1 on padding slots;
+    ``starts[s, b]`` = 1 where some lane of block b begins a document at step s."""
+    chains, steps, num_lanes = words.shape
+    vocab, k = phi_t.shape[1:]
+    total = chains * num_lanes
+    lanes = min(lanes, _next_power_of_2(total))
+    padded = -(-total // lanes) * lanes
+
+    def fold(x, fill=0):
+        x = jnp.moveaxis(x, 0, 1).reshape(steps, total)
+        return jnp.pad(x, ((0, 0), (0, padded - total)), constant_values=fill)
+
+    def unfold(x):
+        return jnp.moveaxis(x[:, :total].reshape(steps, chains, num_lanes), 1, 0)
+
+    chain = jnp.arange(chains, dtype=jnp.int32)[:, None, None]
+    offset_docs = fold(jnp.where(docs < num_docs, docs + chain * (num_docs + 1), -1), fill=-1)
+    begins = jnp.concatenate([jnp.ones((1, padded), bool), offset_docs[1:] != offset_docs[:-1]], axis=0)
+    starts = jnp.any(begins.reshape(steps, padded // lanes, lanes), axis=2).astype(jnp.int32)
+    return (fold, unfold, fold(words + chain * vocab), offset_docs, starts, phi_t.reshape(chains * vocab, k),
+            lanes, padded)
 
 
 @contextlib.contextmanager
@@ -237,61 +278,80 @@ _LIBRARY_LOCK = threading.Lock()
 
 
 def _launch(z, u, phi_t, words, docs, *, K, alpha, lanes, num_docs, interpret, stale, num_warps):
-    """One kernel launch for every chain, the chains' lanes side by side.
+    """One launch of the dense kernel for every chain, the chains' lanes side by side (:func:`_folded`).
 
     z, u, words, docs (C, S, R), padding slots' document ``num_docs`` (D); φᵀ (C, V, K).
     Returns the new z (C, S, R) and the final count tables (C, D + 1, K), row D zero."""
-    chains, steps, num_lanes = z.shape
-    vocab = phi_t.shape[1]
-    total = chains * num_lanes
-    lanes = min(lanes, _next_power_of_2(total))
-    padded = -(-total // lanes) * lanes
-
-    def fold(x, fill=0):  # (C, S, R) -> (S, C·R), padded to whole blocks of lanes
-        x = jnp.moveaxis(x, 0, 1).reshape(steps, total)
-        return jnp.pad(x, ((0, 0), (0, padded - total)), constant_values=fill)
-
-    chain = jnp.arange(chains, dtype=jnp.int32)[:, None, None]
-    offset_words = fold(words + chain * vocab)  # rows of the stacked φᵀ
-    offset_docs = fold(jnp.where(docs < num_docs, docs + chain * (num_docs + 1), -1), fill=-1)
-    # starts[s, b] = 1 where some lane of block b begins a document at step s
-    begins = jnp.concatenate([jnp.ones((1, padded), bool), offset_docs[1:] != offset_docs[:-1]], axis=0)
-    starts = jnp.any(begins.reshape(steps, padded // lanes, lanes), axis=2).astype(jnp.int32)
+    chains, steps, _ = z.shape
+    fold, unfold, words, docs, starts, phi, lanes, padded = _folded(words, docs, phi_t, lanes, num_docs)
     constants = dict(STEPS=steps, LANES_TOTAL=padded, K=K, KP=_next_power_of_2(K), LANES=lanes,
                      ALPHA=float(alpha), STALE=bool(stale))
-    grid = (padded // lanes,)
-    num_rows = chains * (num_docs + 1)
-    shapes = (jax.ShapeDtypeStruct((steps, padded), jnp.int32), jax.ShapeDtypeStruct((num_rows, K), jnp.int32))
-    arrays = (offset_words, offset_docs, starts, fold(z), fold(u), phi_t.reshape(chains * vocab, K))
-    if interpret:
-        host = functools.partial(_run_interpreted, grid=grid, constants=constants, num_rows=num_rows)
-        z_new, ndk = jax.pure_callback(host, shapes, *arrays)
-    else:
-        z_new, ndk = _jax_triton().triton_call(*arrays, kernel=kernels()[0], out_shape=shapes, grid=grid,
-                                               num_warps=num_warps, num_stages=1, zeroed_outputs=(1,),
-                                               name="lda_partially_collapsed_z", **constants)
-    z_new = jnp.moveaxis(z_new[:, :total].reshape(steps, chains, num_lanes), 1, 0)
-    return z_new, ndk.reshape(chains, num_docs + 1, K)
+    shapes = (jax.ShapeDtypeStruct((steps, padded), jnp.int32),
+              jax.ShapeDtypeStruct((chains * (num_docs + 1), K), jnp.int32))
+    z_new, ndk = _call((words, docs, starts, fold(z), fold(u), phi), name="z", grid=(padded // lanes,),
+                       constants=constants, out_shape=shapes, interpret=interpret, num_warps=num_warps)
+    return unfold(z_new), ndk.reshape(chains, num_docs + 1, K)
+
+
+def _launch_sparse(z, u_part, u_draw, cand, mass, phi_t, words, docs, *, K, lanes, num_docs, interpret,
+                   keep_current, num_warps):
+    """One launch of the sparse kernel for every chain (:func:`_folded`): the new z (C, S, R)."""
+    steps = z.shape[1]
+    fold, unfold, words, docs, starts, phi, lanes, padded = _folded(words, docs, phi_t, lanes, num_docs)
+    constants = dict(STEPS=steps, LANES_TOTAL=padded, K=K, W=_next_power_of_2(steps), LANES=lanes,
+                     KEEP_CURRENT=bool(keep_current))
+    arrays = (words, docs, starts, fold(z), fold(u_part), fold(u_draw), fold(cand), fold(mass), phi)
+    (z_new,) = _call(arrays, name="sparse", grid=(padded // lanes,), constants=constants,
+                     out_shape=(jax.ShapeDtypeStruct((steps, padded), jnp.int32),), interpret=interpret,
+                     num_warps=num_warps)
+    return (unfold(z_new),)
 
 
 @functools.cache
 def _batched(options):
-    """:func:`_launch` for these static options, ``jax.vmap`` folded into its chain axis: one
-    launch for all chains (``jax_triton`` has no batching rule of its own)."""
+    """:func:`_launch` (``options["kernel"] == "z"``) or :func:`_launch_sparse` for these static
+    options, ``jax.vmap`` folded into its chain axis: one launch for all chains (``jax_triton``
+    has no batching rule of its own)."""
     options = dict(options)
+    launch = {"z": _launch, "sparse": _launch_sparse}[options.pop("kernel")]
 
     @jax.custom_batching.custom_vmap
-    def run(z, u, phi_t, words, docs):
-        return _launch(z, u, phi_t, words, docs, **options)
+    def run(*args):
+        return launch(*args, **options)
 
     @run.def_vmap
     def _(axis_size, in_batched, *args):  # every argument has a chain axis: the batch axis joins it
         args = [x if b else jnp.broadcast_to(x, (axis_size, *x.shape)) for x, b in zip(args, in_batched)]
         chains = args[0].shape[1]
         merged = run(*(x.reshape(axis_size * chains, *x.shape[2:]) for x in args))
-        return tuple(x.reshape(axis_size, chains, *x.shape[1:]) for x in merged), (True, True)
+        return tuple(x.reshape(axis_size, chains, *x.shape[1:]) for x in merged), (True,) * len(merged)
 
     return run
+
+
+def _checked(state, d, K, interpret):
+    """(interpret, K) after the checks both Triton z-updates share."""
+    if _triton() is None:
+        raise ValueError("z_update='triton' needs the 'triton' package (pip install \"gibbsjax[gpu-triton]\"); "
+                         "use lda.sample_z_partially_collapsed")
+    K = check_int("K", K, 1)
+    if state.log_phi.shape[0] != K:
+        raise ValueError(f"log_phi has {state.log_phi.shape[0]} topics but K = {K}")
+    if state.z.shape != d.words.shape:
+        raise ValueError(f"z has shape {state.z.shape} but the data grid is {d.words.shape}")
+    if interpret is None:
+        interpret = not available()
+    if not interpret and _jax_triton() is None:
+        raise ValueError("the compiled Triton z-update needs jax_triton (pip install \"gibbsjax[gpu-triton]\") "
+                         "and a GPU build of jaxlib")
+    return bool(interpret), K
+
+
+def _power_of_two_lanes(lanes_per_program) -> int:
+    lanes = check_int("lanes_per_program", lanes_per_program, 1)
+    if lanes & (lanes - 1):
+        raise ValueError(f"lanes_per_program must be a power of two, got {lanes}")
+    return lanes
 
 
 def fused_z_update_triton(key, state, d, *, K, alpha, interpret=None, lanes_per_program=None, stale=False,
@@ -311,32 +371,18 @@ def fused_z_update_triton(key, state, d, *, K, alpha, interpret=None, lanes_per_
     >>> ndk.shape, int(ndk.sum())  # doctest: +SKIP
     ((3, 2), 5)
     """
-    if _triton() is None:
-        raise ValueError("z_update='triton' needs the 'triton' package (pip install \"gibbsjax[gpu-triton]\"); "
-                         "use lda.sample_z_partially_collapsed")
-    K = check_int("K", K, 1)
+    interpret, K = _checked(state, d, K, interpret)
     alpha = check_positive("alpha", alpha)
-    if state.log_phi.shape[0] != K:
-        raise ValueError(f"log_phi has {state.log_phi.shape[0]} topics but K = {K}")
-    if state.z.shape != d.words.shape:
-        raise ValueError(f"z has shape {state.z.shape} but the data grid is {d.words.shape}")
-    if interpret is None:
-        interpret = not available()
-    if not interpret and _jax_triton() is None:
-        raise ValueError("the compiled Triton z-update needs jax_triton (pip install \"gibbsjax[gpu-triton]\") "
-                         "and a GPU build of jaxlib")
     if lanes_per_program is None:
-        lanes_per_program = default_lanes_per_program(K, interpret=bool(interpret))
-    lanes = check_int("lanes_per_program", lanes_per_program, 1)
-    if lanes & (lanes - 1):
-        raise ValueError(f"lanes_per_program must be a power of two, got {lanes}")
+        lanes_per_program = default_lanes_per_program(K, interpret=interpret)
+    lanes = _power_of_two_lanes(lanes_per_program)
     num_docs = d.doc_lengths.shape[0]
     log_phi = state.log_phi
     scaled = jnp.maximum(log_phi - jnp.max(log_phi, axis=0, keepdims=True), LOG_PHI_FLOOR)
     phi_t = jnp.exp(scaled).T  # (V, K), as the XLA path
     u = token_uniforms(key, d)
-    options = (("K", K), ("alpha", alpha), ("lanes", lanes), ("num_docs", num_docs),
-               ("interpret", bool(interpret)), ("stale", bool(stale)), ("num_warps", check_int("num_warps", num_warps or default_num_warps(K, lanes), 1)))
+    options = (("kernel", "z"), ("K", K), ("alpha", alpha), ("lanes", lanes), ("num_docs", num_docs),
+               ("interpret", interpret), ("stale", bool(stale)), ("num_warps", check_int("num_warps", num_warps or default_num_warps(K, lanes), 1)))
     z_new, ndk = _batched(options)(state.z[None], u[None], phi_t[None], d.words[None], d.docs[None])
     return jnp.where(d.mask, z_new[0], 0), ndk[0]
 
@@ -362,10 +408,61 @@ def sample_z_triton(key, state, d, *, K: int, alpha: float, interpret=None, lane
                                  lanes_per_program=lanes_per_program)[0]
 
 
-def compile_for_gpu(K: int, *, steps: int = 64, lanes_total: int = 1024, lanes_per_program=None,
+def sample_z_sparse_triton(key, state, d, *, K: int, alpha, interpret=None, lanes_per_program=None,
+                           keep_current: bool = False, num_warps=None):
+    """The sparse exact z-update (:func:`gibbsjax.models.lda.sample_z_sparse`, for many topics) as
+    one Triton kernel: the same mixture, the same uniforms and α-term candidates, one program per
+    block of lanes instead of a ``lax.scan`` of (R × S) XLA operations per grid step.
+
+    Token i of document d with word w takes the topic of another token j of d, picked with
+    probability ∝ φ_{z_j,w}, with probability A / (A + B_w) (A = Σ_{j≠i} φ_{z_j,w}), else a draw
+    from its word's α-term α_k φ_{k,w} (of total B_w), drawn for every token beforehand in XLA
+    (:func:`~gibbsjax.models.lda.sparse.draw_alpha_term`).  In the kernel each lane holds its
+    current document's topics in a window of W = the grid's steps rounded up to a power of two
+    (≥ the longest document), so a token costs W gathers of φ, not K: for K well above the
+    longest document (at K = 10,000 and documents of about 100 tokens, 256 against 16,384).
+    Draws agree with :func:`~gibbsjax.models.lda.sample_z_sparse` except where a uniform falls
+    within float32 rounding of a boundary.  Compiled on a GPU with ``jax_triton`` (not yet
+    measured there); in Triton's interpreter elsewhere.  ``keep_current``: a deliberately WRONG
+    variant for the tests (n_dk instead of n_dk,−i in the document term).
+
+    >>> import jax
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models import lda
+    >>> d = lda.data(Corpus.from_token_lists([["a", "b", "a"], ["b", "c"]]))
+    >>> state = lda.partially_collapsed(2).init(jax.random.key(0), d)
+    >>> sample_z_sparse_triton(jax.random.key(1), state, d, K=2, alpha=0.1).shape  # doctest: +SKIP
+    (3, 2)
+    """
+    from gibbsjax.models.lda.conditionals import phi_by_word
+    from gibbsjax.models.lda.sparse import alpha_term_tables, draw_alpha_term
+
+    interpret, K = _checked(state, d, K, interpret)
+    steps = d.words.shape[0]
+    window = _next_power_of_2(steps)
+    if lanes_per_program is None:
+        lanes_per_program = max(1, (_INTERPRET_TILE_ELEMENTS if interpret else _TILE_ELEMENTS) // window)
+        lanes_per_program = lanes_per_program if interpret else min(_MAX_LANES, lanes_per_program)
+    lanes = _power_of_two_lanes(lanes_per_program)
+    k_part, k_draw = jax.random.split(key)
+    u_part, u_draw = token_uniforms(k_part, d), token_uniforms(k_draw, d)
+    phi_t = phi_by_word(state.log_phi)  # (V, K), each word's largest entry 1
+    cumulative = alpha_term_tables(phi_t, alpha)
+    candidates = draw_alpha_term(phi_t, alpha, cumulative, d.words, u_draw)
+    mass = cumulative[:, -1][d.words]  # B_w of each token's word
+    options = (("kernel", "sparse"), ("K", K), ("lanes", lanes), ("num_docs", d.doc_lengths.shape[0]),
+               ("interpret", interpret), ("keep_current", bool(keep_current)),
+               ("num_warps", check_int("num_warps", num_warps or default_num_warps(window, lanes), 1)))
+    (z_new,) = _batched(options)(state.z[None], u_part[None], u_draw[None], candidates[None], mass[None],
+                                 phi_t[None], d.words[None], d.docs[None])
+    return jnp.where(d.mask, z_new[0], 0)
+
+
+def compile_for_gpu(K: int, *, kernel: str = "z", steps: int = 64, lanes_total: int = 1024, lanes_per_program=None,
                     num_warps=None, capability: int = 90) -> dict:
-    """Compile the kernel with Triton for an NVIDIA GPU of compute ``capability`` (90: H100),
-    without a GPU (Triton's compiler and its bundled ``ptxas``), with the settings a run at this K
+    """Compile a kernel (``"z"``: the dense fused z-update; ``"sparse"``: :func:`sample_z_sparse_triton`'s)
+    with Triton for an NVIDIA GPU of compute ``capability`` (90: H100), without a GPU (Triton's
+    compiler and its bundled ``ptxas``), with the settings a run at this K and grid (``steps``)
     uses by default.  Returns Triton's stages (``"ttir"``, ``"ttgir"``, ``"ptx"``, ``"cubin"``, ...),
     ``"shared"`` (bytes of shared memory) and ``"resources"`` (registers, stack and local memory
     per thread, from the bundled ``cuobjdump``, or None without it); raises where Triton cannot
@@ -378,17 +475,24 @@ def compile_for_gpu(K: int, *, steps: int = 64, lanes_total: int = 1024, lanes_p
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    lanes = lanes_per_program or default_lanes_per_program(K)
-    constants = dict(STEPS=steps, LANES_TOTAL=-(-lanes_total // lanes) * lanes, K=K, KP=_next_power_of_2(K),
-                     LANES=lanes, ALPHA=0.1, STALE=False)
-    kernel = kernels()[0]
-    signature = {name: ("*fp32" if name in ("u_ptr", "phi_ptr") else "*i32") for name in kernel.arg_names
-                 if name not in constants}
+    if kernel == "z":
+        lanes = lanes_per_program or default_lanes_per_program(K)
+        tile = _next_power_of_2(K)
+        constants = dict(K=K, KP=tile, ALPHA=0.1, STALE=False)
+        floats = ("u_ptr", "phi_ptr")
+    else:
+        tile = _next_power_of_2(steps)
+        lanes = lanes_per_program or max(1, min(_MAX_LANES, _TILE_ELEMENTS // tile))
+        constants = dict(K=K, W=tile, KEEP_CURRENT=False)
+        floats = ("u_part_ptr", "u_draw_ptr", "mass_ptr", "phi_ptr")
+    constants.update(STEPS=steps, LANES_TOTAL=-(-lanes_total // lanes) * lanes, LANES=lanes)
+    jitted = kernels(kernel)[0]
+    signature = {name: ("*fp32" if name in floats else "*i32") for name in jitted.arg_names if name not in constants}
     signature.update({name: "constexpr" for name in constants})
     with _LIBRARY_LOCK:  # never while the interpreter has patched triton.language
-        compiled = triton.compile(ASTSource(fn=kernel, signature=signature, constexprs=constants),
+        compiled = triton.compile(ASTSource(fn=jitted, signature=signature, constexprs=constants),
                                   target=GPUTarget("cuda", capability, 32),
-                                  options={"num_warps": num_warps or default_num_warps(K, lanes), "num_stages": 1,
+                                  options={"num_warps": num_warps or default_num_warps(tile, lanes), "num_stages": 1,
                                            "enable_fp_fusion": True})  # as jax_triton.triton_call compiles
     return {**compiled.asm, "shared": compiled.metadata.shared, "resources": _resources(compiled.asm["cubin"])}
 

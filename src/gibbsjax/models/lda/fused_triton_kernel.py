@@ -1,19 +1,23 @@
-"""The Triton source of the fused z-update of :mod:`gibbsjax.models.lda.fused_triton`.
+"""The Triton source of the fused z-updates of :mod:`gibbsjax.models.lda.fused_triton`: the dense
+one (:func:`z_kernel`) and the sparse one for many topics (:func:`sparse_z_kernel`).
 
-A module of its own because it imports ``triton.language`` at the top, as Triton's compiler
-and interpreter read the kernel's globals: :mod:`~gibbsjax.models.lda.fused_triton` imports
-it only when the kernel runs, so that gibbsjax imports without ``triton``.  The kernel is not
-decorated here: :func:`~gibbsjax.models.lda.fused_triton.kernels` wraps the same function for
+A module of its own because Triton's compiler and interpreter read the kernels' globals
+(``tl``); :mod:`~gibbsjax.models.lda.fused_triton` imports it only when a kernel runs, and it
+imports without ``triton`` (``tl`` is then None and no kernel can run).  The kernels are not
+decorated here: :func:`~gibbsjax.models.lda.fused_triton.kernels` wraps each function for
 Triton's compiler (``triton.jit``) and for its interpreter.
 """
 
 from __future__ import annotations
 
-import triton.language as tl
+try:
+    import triton.language as tl
+except ImportError:  # pragma: no cover - the kernels run only where triton imports (fused_triton.kernels)
+    tl = None
 
-__all__ = ["z_kernel", "ARRAYS"]
+__all__ = ["z_kernel", "sparse_z_kernel", "ARRAYS"]
 
-#: the kernel's array arguments, in order: inputs, then the two outputs (``jax_triton``'s order)
+#: :func:`z_kernel`'s array arguments, in order: inputs, then the two outputs (``jax_triton``'s order)
 ARRAYS = ("words_ptr", "docs_ptr", "starts_ptr", "z_ptr", "u_ptr", "phi_ptr", "z_out_ptr", "ndk_ptr")
 
 
@@ -84,3 +88,55 @@ def z_kernel(words_ptr, docs_ptr, starts_ptr, z_ptr, u_ptr, phi_ptr, z_out_ptr, 
     if not STALE:
         tl.store(ndk_ptr + prev.to(tl.int64)[:, None] * K + kk, row, mask=(prev >= 0)[:, None] & in_k)
 
+
+
+def sparse_z_kernel(words_ptr, docs_ptr, starts_ptr, z_ptr, u_part_ptr, u_draw_ptr, cand_ptr, mass_ptr, phi_ptr,
+                    z_out_ptr, STEPS: tl.constexpr, LANES_TOTAL: tl.constexpr, K: tl.constexpr,
+                    W: tl.constexpr, LANES: tl.constexpr, KEEP_CURRENT: tl.constexpr):
+    """The sparse exact z-update (:mod:`gibbsjax.models.lda.sparse`) of ``LANES`` lanes.
+
+    Token i of document d with word w takes, with probability A / (A + B_w), the topic of
+    another token j of d picked with probability φ_{z_j,w} / A (A = Σ_{j≠i} φ_{z_j,w}), else its
+    α-term candidate (drawn beforehand in XLA from α_k φ_{k,w}; B_w, its total, in ``mass``).
+    Each lane keeps its current document's topics in a window of ``W`` slots (W ≥ the longest
+    document), loaded when the document starts and updated as its tokens are drawn, so a token
+    costs O(W) gathers of φ instead of O(K).  Arrays as :func:`z_kernel`'s, plus u_part,
+    u_draw, cand (int32), mass (float32), all (S, L).  ``KEEP_CURRENT``: a deliberately WRONG
+    variant for the tests (the token's own old topic stays in the document term)."""
+    pid = tl.program_id(0)
+    blocks = LANES_TOTAL // LANES
+    lane = pid * LANES + tl.arange(0, LANES)
+    jj = tl.arange(0, W)[None, :]
+    first = tl.zeros((LANES,), tl.int32)  # the step at which each lane's current document starts
+    window = tl.zeros((LANES, W), tl.int32)  # its tokens' topics
+    inside = tl.zeros((LANES, W), tl.int1)  # which window slots hold its tokens
+    prev = tl.full((LANES,), -1, tl.int32)
+    off = lane.to(tl.int64)
+    for s in range(STEPS):
+        doc = tl.load(docs_ptr + off)
+        new = (doc != prev) & (doc >= 0)
+        if tl.load(starts_ptr + s * blocks + pid) > 0:
+            slots = lane.to(tl.int64)[:, None] + (s + jj).to(tl.int64) * LANES_TOTAL
+            fits = new[:, None] & (s + jj < STEPS)
+            same = tl.load(docs_ptr + slots, mask=fits, other=-1) == doc[:, None]
+            topics = tl.load(z_ptr + slots, mask=fits & same, other=0)
+            window = tl.where(new[:, None], topics, window)
+            inside = tl.where(new[:, None], fits & same, inside)
+            first = tl.where(new, s, first)
+        w = tl.load(words_ptr + off)
+        position = s - first
+        here = jj == position[:, None]
+        others = inside if KEEP_CURRENT else inside & (jj != position[:, None])
+        weights = tl.load(phi_ptr + w.to(tl.int64)[:, None] * K + window, mask=others, other=0.0)
+        c = tl.cumsum(weights, axis=1)
+        total = tl.max(c, axis=1)  # A
+        j = tl.sum((c <= (tl.load(u_draw_ptr + off) * total)[:, None]).to(tl.int32), axis=1)
+        # float32 rounding of u·A can pass the last slot with weight: take that slot then
+        j = tl.minimum(j, tl.max(tl.where(others & (weights > 0), jj, 0), axis=1))
+        from_doc = tl.sum(tl.where(jj == j[:, None], window, 0), axis=1)
+        from_doc_wins = tl.load(u_part_ptr + off) * (total + tl.load(mass_ptr + off)) < total
+        k = tl.where(from_doc_wins, from_doc, tl.load(cand_ptr + off))
+        tl.store(z_out_ptr + off, k)
+        window = tl.where(here, k[:, None], window)
+        prev = tl.where(doc >= 0, doc, prev)
+        off += LANES_TOTAL

@@ -435,14 +435,14 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
         Symmetric Dirichlet concentration of θ (the starting value when learned).
     eta : float, default 0.01
         Symmetric Dirichlet concentration of φ (the starting value when learned).
-    z_update : {"auto", "lanes", "dense", "pallas", "triton", "sparse"}, default "auto"
+    z_update : {"auto", "lanes", "dense", "pallas", "triton", "sparse", "sparse_triton"}, default "auto"
         How the conditional is computed (the same conditional and visiting order in
         every case): ``"dense"`` (:func:`sample_z_partially_collapsed`), ``"lanes"``
         (:func:`sample_z_lanes`, the fast one on a CPU), ``"pallas"`` (the fused GPU kernel, Pallas),
         ``"triton"`` (it through jax-triton, :mod:`~gibbsjax.models.lda.fused_triton`), ``"sparse"``
-        (:func:`~gibbsjax.models.lda.sample_z_sparse`: document term over the document's other
-        tokens plus a per-word α-term, O(longest document + √K) per token, for K in the thousands)
-        or ``"auto"`` (the fastest measured one for JAX's default backend, see
+        (:func:`~gibbsjax.models.lda.sample_z_sparse`: a document term and a per-word α-term,
+        O(longest document + √K) per token, for K in the thousands; ``"sparse_triton"``: it as one
+        Triton kernel) or ``"auto"`` (the fastest measured for JAX's default backend, see
         :func:`resolve_z_update`).  With a learned α, ``"auto"`` never picks a fused kernel (its α
         is a compile-time constant) and ``"pallas"`` or ``"triton"`` is refused.
     warmup : {"auto", "fast", "fast_grid", "exact"}, default "auto"

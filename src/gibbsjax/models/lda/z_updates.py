@@ -7,9 +7,11 @@ p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α), in one of several fo
 (:func:`~gibbsjax.models.lda.conditionals.sample_z_lanes`, the fastest on a CPU) and
 ``"pallas"`` (the fused GPU kernel of :mod:`gibbsjax.models.lda.pallas`), ``"triton"`` (the same
 kernel in Triton's language, called through ``jax-triton``: :mod:`gibbsjax.models.lda.fused_triton`,
-which survives the removal of Pallas's deprecated Triton backend) and ``"sparse"``
+which survives the removal of Pallas's deprecated Triton backend), ``"sparse"``
 (:func:`~gibbsjax.models.lda.sparse.sample_z_sparse`, O(longest document + √K) per token instead
-of O(K): for many topics); ``"auto"`` picks one by backend (:func:`resolve_z_update`).  :data:`SAMPLE_Z` maps each resolved
+of O(K): for many topics) and ``"sparse_triton"`` (the same sparse update as one Triton kernel,
+:func:`~gibbsjax.models.lda.fused_triton.sample_z_sparse_triton`, for a GPU); ``"auto"`` picks one
+by backend (:func:`resolve_z_update`).  :data:`SAMPLE_Z` maps each resolved
 name to its update, for the one-device kernels and the sharded one alike.  The Dirichlet rows
 (φ; θ in the uncollapsed sampler) are drawn ``"sparse"`` or ``"dense"``
 (:data:`~gibbsjax.models.lda.conditionals.DIRICHLET_ROWS`), ``"auto"`` picking one by backend
@@ -40,7 +42,7 @@ __all__ = ["Z_UPDATES", "WARMUPS", "WARMUP_NAMES", "WARMUP_SWEEPS", "resolve_war
            "DIRICHLET_DRAWS", "resolve_dirichlet_draw", "FALLBACK_WARNING", "FIXED_ALPHA_Z_UPDATES"]
 
 #: z-updates of :func:`~gibbsjax.models.lda.partially_collapsed`, all sampling the same exact conditional
-Z_UPDATES = ("auto", "dense", "lanes", "pallas", "triton", "sparse")
+Z_UPDATES = ("auto", "dense", "lanes", "pallas", "triton", "sparse", "sparse_triton")
 #: how the LDA kernels draw their Dirichlet rows (φ; θ in the uncollapsed sampler), all exact
 DIRICHLET_DRAWS = ("auto", "sparse", "dense")
 #: what the one-time warning says when a GPU run cannot use the fused z-update
@@ -140,7 +142,7 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None) -> str:
 
     Parameters
     ----------
-    z_update : {"auto", "lanes", "dense", "pallas", "triton", "sparse"}, default "auto"
+    z_update : {"auto", "lanes", "dense", "pallas", "triton", "sparse", "sparse_triton"}, default "auto"
         The option asked for.
     backend : str, optional
         ``"cpu"``, ``"gpu"``, ...; default JAX's default backend.
@@ -154,7 +156,7 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None) -> str:
     ------
     ValueError
         For an unknown option, for ``"pallas"`` where Pallas cannot be imported, or for
-        ``"triton"`` where the ``triton`` package cannot.
+        ``"triton"`` or ``"sparse_triton"`` where the ``triton`` package cannot.
 
     Examples
     --------
@@ -181,8 +183,8 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None) -> str:
     if z_update == "pallas" and pallas_module() is None:
         raise ValueError("z_update='pallas' needs Pallas (jax.experimental.pallas with its Triton backend, for "
                          "gibbsjax.models.lda.pallas), which cannot be imported here")
-    if z_update == "triton" and not fused_triton.triton_importable():
-        raise ValueError("z_update='triton' needs the 'triton' package (pip install \"gibbsjax[gpu-triton]\"; "
+    if z_update in ("triton", "sparse_triton") and not fused_triton.triton_importable():
+        raise ValueError(f"z_update={z_update!r} needs the 'triton' package (pip install \"gibbsjax[gpu-triton]\"; "
                          "compiled on a GPU with jax_triton, in Triton's interpreter elsewhere), which cannot "
                          "be imported here")
     return z_update
@@ -255,8 +257,12 @@ def _sample_z_triton(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
     return fused_triton.sample_z_triton(key, state, d, K=K, alpha=alpha)
 
 
+def _sample_z_sparse_triton(key, state: LDAState, d: LDAData, *, K: int, alpha):
+    return fused_triton.sample_z_sparse_triton(key, state, d, K=K, alpha=alpha)
+
+
 #: z-updates whose α is a compile-time constant of a kernel: not with a learned α
 FIXED_ALPHA_Z_UPDATES = ("pallas", "triton")
 SAMPLE_Z = {"dense": sample_z_partially_collapsed, "lanes": sample_z_lanes, "pallas": _sample_z_pallas,
-            "triton": _sample_z_triton,
+            "triton": _sample_z_triton, "sparse_triton": _sample_z_sparse_triton,
             "sparse": sample_z_sparse}
