@@ -307,17 +307,56 @@ def _launch_sparse(z, u_part, u_draw, cand, mass, phi_t, words, docs, *, K, lane
     return (unfold(z_new),)
 
 
+#: the launches' sharding rules (Shardy's notation): every array has the chain axis c first
+_CHAIN_RULES = {"z": "c s r, c s r, c v k, c s r, c s r -> c s r, c d k",
+                "sparse": "c s r, c s r, c s r, c s r, c s r, c v k, c s r, c s r -> c s r"}
+
+
+def _chain_partitioned(launch, rule: str):
+    """``launch`` (arrays with a leading chain axis) as an operation the SPMD partitioner splits along
+    that axis: with the chains spread over devices (``gibbsjax.sample(..., devices=n)``) each
+    device launches the kernel on its own chains.  XLA cannot partition a custom call it does not
+    know (the kernel's), and would otherwise gather every chain onto each device and run them all
+    there.  Used for the compiled kernel only: a host callback (the interpreter) inside a
+    partitioned operation is not supported on the CPU."""
+    from jax.experimental.custom_partitioning import custom_partitioning
+    from jax.sharding import NamedSharding, PartitionSpec
+
+    def along_chains(mesh, shapes, arg_shapes):
+        spec = getattr(arg_shapes[0].sharding, "spec", ())
+        chain = spec[0] if len(spec) else None
+        return tuple(NamedSharding(mesh, PartitionSpec(chain, *([None] * (len(s.shape) - 1)))) for s in shapes)
+
+    def partition(mesh, arg_shapes, result_shape):
+        return (mesh, launch, along_chains(mesh, result_shape, arg_shapes),
+                along_chains(mesh, arg_shapes, arg_shapes))
+
+    partitioned = custom_partitioning(launch)
+    partitioned.def_partition(
+        partition, sharding_rule=rule,
+        infer_sharding_from_operands=lambda mesh, args, result: along_chains(mesh, result, args))
+    return partitioned
+
+
 @functools.cache
 def _batched(options):
     """:func:`_launch` (``options["kernel"] == "z"``) or :func:`_launch_sparse` for these static
     options, ``jax.vmap`` folded into its chain axis: one launch for all chains (``jax_triton``
-    has no batching rule of its own)."""
+    has no batching rule of its own); compiled, split along the chains by the SPMD partitioner
+    (:func:`_chain_partitioned`)."""
     options = dict(options)
-    launch = {"z": _launch, "sparse": _launch_sparse}[options.pop("kernel")]
+    name = options.pop("kernel")
+    base = {"z": _launch, "sparse": _launch_sparse}[name]
+
+    def launch(*args):  # positional only: custom_partitioning binds its arguments by position
+        return base(*args, **options)
+
+    if not options["interpret"]:
+        launch = _chain_partitioned(launch, _CHAIN_RULES[name])
 
     @jax.custom_batching.custom_vmap
     def run(*args):
-        return launch(*args, **options)
+        return launch(*args)
 
     @run.def_vmap
     def _(axis_size, in_batched, *args):  # every argument has a chain axis: the batch axis joins it
