@@ -143,22 +143,33 @@ def test_geweke(stale):
 
 
 # ----------------------------------------------------------------------------- the GPU program
+#: bytes of stack a thread may use: a few spilled registers (the dense kernel at K = 100 keeps 8 bytes,
+#: at K = 10,000 on its default 16 warps 32); a tile that does not fit spills hundreds (768 below)
+STACK_BYTES = 64
+
+
+def _fits_in_registers(resources) -> bool:
+    assert resources is not None, "Triton's cuobjdump is missing: the spill guard cannot run"
+    return resources["STACK"] <= STACK_BYTES and resources["LOCAL"] == 0
+
+
 @pytest.mark.parametrize("k", [100, 1000])
 def test_compiles_for_an_h100_and_keeps_its_tiles_in_registers(k):
-    """Triton compiles the kernel for sm_90 here, with the settings a run uses by default, into a
-    binary that spills nothing: registers only, no stack or local memory (a spilling kernel
-    runs several times slower, and no CPU test would otherwise see it)."""
+    """Triton compiles the kernel for sm_90 here, with the settings a run uses by default and
+    jax_triton's alignment attributes, into a binary that keeps its tiles in registers: at most a
+    few spilled registers, no local memory (a spilling kernel runs several times slower, and no
+    CPU test would otherwise see it)."""
     out = ft.compile_for_gpu(k)
     assert len(out["cubin"]) > 0 and ".entry" in out["ptx"]
-    assert out["resources"] is not None, "Triton's cuobjdump is missing: the spill guard cannot run"
-    assert out["resources"]["STACK"] == 0 and out["resources"]["LOCAL"] == 0, out["resources"]
+    assert _fits_in_registers(out["resources"]), out["resources"]
 
 
 def test_the_spill_guard_sees_a_spilling_kernel():
     """The guard above can fail: K = 10,000 with one lane on 4 warps (64 × 4 padded topics a
     thread, the default takes 16 warps) spills."""
     resources = ft.compile_for_gpu(10_000, num_warps=4)["resources"]
-    assert resources["STACK"] > 0 or resources["LOCAL"] > 0, resources
+    assert not _fits_in_registers(resources), resources
+    assert _fits_in_registers(ft.compile_for_gpu(10_000)["resources"])
     assert ft.default_num_warps(10_000, 1) == 16
 
 
@@ -169,8 +180,11 @@ def test_the_gpu_call_passes_the_launch_to_jax_triton(monkeypatch):
     calls = []
 
     def triton_call(*arrays, kernel, out_shape, grid, num_warps, num_stages, zeroed_outputs, name, **constants):
-        calls.append(dict(kernel=kernel, grid=grid, zeroed=zeroed_outputs, constants=constants, num_warps=num_warps))
-        host = functools.partial(ft._run_interpreted, grid=grid, constants=constants, out_shape=out_shape)
+        calls.append(dict(kernel=kernel, grid=grid, zeroed=zeroed_outputs, constants=constants, num_warps=num_warps,
+                          name=name))
+        which = next(n for n in ("sparse", "z") if kernel is ft.kernels(n)[0])  # the kernel it was given
+        host = functools.partial(ft._run_interpreted, grid=grid, constants=constants, out_shape=out_shape,
+                                 name=which)
         return jax.pure_callback(host, out_shape, *arrays)
 
     monkeypatch.setattr(ft, "_jax_triton", lambda: types.SimpleNamespace(triton_call=triton_call))
@@ -181,12 +195,17 @@ def test_the_gpu_call_passes_the_launch_to_jax_triton(monkeypatch):
     compiled = ft.sample_z_triton(key, state, d, K=k, alpha=0.3, interpret=False)
     interpreted = ft.sample_z_triton(key, state, d, K=k, alpha=0.3, interpret=True, lanes_per_program=16)
     np.testing.assert_array_equal(np.asarray(compiled), np.asarray(interpreted))
-    (call,) = calls
+    call = calls[0]
     from triton.runtime.jit import JITFunction
 
     assert isinstance(call["kernel"], JITFunction) and call["zeroed"] == (0, 1)
     assert call["constants"]["LANES"] == ft.default_lanes_per_program(k) == 32
     assert call["grid"] == (call["constants"]["LANES_TOTAL"] // 32,) and call["num_warps"] == 4
+    # the sparse kernel through the same call: one zeroed output, the interpreter's draws
+    sparse = ft.sample_z_sparse_triton(key, state, d, K=k, alpha=0.3, interpret=False)
+    np.testing.assert_array_equal(np.asarray(sparse),
+                                  np.asarray(ft.sample_z_sparse_triton(key, state, d, K=k, alpha=0.3, interpret=True)))
+    assert calls[-1]["zeroed"] == (0,) and calls[-1]["name"] == "lda_partially_collapsed_sparse"
     ft._batched.cache_clear()
 
 
@@ -247,12 +266,18 @@ def test_chains_spread_over_devices_launch_the_kernel_on_each_devices_own_chains
 
 @pytest.mark.skipif(not ft.available(), reason="needs a GPU and jax_triton (compiled Triton kernel)")
 @pytest.mark.parametrize("k", [100, 1000])
-def test_compiled_kernel_on_a_gpu(k):
+def test_compiled_kernels_on_a_gpu(k):
+    """On a GPU: the compiled dense kernel against the float64 replay, its count table (zeroed, then
+    written) against a scatter-add; the compiled sparse kernel against the XLA sparse update."""
     d, state = _random_problem(k, seed=k, num_docs=400, vocab=200, num_lanes=64)
     key = jax.random.key(k)
-    z = ft.sample_z_triton(key, state, d, K=k, alpha=0.1)
+    z, ndk = ft.fused_z_update_triton(key, state, d, K=k, alpha=0.1)
     equal, gap = _replay(d, state, z, lda.token_uniforms(key, d), k, 0.1)
     assert np.all(gap[~equal] <= _tolerance(k)), gap[~equal]
+    np.testing.assert_array_equal(np.asarray(ndk), np.asarray(lda.topic_counts(z, d, k)[0]))
+    sparse = ft.sample_z_sparse_triton(key, state, d, K=k, alpha=0.1)
+    differ = (np.asarray(sparse) != np.asarray(lda.sample_z_sparse(key, state, d, K=k, alpha=0.1)))[np.asarray(d.mask)]
+    assert differ.mean() <= 0.01, differ.mean()  # float32 sums in another order: rare ties, and their followers
 
 
 # ----------------------------------------------------------------------------- the sparse kernel
@@ -276,7 +301,7 @@ def test_the_sparse_kernel_gives_the_draws_of_the_xla_sparse_update(k, lanes):
     mask = np.asarray(d.mask)
     assert np.all(np.asarray(z)[~mask] == 0)
     differ = (np.asarray(z) != np.asarray(reference))[mask]
-    assert differ.mean() <= 0.01, differ.mean()
+    assert differ.sum() <= 2, differ.sum()  # 0 here: a float32 tie would move a token and its followers
     wrong = ft.sample_z_sparse_triton(key, state, d, K=k, alpha=0.3, interpret=True, keep_current=True)
     assert (np.asarray(wrong) != np.asarray(reference))[mask].mean() > 0.02  # the comparison has power
 

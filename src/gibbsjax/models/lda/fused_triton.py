@@ -528,8 +528,10 @@ def compile_for_gpu(K: int, *, kernel: str = "z", steps: int = 64, lanes_total: 
     jitted = kernels(kernel)[0]
     signature = {name: ("*fp32" if name in floats else "*i32") for name in jitted.arg_names if name not in constants}
     signature.update({name: "constexpr" for name in constants})
+    # every array 16-byte aligned, as jax_triton tells Triton (its binary may then vectorise alike)
+    aligned = {(i,): [["tt.divisibility", 16]] for i, name in enumerate(jitted.arg_names) if name not in constants}
     with _LIBRARY_LOCK:  # never while the interpreter has patched triton.language
-        compiled = triton.compile(ASTSource(fn=jitted, signature=signature, constexprs=constants),
+        compiled = triton.compile(ASTSource(fn=jitted, signature=signature, constexprs=constants, attrs=aligned),
                                   target=GPUTarget("cuda", capability, 32),
                                   options={"num_warps": num_warps or default_num_warps(tile, lanes), "num_stages": 1,
                                            "enable_fp_fusion": True})  # as jax_triton.triton_call compiles

@@ -43,16 +43,18 @@ def z_kernel(words_ptr, docs_ptr, starts_ptr, z_ptr, u_ptr, phi_ptr, z_out_ptr, 
     row = tl.zeros((LANES, KP), tl.int32)
     # pass 1: the start-of-sweep count row of every document of these lanes
     off = lane.to(tl.int64)  # the slots of step s, 64-bit (C·S·R may pass 2**31)
+    flags = starts_ptr + pid  # starts[s, pid], advanced by pointer (s · blocks may pass 2**31 too)
     for s in range(STEPS):
         doc = tl.load(docs_ptr + off)
         z_old = tl.load(z_ptr + off)
         new = doc != prev
-        if tl.load(starts_ptr + s * blocks + pid) > 0:
+        if tl.load(flags) > 0:
             done = new & (prev >= 0)
             tl.store(ndk_ptr + prev.to(tl.int64)[:, None] * K + kk, row, mask=done[:, None] & in_k)
         row = tl.where(new[:, None], 0, row) + (z_old[:, None] == kk).to(tl.int32)
         prev = doc
         off += LANES_TOTAL
+        flags += blocks
     tl.store(ndk_ptr + prev.to(tl.int64)[:, None] * K + kk, row, mask=(prev >= 0)[:, None] & in_k)
     tl.debug_barrier()  # rows written by one thread of the program are read by another
 
@@ -60,13 +62,14 @@ def z_kernel(words_ptr, docs_ptr, starts_ptr, z_ptr, u_ptr, phi_ptr, z_out_ptr, 
     prev = tl.full((LANES,), -1, tl.int32)
     row = tl.zeros((LANES, KP), tl.int32)
     off = lane.to(tl.int64)  # the slots of step s, 64-bit (C·S·R may pass 2**31)
+    flags = starts_ptr + pid  # starts[s, pid], advanced by pointer (s · blocks may pass 2**31 too)
     for s in range(STEPS):
         doc = tl.load(docs_ptr + off)
         w = tl.load(words_ptr + off)
         z_old = tl.load(z_ptr + off)
         u = tl.load(u_ptr + off)
         new = doc != prev
-        if tl.load(starts_ptr + s * blocks + pid) > 0:
+        if tl.load(flags) > 0:
             if not STALE:
                 done = new & (prev >= 0)
                 tl.store(ndk_ptr + prev.to(tl.int64)[:, None] * K + kk, row, mask=done[:, None] & in_k)
@@ -85,6 +88,7 @@ def z_kernel(words_ptr, docs_ptr, starts_ptr, z_ptr, u_ptr, phi_ptr, z_out_ptr, 
             row = row - old + (k[:, None] == kk).to(tl.int32)
         prev = doc
         off += LANES_TOTAL
+        flags += blocks
     if not STALE:
         tl.store(ndk_ptr + prev.to(tl.int64)[:, None] * K + kk, row, mask=(prev >= 0)[:, None] & in_k)
 
@@ -112,10 +116,11 @@ def sparse_z_kernel(words_ptr, docs_ptr, starts_ptr, z_ptr, u_part_ptr, u_draw_p
     inside = tl.zeros((LANES, W), tl.int1)  # which window slots hold its tokens
     prev = tl.full((LANES,), -1, tl.int32)
     off = lane.to(tl.int64)
+    flags = starts_ptr + pid
     for s in range(STEPS):
         doc = tl.load(docs_ptr + off)
         new = (doc != prev) & (doc >= 0)
-        if tl.load(starts_ptr + s * blocks + pid) > 0:
+        if tl.load(flags) > 0:
             slots = lane.to(tl.int64)[:, None] + (s + jj).to(tl.int64) * LANES_TOTAL
             fits = new[:, None] & (s + jj < STEPS)
             same = tl.load(docs_ptr + slots, mask=fits, other=-1) == doc[:, None]
@@ -130,9 +135,13 @@ def sparse_z_kernel(words_ptr, docs_ptr, starts_ptr, z_ptr, u_part_ptr, u_draw_p
         weights = tl.load(phi_ptr + w.to(tl.int64)[:, None] * K + window, mask=others, other=0.0)
         c = tl.cumsum(weights, axis=1)
         total = tl.max(c, axis=1)  # A
-        j = tl.sum((c <= (tl.load(u_draw_ptr + off) * total)[:, None]).to(tl.int32), axis=1)
-        # float32 rounding of u·A can pass the last slot with weight: take that slot then
-        j = tl.minimum(j, tl.max(tl.where(others & (weights > 0), jj, 0), axis=1))
+        # j: the first slot with weight whose cumulative sum passes u·A; with weight, whatever order
+        # a compiled scan adds in (its carries can move a zero-weight slot's sum by an ulp); where
+        # float32 rounding of u·A passes every slot, the last slot with weight
+        weighted = others & (weights > 0)
+        passes = weighted & (c > (tl.load(u_draw_ptr + off) * total)[:, None])
+        j = tl.min(tl.where(passes, jj, W), axis=1)
+        j = tl.where(j == W, tl.max(tl.where(weighted, jj, 0), axis=1), j)
         from_doc = tl.sum(tl.where(jj == j[:, None], window, 0), axis=1)
         from_doc_wins = tl.load(u_part_ptr + off) * (total + tl.load(mass_ptr + off)) < total
         k = tl.where(from_doc_wins, from_doc, tl.load(cand_ptr + off))
@@ -140,3 +149,4 @@ def sparse_z_kernel(words_ptr, docs_ptr, starts_ptr, z_ptr, u_part_ptr, u_draw_p
         window = tl.where(here, k[:, None], window)
         prev = tl.where(doc >= 0, doc, prev)
         off += LANES_TOTAL
+        flags += blocks
