@@ -200,6 +200,7 @@ def test_the_blocked_uncollapsed_sweep_samples_the_exact_posterior(monkeypatch, 
 
 def test_a_gpu_run_without_the_fused_kernel_warns_once(on_gpu, monkeypatch):
     monkeypatch.setattr(z_updates, "pallas_module", lambda: None)
+    monkeypatch.setattr(z_updates.fused_triton, "jax_triton_importable", lambda: False)
     monkeypatch.setattr(z_updates, "_warned_fallback", set())
     with pytest.warns(RuntimeWarning, match="falls back to the XLA scan 'dense'"):
         assert lda.resolve_z_update("auto") == "dense"
