@@ -188,6 +188,53 @@ def test_geweke_flags_the_stale_variant():
     assert not result.passed, result
 
 
+_SPLIT_BY_CHAINS = r"""
+import json, os
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
+import jax, jax.numpy as jnp, numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+from gibbsjax.corpus import Corpus
+from gibbsjax.models import lda
+from gibbsjax.models.lda import chain_launch, pallas as lp
+
+launched = []
+one_launch = chain_launch.one_launch
+def recording(launch, rule, **kw):  # the chains each traced launch gets
+    return one_launch(lambda *a: launched.append(a[0].shape[0]) or launch(*a), rule, **kw)
+lp.one_launch = recording
+d = lda.data(Corpus.from_token_lists([["a", "b", "a", "c"], ["c", "b"], ["a", "a", "b"]]), num_lanes=2)
+k, chains = 3, 4
+rng = np.random.default_rng(0)
+z = jnp.asarray(rng.integers(0, k, (chains, *d.words.shape)) * np.asarray(d.mask), jnp.int32)
+log_phi = jnp.asarray(np.log(rng.dirichlet(np.ones(3), (chains, k))), jnp.float32)
+keys = jax.random.split(jax.random.key(0), chains)
+f = jax.jit(jax.vmap(lambda key, z, lp_: lp.sample_z_pallas(key, lda.LDAState(z, lp_), d, K=k, alpha=0.1,
+                                                             interpret=True)))
+one = np.asarray(f(keys, z, log_phi))
+put = lambda x: jax.device_put(x, NamedSharding(Mesh(np.array(jax.devices()), ("chain",)), PartitionSpec("chain")))
+two = np.asarray(f(put(keys), put(z), put(log_phi)))
+print(json.dumps({"launched": launched, "same": bool(np.array_equal(one, two))}))
+"""
+
+
+def test_chains_spread_over_devices_launch_the_kernel_on_each_devices_own_chains():
+    """With 4 chains spread over 2 devices (as ``sample(..., devices=2)`` places them), the SPMD
+    partitioner splits the kernel's launch along the chains: each device launches its own 2 (the
+    whole 4-chain launch is traced first, abstractly).  Without the partitioning rule only the
+    whole launch is traced, and on a GPU XLA would run that custom call whole on every device.
+    The draws equal those of one device."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _SPLIT_BY_CHAINS], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    assert out.returncode == 0, out.stderr[-3000:]
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    assert report["same"] and 2 in report["launched"] and 4 in report["launched"], report
+
+
 # ----------------------------------------------------------------------------- the GPU program
 def test_lowers_to_a_triton_kernel_without_a_gpu():
     """Every operation of the kernel has a Triton lowering (power-of-two tiles, no unsupported

@@ -420,3 +420,21 @@ def test_former_modules_reexport_the_moved_names():
         for name in old.__all__:
             assert getattr(old, name) is getattr(new, name), name
     assert set(old_shard.__all__) == set(shard.__all__)
+
+
+def test_per_chain_doc_topic_comes_back_in_corpus_order_when_chains_equal_shards():
+    """2 chains of a 4-document corpus in 2 shards of 2 rows, K = 2: the means are (2, 2, 2, 2), and
+    the chain axis has the sizes of the (shard, row) pair too.  Each chain's rows must come back in
+    corpus order on their own (the search for the pair once merged chains with shards, and the
+    run failed with conflicting 'chain' sizes)."""
+    from gibbsjax.corpus import Corpus
+
+    corpus = Corpus.from_token_lists([["a", "b", "a"], ["c"], ["b", "c"], ["a"]])
+    plan = lda.partially_collapsed(2).shard(lda.data(corpus), jax.devices()[:1], 2)
+    values = np.arange(16.0).reshape(2, 2, 2, 2)  # (chains, shards, rows, topics)
+    out = plan.means({"doc_topic": values})["doc_topic"]
+    assert out.shape == (2, 4, 2)
+    for chain in range(2):
+        np.testing.assert_array_equal(out[chain], lda.shard.docs_in_corpus_order(plan.data, values[chain]))
+    with pytest.raises(ValueError, match="no \\(2 shards, 2 rows\\) axes"):
+        lda.shard.docs_in_corpus_order(plan.data, values, axis=-1)

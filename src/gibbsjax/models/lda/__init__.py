@@ -66,6 +66,8 @@ The package's modules import downward only (each from those above it in this lis
 
 * :mod:`~gibbsjax.models.lda.layout`: ``LDAData``, packing into lanes, ``LDAState``, counts, uniforms;
 * :mod:`~gibbsjax.models.lda.conditionals`: the collapsed log joint, the φ draw and the z-updates;
+* :mod:`~gibbsjax.models.lda.chain_launch`: one launch of a fused kernel for every chain, split
+  along the chains over devices;
 * :mod:`~gibbsjax.models.lda.pallas`: the fused GPU z-update (Pallas, Triton backend);
 * :mod:`~gibbsjax.models.lda.fused_triton`: the same kernel in Triton's language, through ``jax-triton``
   (its source in :mod:`~gibbsjax.models.lda.fused_triton_kernel`, imported only when it runs);

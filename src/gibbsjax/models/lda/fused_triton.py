@@ -53,6 +53,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from gibbsjax._checks import check_int, check_positive
+from gibbsjax.models.lda.chain_launch import one_launch
 from gibbsjax.models.lda.conditionals import LOG_PHI_FLOOR
 from gibbsjax.models.lda.layout import token_uniforms
 
@@ -312,38 +313,12 @@ _CHAIN_RULES = {"z": "c s r, c s r, c v k, c s r, c s r -> c s r, c d k",
                 "sparse": "c s r, c s r, c s r, c s r, c s r, c v k, c s r, c s r -> c s r"}
 
 
-def _chain_partitioned(launch, rule: str):
-    """``launch`` (arrays with a leading chain axis) as an operation the SPMD partitioner splits along
-    that axis: with the chains spread over devices (``gibbsjax.sample(..., devices=n)``) each
-    device launches the kernel on its own chains.  XLA cannot partition a custom call it does not
-    know (the kernel's), and would otherwise gather every chain onto each device and run them all
-    there.  Used for the compiled kernel only: a host callback (the interpreter) inside a
-    partitioned operation is not supported on the CPU."""
-    from jax.experimental.custom_partitioning import custom_partitioning
-    from jax.sharding import NamedSharding, PartitionSpec
-
-    def along_chains(mesh, shapes, arg_shapes):
-        spec = getattr(arg_shapes[0].sharding, "spec", ())
-        chain = spec[0] if len(spec) else None
-        return tuple(NamedSharding(mesh, PartitionSpec(chain, *([None] * (len(s.shape) - 1)))) for s in shapes)
-
-    def partition(mesh, arg_shapes, result_shape):
-        return (mesh, launch, along_chains(mesh, result_shape, arg_shapes),
-                along_chains(mesh, arg_shapes, arg_shapes))
-
-    partitioned = custom_partitioning(launch)
-    partitioned.def_partition(
-        partition, sharding_rule=rule,
-        infer_sharding_from_operands=lambda mesh, args, result: along_chains(mesh, result, args))
-    return partitioned
-
-
 @functools.cache
 def _batched(options):
     """:func:`_launch` (``options["kernel"] == "z"``) or :func:`_launch_sparse` for these static
-    options, ``jax.vmap`` folded into its chain axis: one launch for all chains (``jax_triton``
-    has no batching rule of its own); compiled, split along the chains by the SPMD partitioner
-    (:func:`_chain_partitioned`)."""
+    options, one launch for all chains: ``jax.vmap`` folded into the chain axis (``jax_triton``
+    has no batching rule of its own) and, compiled, split along the chains over devices
+    (:func:`gibbsjax.models.lda.chain_launch.one_launch`)."""
     options = dict(options)
     name = options.pop("kernel")
     base = {"z": _launch, "sparse": _launch_sparse}[name]
@@ -351,21 +326,7 @@ def _batched(options):
     def launch(*args):  # positional only: custom_partitioning binds its arguments by position
         return base(*args, **options)
 
-    if not options["interpret"]:
-        launch = _chain_partitioned(launch, _CHAIN_RULES[name])
-
-    @jax.custom_batching.custom_vmap
-    def run(*args):
-        return launch(*args)
-
-    @run.def_vmap
-    def _(axis_size, in_batched, *args):  # every argument has a chain axis: the batch axis joins it
-        args = [x if b else jnp.broadcast_to(x, (axis_size, *x.shape)) for x, b in zip(args, in_batched)]
-        chains = args[0].shape[1]
-        merged = run(*(x.reshape(axis_size * chains, *x.shape[2:]) for x in args))
-        return tuple(x.reshape(axis_size, chains, *x.shape[1:]) for x in merged), (True,) * len(merged)
-
-    return run
+    return one_launch(launch, _CHAIN_RULES[name], partition=not options["interpret"])
 
 
 def _checked(state, d, K, interpret):

@@ -91,6 +91,7 @@ import jax
 import jax.numpy as jnp
 
 from gibbsjax._checks import check_int, check_positive
+from gibbsjax.models.lda.chain_launch import one_launch
 from gibbsjax.models.lda.conditionals import LOG_PHI_FLOOR
 from gibbsjax.models.lda.layout import token_uniforms
 
@@ -257,9 +258,25 @@ def fused_z_update(key, state, d, *, K, alpha, interpret, lanes_per_program, sta
     scaled = jnp.maximum(log_phi - jnp.max(log_phi, axis=0, keepdims=True), LOG_PHI_FLOOR)
     phi_t = jnp.exp(scaled).T  # (V, K), as the XLA path
     u = token_uniforms(key, d)
-    return _call(d.words, d.docs, d.mask, state.z, u, phi_t, K=K, alpha=alpha, lanes=lanes,
-                 num_docs=num_docs, interpret=bool(interpret), stale=stale,
-                 num_warps=check_int("num_warps", num_warps, 1))
+    options = (("K", K), ("alpha", alpha), ("lanes", lanes), ("num_docs", num_docs), ("interpret", bool(interpret)),
+               ("stale", stale), ("num_warps", check_int("num_warps", num_warps, 1)))
+    z_new, ndk = _all_chains(options)(state.z[None], u[None], phi_t[None], d.words, d.docs, d.mask)
+    return z_new[0], ndk[0]
+
+
+@functools.cache
+def _all_chains(options):
+    """:func:`_call` for every chain at once (z, u, φᵀ with a chain axis; the grid shared), one
+    launch that ``jax.vmap`` folds into and the SPMD partitioner splits along the chains
+    (:func:`gibbsjax.models.lda.chain_launch.one_launch`): with chains spread over devices each
+    device launches its own chains, instead of every device running the whole custom call."""
+    options = dict(options)
+
+    def launch(z, u, phi_t, words, docs, mask):
+        return jax.vmap(lambda z, u, phi_t: _call(words, docs, mask, z, u, phi_t, **options))(z, u, phi_t)
+
+    return one_launch(launch, "c s r, c s r, c v k, s r, s r, s r -> c s r, c d k",
+                      chained=(True, True, True, False, False, False))
 
 
 @functools.partial(jax.jit, static_argnames=("K", "alpha", "lanes", "num_docs", "interpret", "stale", "num_warps"))

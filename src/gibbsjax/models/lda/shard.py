@@ -319,7 +319,7 @@ def plan(data: LDAData | Corpus, devices: Sequence | None = None, num_shards: in
 def _means_in_corpus_order(sd: LDAData, means: dict) -> dict:
     out = dict(means)
     if "doc_topic" in out:
-        out["doc_topic"] = docs_in_corpus_order(sd, out["doc_topic"])
+        out["doc_topic"] = docs_in_corpus_order(sd, out["doc_topic"], axis=-3)  # (chains, P, D_s, K)
     return out
 
 

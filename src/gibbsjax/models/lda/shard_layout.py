@@ -387,7 +387,7 @@ def tokens_in_corpus_order(sd: LDAData, values) -> np.ndarray:
     return out
 
 
-def docs_in_corpus_order(sd: LDAData, values) -> np.ndarray:
+def docs_in_corpus_order(sd: LDAData, values, axis: int | None = None) -> np.ndarray:
     """Map per-shard document rows (..., P, D_s, ...) to corpus order (..., D, ...), on the host.
 
     Parameters
@@ -396,6 +396,10 @@ def docs_in_corpus_order(sd: LDAData, values) -> np.ndarray:
         Sharded data (:func:`shard_data`, :func:`from_parts`).
     values : array_like
         Has the shard axis and the row axis next to each other, anywhere (chains first allowed).
+    axis : int, optional
+        The shard axis (negative counts from the end).  Default: the first pair of axes of
+        sizes (P, D_s); give it where another axis may have those sizes too (2 chains of a
+        corpus of 4 documents in 2 shards: (2, 2, 2, K)).
 
     Returns
     -------
@@ -412,7 +416,11 @@ def docs_in_corpus_order(sd: LDAData, values) -> np.ndarray:
     vals = host_array(values)
     ids = host_array(sd.doc_ids)[:, :-1]
     p, rows = ids.shape
-    axis = next(i for i in range(vals.ndim - 1) if vals.shape[i:i + 2] == (p, rows))
+    if axis is None:
+        axis = next(i for i in range(vals.ndim - 1) if vals.shape[i:i + 2] == (p, rows))
+    axis = axis % vals.ndim
+    if vals.shape[axis:axis + 2] != (p, rows):
+        raise ValueError(f"values of shape {vals.shape} have no ({p} shards, {rows} rows) axes at {axis}")
     merged = vals.reshape(vals.shape[:axis] + (p * rows,) + vals.shape[axis + 2:])
     flat = ids.reshape(-1)
     order = np.argsort(np.where(flat >= 0, flat, np.iinfo(np.int32).max), kind="stable")[: int((flat >= 0).sum())]
