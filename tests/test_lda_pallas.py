@@ -188,33 +188,47 @@ def test_geweke_flags_the_stale_variant():
     assert not result.passed, result
 
 
-_SPLIT_BY_CHAINS = r"""
+SPLIT_BY_CHAINS = r"""
 import json, os
 os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
+import types
 import jax, jax.numpy as jnp, numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from gibbsjax.corpus import Corpus
 from gibbsjax.models import lda
-from gibbsjax.models.lda import chain_launch, pallas as lp
+from gibbsjax.models.lda import chain_launch, fused_triton as ft, pallas as lp
 
 launched = []
-one_launch = chain_launch.one_launch
-def recording(launch, rule, **kw):  # the chains each traced launch gets
-    return one_launch(lambda *a: launched.append(a[0].shape[0]) or launch(*a), rule, **kw)
-lp.one_launch = recording
+{patch}
 d = lda.data(Corpus.from_token_lists([["a", "b", "a", "c"], ["c", "b"], ["a", "a", "b"]]), num_lanes=2)
 k, chains = 3, 4
 rng = np.random.default_rng(0)
 z = jnp.asarray(rng.integers(0, k, (chains, *d.words.shape)) * np.asarray(d.mask), jnp.int32)
 log_phi = jnp.asarray(np.log(rng.dirichlet(np.ones(3), (chains, k))), jnp.float32)
 keys = jax.random.split(jax.random.key(0), chains)
-f = jax.jit(jax.vmap(lambda key, z, lp_: lp.sample_z_pallas(key, lda.LDAState(z, lp_), d, K=k, alpha=0.1,
-                                                             interpret=True)))
+f = jax.jit(jax.vmap(lambda key, z, log_phi: ({z_update})(key, lda.LDAState(z, log_phi), d, K=k, alpha=0.1)))
 one = np.asarray(f(keys, z, log_phi))
 put = lambda x: jax.device_put(x, NamedSharding(Mesh(np.array(jax.devices()), ("chain",)), PartitionSpec("chain")))
 two = np.asarray(f(put(keys), put(z), put(log_phi)))
-print(json.dumps({"launched": launched, "same": bool(np.array_equal(one, two))}))
+print(json.dumps({{"lanes": d.words.shape[1], "launched": launched, "same": bool(np.array_equal(one, two))}}))
 """
+
+
+def run_split_by_chains(patch: str, z_update: str) -> dict:
+    """Run :data:`SPLIT_BY_CHAINS` in a process with 2 CPU devices: ``patch`` records what each
+    traced launch gets in ``launched``; ``z_update`` is called for 4 chains on one device, then
+    with the chains spread over the 2.  Returns ``lanes`` (of the grid), ``launched`` and ``same``
+    (the draws of both runs equal)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = SPLIT_BY_CHAINS.format(patch=patch, z_update=z_update)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def test_chains_spread_over_devices_launch_the_kernel_on_each_devices_own_chains():
@@ -223,15 +237,11 @@ def test_chains_spread_over_devices_launch_the_kernel_on_each_devices_own_chains
     whole 4-chain launch is traced first, abstractly).  Without the partitioning rule only the
     whole launch is traced, and on a GPU XLA would run that custom call whole on every device.
     The draws equal those of one device."""
-    import json
-    import os
-    import subprocess
-    import sys
-
-    out = subprocess.run([sys.executable, "-c", _SPLIT_BY_CHAINS], capture_output=True, text=True, timeout=300,
-                         env={**os.environ, "JAX_PLATFORMS": "cpu"})
-    assert out.returncode == 0, out.stderr[-3000:]
-    report = json.loads(out.stdout.strip().splitlines()[-1])
+    report = run_split_by_chains(
+        patch="one_launch = chain_launch.one_launch\n"
+              "lp.one_launch = lambda launch, rule, **kw: one_launch(\n"
+              "    lambda *a: launched.append(a[0].shape[0]) or launch(*a), rule, **kw)",  # chains of each launch
+        z_update="lambda *a, **kw: lp.sample_z_pallas(*a, **kw, interpret=True)")
     assert report["same"] and 2 in report["launched"] and 4 in report["launched"], report
 
 

@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from test_lda import TINY_DOCS, _lp_test_functions, _state_counts, exact_posterior, final_states
-from test_lda_pallas import _random_problem, _replay, _tolerance
+from test_lda_pallas import _random_problem, _replay, _tolerance, run_split_by_chains
 
 from gibbsjax.kernel import sweep
 from gibbsjax.models import lda
@@ -209,55 +209,19 @@ def test_the_gpu_call_passes_the_launch_to_jax_triton(monkeypatch):
     ft._batched.cache_clear()
 
 
-_SPLIT_BY_CHAINS = r"""
-import json, os, types
-os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
-import jax, jax.numpy as jnp, numpy as np
-from jax.sharding import Mesh, NamedSharding, PartitionSpec
-from gibbsjax.corpus import Corpus
-from gibbsjax.models import lda
-from gibbsjax.models.lda import fused_triton as ft
-
-launched = []
-def stand_in(arrays, *, name, grid, constants, out_shape, interpret, num_warps):
-    # what the GPU would launch, as XLA: slot by slot, so any split of the chains gives the same values
-    launched.append(list(arrays[3].shape))  # the folded z: (steps, lanes of the chains launched together)
-    return (arrays[3] + arrays[0] % 3, jnp.zeros(out_shape[1].shape, jnp.int32))
-
-ft._call = stand_in
-ft._jax_triton = lambda: types.SimpleNamespace()  # as on a GPU with jax_triton
-d = lda.data(Corpus.from_token_lists([["a", "b", "a", "c"], ["c", "b"], ["a", "a", "b"]]), num_lanes=2)
-k, chains = 3, 4
-rng = np.random.default_rng(0)
-z = jnp.asarray(rng.integers(0, k, (chains, *d.words.shape)) * np.asarray(d.mask), jnp.int32)
-log_phi = jnp.asarray(np.log(rng.dirichlet(np.ones(3), (chains, k))), jnp.float32)
-keys = jax.random.split(jax.random.key(0), chains)
-f = jax.jit(jax.vmap(lambda key, z, lp: ft.sample_z_triton(key, lda.LDAState(z, lp), d, K=k, alpha=0.1,
-                                                            interpret=False)))
-one = np.asarray(f(keys, z, log_phi))
-before = len(launched)
-put = lambda x: jax.device_put(x, NamedSharding(Mesh(np.array(jax.devices()), ("chain",)), PartitionSpec("chain")))
-two = np.asarray(f(put(keys), put(z), put(log_phi)))
-print(json.dumps({"lanes": d.words.shape[1], "launched": launched[before:], "same": bool(np.array_equal(one, two))}))
-"""
-
-
 def test_chains_spread_over_devices_launch_the_kernel_on_each_devices_own_chains():
     """With the chains spread over 2 devices (as ``sample(..., devices=2)`` places them), the SPMD
     partitioner splits the compiled launch along the chains: each device launches its own 2 of the
     4 chains (a custom call XLA does not know would otherwise be run whole on every device).  The
     kernel is replaced by a slot-by-slot XLA stand-in (the interpreter's host callback cannot run
     inside a partitioned operation here); the values equal those of the unsplit launch."""
-    import json
-    import os
-    import subprocess
-    import sys
-
-    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
-    out = subprocess.run([sys.executable, "-c", _SPLIT_BY_CHAINS], capture_output=True, text=True, env=env,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    report = json.loads(out.stdout.strip().splitlines()[-1])
+    report = run_split_by_chains(
+        patch="def stand_in(arrays, *, name, grid, constants, out_shape, interpret, num_warps):\n"
+              "    launched.append(list(arrays[3].shape))  # the folded z: (steps, lanes launched together)\n"
+              "    return (arrays[3] + arrays[0] % 3, jnp.zeros(out_shape[1].shape, jnp.int32))\n"
+              "ft._call = stand_in\n"
+              "ft._jax_triton = lambda: types.SimpleNamespace()  # as on a GPU with jax_triton",
+        z_update="lambda *a, **kw: ft.sample_z_triton(*a, **kw, interpret=False)")
     assert report["same"]
     # the partitioner traced the launch for one device's 2 chains (besides the whole, abstract, launch
     # traced first); without the partitioning rule only the whole 4-chain launch is ever traced
