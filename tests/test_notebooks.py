@@ -17,9 +17,12 @@ with the stored ones, cell by cell, after :func:`normalise` (the regexes of
 Only stdout and the cells' results (``text/plain``) are compared, not stderr (warnings
 and progress bars), and each cell must have as many figures as stored.  The outputs
 depend on the environment (``stdlib_docs`` on the Python version, random streams and
-float rounding on the jax version), so the comparison runs only where Python X.Y, jax
-and the backend equal those recorded in the notebook's metadata when it was stored
-(``metadata["gibbsjax"]``); elsewhere it is skipped with the difference named.
+float rounding on the jax version, float rounding on the CPU too: :mod:`_numerics`), so the
+comparison runs only where Python X.Y, jax, the backend and (where it was recorded) the numerics
+fingerprint equal those recorded in the notebook's metadata when it was stored
+(``metadata["gibbsjax"]``); elsewhere it is skipped with the difference named.  A notebook whose
+outputs are the same on every CPU seen so far may be stored without a fingerprint (then it is
+compared on every CPU); one that is not, is stored with this machine's.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ from ipykernel.kernelspec import RESOURCES, get_kernel_dict
 from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
+
+from _numerics import fingerprint
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
@@ -115,11 +120,28 @@ def _execute(path: Path):
 
 
 def environment() -> dict[str, str]:
-    """What the notebooks' outputs depend on besides the code: recorded when they are stored."""
+    """What the notebooks' outputs depend on besides the code: recorded when they are stored
+    (``numerics``: how this CPU rounds floats, :func:`_numerics.fingerprint`)."""
     import jax
 
     return {"python": ".".join(platform.python_version_tuple()[:2]), "jax": jax.__version__,
-            "backend": jax.default_backend()}
+            "backend": jax.default_backend(), "numerics": fingerprint()}
+
+
+def differences(recorded: dict, here: dict) -> dict:
+    """The entries of ``recorded`` (a stored notebook's environment) that this machine does not
+    share, as {key: (recorded, here)}; a key the notebook was stored without is not compared.
+
+    >>> differences({"jax": "0.10.2"}, {"jax": "0.10.2", "numerics": "x"})
+    {}
+    >>> differences({"jax": "0.10.2", "numerics": "a"}, {"jax": "0.10.2", "numerics": "b"})
+    {'numerics': ('a', 'b')}
+    >>> differences({}, {"jax": "0.10.2"})
+    {'environment': ('not recorded', 'recorded')}
+    """
+    if not recorded:
+        return {"environment": ("not recorded", "recorded")}
+    return {k: (v, here.get(k)) for k, v in recorded.items() if here.get(k) != v}
 
 
 def normalise(text: str) -> str:
@@ -196,10 +218,10 @@ def test_rerun_matches_stored_outputs(path: Path, monkeypatch: pytest.MonkeyPatc
     with as many figures per cell: the stored outputs are today's results."""
     stored = nbformat.read(path, as_version=4)
     recorded = stored.metadata.get("gibbsjax", {})
-    here = environment()
-    if recorded != here:
-        pytest.skip(f"{path.name} was stored with {recorded or 'no recorded environment'}, this is {here}; "
-                    "refresh it with python tests/test_notebooks.py")
+    differ = differences(recorded, environment())
+    if differ:
+        pytest.skip(f"{path.name} was stored in another environment ({differ}: recorded, here); its outputs are "
+                    "compared where they were stored; refresh it with python tests/test_notebooks.py")
     monkeypatch.setenv("MPLBACKEND", "Agg")
     rerun = [c for c in _executed(path).cells if c.cell_type == "code"][:-1]  # the probe cell left out
     kept = [c for c in stored.cells if c.cell_type == "code"]
