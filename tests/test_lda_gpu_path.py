@@ -71,6 +71,7 @@ def test_auto_choices_on_each_backend():
 def test_auto_on_a_gpu_picks_the_fused_kernel_and_the_dense_draw(on_gpu):
     assert pallas.importable(), "this jaxlib has no Pallas: the GPU guards below would not see the fused kernel"
     assert lda.resolve_z_update("auto") == "pallas"
+    assert lda.resolve_z_update("auto", K=z_updates.SPARSE_FROM_TOPICS_ON_CPU) == "pallas"  # the CPU's K rule stays there
     assert lda.resolve_dirichlet_draw("auto") == "dense"
 
 

@@ -23,7 +23,7 @@ from test_lda import ALPHA, ETA, K, TINY_DOCS, _lp_test_functions, _state_counts
 from gibbsjax.corpus import Corpus
 from gibbsjax.kernel import sweep
 from gibbsjax.models import lda
-from gibbsjax.models.lda import sparse
+from gibbsjax.models.lda import sparse, z_updates
 from gibbsjax.testing import chi_square_test, geweke_test
 
 # 4 documents in 2 lanes: one lane walks two documents (lengths 3 + 1 and 3 + 2 by the packing)
@@ -139,10 +139,21 @@ def test_alpha_term_draw_against_its_weights(k):
 
 
 def test_resolution_and_wiring():
-    """``"sparse"`` is an explicit choice; "auto" keeps the measured fastest (lanes on a CPU)."""
+    """``"sparse"`` is an explicit choice; "auto" keeps the measured fastest: on a CPU lanes below
+    SPARSE_FROM_TOPICS_ON_CPU topics, sparse from there on (the factory passes its K); on a GPU
+    the fused kernel whatever K."""
     assert "sparse" in lda.Z_UPDATES
     assert lda.resolve_z_update("sparse") == "sparse"
     assert lda.resolve_z_update("auto", backend="cpu") == "lanes"
+    many = z_updates.SPARSE_FROM_TOPICS_ON_CPU
+    assert lda.resolve_z_update("auto", backend="cpu", K=many - 1) == "lanes"
+    assert lda.resolve_z_update("auto", backend="cpu", K=many) == "sparse"
+    assert lda.resolve_z_update("lanes", backend="cpu", K=many) == "lanes"  # an explicit choice stays
+    if jax.default_backend() == "cpu":  # the factories' kernels are cached per resolved option
+        assert lda.partially_collapsed(many) is lda.partially_collapsed(many, z_update="sparse")
+        assert lda.partially_collapsed(many - 1) is lda.partially_collapsed(many - 1, z_update="lanes")
+        learned = dict(learn_alpha="sample", asymmetric_alpha=True)
+        assert lda.partially_collapsed(many, **learned) is lda.partially_collapsed(many, z_update="sparse", **learned)
     kernel = lda.partially_collapsed(3, z_update="sparse", learn_alpha="sample", asymmetric_alpha=True)
     d = lda.data(Corpus.from_token_lists(DOCS, vocab=VOCAB), num_lanes=2)
     state = kernel.step(jax.random.key(1), kernel.init(jax.random.key(0), d), d)

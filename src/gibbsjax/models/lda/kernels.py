@@ -442,8 +442,8 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
         ``"triton"`` (it through jax-triton, :mod:`~gibbsjax.models.lda.fused_triton`), ``"sparse"``
         (:func:`~gibbsjax.models.lda.sample_z_sparse`: a document term and a per-word α-term,
         O(longest document + √K) per token, for K in the thousands; ``"sparse_triton"``: it as one
-        Triton kernel) or ``"auto"`` (the fastest measured for JAX's default backend, see
-        :func:`resolve_z_update`).  With a learned α, ``"auto"`` never picks a fused kernel (its α
+        Triton kernel) or ``"auto"`` (the fastest measured for JAX's default backend and K, see
+        :func:`resolve_z_update`: on a CPU "sparse" from 2,000 topics on).  With a learned α, ``"auto"`` never picks a fused kernel (its α
         is a compile-time constant) and ``"pallas"`` or ``"triton"`` is refused.
     warmup : {"auto", "fast", "fast_grid", "exact"}, default "auto"
         What warm-up sweeps run (sampling sweeps are always exact; ``attrs["warmup"]`` says
@@ -520,7 +520,7 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
     if learned_alpha and z_update in FIXED_ALPHA_Z_UPDATES:
         raise ValueError(f"z_update={z_update!r} needs a fixed alpha (a compile-time constant of the fused kernel); "
                          "with learn_alpha use z_update='auto', 'dense' or 'lanes'")
-    z_update = resolve_z_update(z_update)
+    z_update = resolve_z_update(z_update, K=K)
     if learned_alpha and z_update in FIXED_ALPHA_Z_UPDATES:
         z_update = "dense"
     warmup = resolve_warmup(warmup)

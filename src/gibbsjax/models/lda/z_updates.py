@@ -39,10 +39,14 @@ from gibbsjax.models.lda.sparse import sample_z_sparse
 from gibbsjax.models.lda.warmups import sample_z_collapsed_frozen, sample_z_collapsed_parallel
 
 __all__ = ["Z_UPDATES", "WARMUPS", "WARMUP_NAMES", "WARMUP_SWEEPS", "resolve_warmup", "pallas_module", "resolve_z_update", "SAMPLE_Z",
-           "DIRICHLET_DRAWS", "resolve_dirichlet_draw", "FALLBACK_WARNING", "FIXED_ALPHA_Z_UPDATES"]
+           "DIRICHLET_DRAWS", "resolve_dirichlet_draw", "FALLBACK_WARNING", "FIXED_ALPHA_Z_UPDATES",
+           "SPARSE_FROM_TOPICS_ON_CPU"]
 
 #: z-updates of :func:`~gibbsjax.models.lda.partially_collapsed`, all sampling the same exact conditional
 Z_UPDATES = ("auto", "dense", "lanes", "pallas", "triton", "sparse", "sparse_triton")
+#: from this many topics on, ``z_update="auto"`` on a CPU is ``"sparse"`` instead of ``"lanes"``
+#: (:func:`resolve_z_update`; measured with ``benchmarks/lda_sparse.py``)
+SPARSE_FROM_TOPICS_ON_CPU = 2000
 #: how the LDA kernels draw their Dirichlet rows (φ; θ in the uncollapsed sampler), all exact
 DIRICHLET_DRAWS = ("auto", "sparse", "dense")
 #: what the one-time warning says when a GPU run cannot use the fused z-update
@@ -119,7 +123,7 @@ def pallas_module():
     return fused if fused.importable() else None
 
 
-def resolve_z_update(z_update: str = "auto", backend: str | None = None) -> str:
+def resolve_z_update(z_update: str = "auto", backend: str | None = None, K: int | None = None) -> str:
     """The z-update :func:`~gibbsjax.models.lda.partially_collapsed` runs for ``z_update`` on ``backend``.
 
     ``"auto"`` picks the fastest measured option for the backend: on a GPU the
@@ -128,17 +132,31 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None) -> str:
     :mod:`gibbsjax.models.lda.fused_triton`: for when jax removes Pallas's deprecated
     Triton backend; not yet measured on a GPU); else ``"dense"``, with a one-time
     warning that says what was lost; on a CPU ``"lanes"`` (several times faster
-    there than ``"dense"``).
+    there than ``"dense"``) below :data:`SPARSE_FROM_TOPICS_ON_CPU` (2,000) topics and
+    ``"sparse"`` from there on.
 
     ``"sparse"`` (:func:`~gibbsjax.models.lda.sparse.sample_z_sparse`, O(S + √K) per token, S
-    the grid's steps ≈ the longest document) is never picked by ``"auto"``: on the 2-core CPU
-    here it was 0.62× ``"lanes"`` at K = 100, 0.79× at 300, 1.19× at 1,000 and 6.9× at 10,000
-    (z-update alone, documents of about 100 tokens, S = 187; ``benchmarks/lda_sparse.py``), so
-    choose it for K well above S (from about K = 3S on).  On a GPU ``"auto"`` keeps the fused
-    kernel: the XLA form of ``"sparse"`` is not measured there yet; pending that, it is the
-    candidate for K ≥ 1,000 where the dense fused kernel's O(K) per token dominates (599 M
-    tokens/s at K = 1,000 on an H100, ~10× less per tenfold K), with ``--topics 1000 10000`` of
-    ``benchmarks/lda_sparse.py`` the command that decides it.
+    the grid's steps, a little above the longest document) against ``"lanes"`` (O(K)), whole
+    sweeps with the CPU's φ draw, on the project's 2-core CPU (AMD EPYC, 2026-11-28;
+    ``benchmarks/lda_sparse.py --topics 300 500 1000 2000 --doc-length L --docs 100000/L``,
+    about 100,000 tokens, V = 1,000):
+
+    ======================  ========  ========  ========  ========
+    documents of (S)        K = 300   K = 500   K = 1000  K = 2000
+    ======================  ========  ========  ========  ========
+    ~100 tokens (197)       0.86×     1.22×     1.44×     2.24×
+    ~210 tokens (413)       0.69×     0.78×     0.95×     1.56×
+    ~400 tokens (785)       0.37×     0.51×     0.63×     0.97×
+    ======================  ========  ========  ========  ========
+
+    The crossover is at about K = 2.5 S; ``"auto"`` decides from K alone (the factories know K,
+    not the corpus), at the K where ``"sparse"`` wins for documents up to a few hundred tokens and
+    breaks even at ~400; below it, pass ``z_update="sparse"`` for short documents and many
+    topics (K above about 2.5 S).  On a GPU ``"auto"`` keeps the fused kernel whatever K: the
+    sparse updates (the XLA ``"sparse"`` and the Triton ``"sparse_triton"``) are not measured
+    there yet; they are the candidates for K ≥ 1,000, where the dense fused kernel's O(K) per
+    token dominates (599 M tokens/s at K = 1,000 on an H100, ~10× less per tenfold K), and
+    ``benchmarks/gpu_table.py`` prints the rows that decide it.
 
     Parameters
     ----------
@@ -146,6 +164,9 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None) -> str:
         The option asked for.
     backend : str, optional
         ``"cpu"``, ``"gpu"``, ...; default JAX's default backend.
+    K : int, optional
+        The number of topics (the factories pass theirs): on a CPU ``"auto"`` is ``"sparse"``
+        from :data:`SPARSE_FROM_TOPICS_ON_CPU` topics on; without K, ``"lanes"``.
 
     Returns
     -------
@@ -160,8 +181,10 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None) -> str:
 
     Examples
     --------
-    >>> resolve_z_update("auto", backend="cpu")
-    'lanes'
+    >>> resolve_z_update("auto", backend="cpu"), resolve_z_update("auto", backend="cpu", K=100)
+    ('lanes', 'lanes')
+    >>> resolve_z_update("auto", backend="cpu", K=SPARSE_FROM_TOPICS_ON_CPU)
+    'sparse'
     >>> resolve_z_update("dense")
     'dense'
     """
@@ -169,7 +192,7 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None) -> str:
     backend = backend or jax.default_backend()
     if z_update == "auto":
         if backend == "cpu":
-            return "lanes"
+            return "sparse" if isinstance(K, int) and K >= SPARSE_FROM_TOPICS_ON_CPU else "lanes"
         pallas = pallas_module() if backend == "gpu" else None
         if pallas is not None and pallas.available():
             return "pallas"
