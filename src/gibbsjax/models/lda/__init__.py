@@ -98,8 +98,8 @@ from gibbsjax.models.lda.conditionals import (DIRICHLET_ROWS, LANES_UNROLL, LOG_
                                               sample_z_uncollapsed)
 from gibbsjax.models.lda.sparse import sample_z_sparse
 from gibbsjax.models.lda.warmups import sample_z_collapsed_frozen, sample_z_collapsed_parallel
-from gibbsjax.models.lda.z_updates import (DIRICHLET_DRAWS, WARMUPS, Z_UPDATES, resolve_dirichlet_draw,
-                                           resolve_warmup, resolve_z_update)
+from gibbsjax.models.lda.z_updates import (DIRICHLET_DRAWS, SPARSE_FROM_TOPICS_ON_CPU, WARMUPS, Z_UPDATES,
+                                           resolve_dirichlet_draw, resolve_warmup, resolve_z_update)
 from gibbsjax.models.lda.slice_sampling import SLICE_MAX_SHRINKS, SLICE_MAX_STEPS_OUT, SLICE_WIDTH, slice_sample
 from gibbsjax.models.lda.priors import (HISTOGRAM_CAP, LEARN_ALPHA, MINKA_ITERATIONS, MINKA_MIN_ALPHA, LDALearnedState,
                                         LearnedPriors, learned_priors, log_joint_learned, minka_log_alpha,
@@ -132,6 +132,7 @@ __all__ = [
     "sample_z_collapsed_parallel",
     "resolve_z_update",
     "Z_UPDATES",
+    "SPARSE_FROM_TOPICS_ON_CPU",
     "resolve_dirichlet_draw",
     "DIRICHLET_DRAWS",
     "DIRICHLET_ROWS",
