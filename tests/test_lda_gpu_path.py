@@ -40,13 +40,18 @@ def on_gpu(monkeypatch):
     monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
 
 
-def lowered_for_cuda(kernel) -> str:
-    """The StableHLO of one sweep of ``kernel`` on a small corpus, lowered for CUDA."""
+def lowered_for_cuda(kernel, chains: int | None = None) -> str:
+    """The StableHLO of one sweep of ``kernel`` on a small corpus, lowered for CUDA: of one chain,
+    or of ``chains`` chains vmapped as ``gibbsjax.sample`` runs them."""
     d = lda.data(Corpus.from_token_lists([["a", "b", "a", "c"], ["c", "b"], ["a", "a", "b"]]))
-    state = kernel.init(jax.random.key(0), d)
-    exported = export.export(jax.jit(kernel.step), platforms=["cuda"],
+    step, init, key = kernel.step, kernel.init, jax.random.key(1)
+    if chains is not None:
+        step, init = jax.vmap(step, in_axes=(0, 0, None)), jax.vmap(init, in_axes=(0, None))
+        key = jax.random.split(key, chains)
+    state = init(jax.random.split(jax.random.key(0), chains) if chains else jax.random.key(0), d)
+    exported = export.export(jax.jit(step), platforms=["cuda"],
                              disabled_checks=[export.DisabledSafetyCheck.custom_call(TRITON)])
-    return exported(jax.random.key(1), state, d).mlir_module()
+    return exported(key, state, d).mlir_module()
 
 
 def contents(text: str) -> dict:
@@ -94,6 +99,19 @@ def test_the_default_gpu_sweep_is_the_fused_kernel_one_scatter_and_the_dense_dra
     assert found["scatters"] == 1, found["scatters"]
     assert "_log_dirichlet_dense" in found["functions"]
     assert "_log_dirichlet_counts" not in found["functions"]
+
+
+def test_chains_on_a_gpu_are_one_fused_launch_and_one_scatter(on_gpu):
+    """Five chains vmapped as ``gibbsjax.sample`` runs them lower for CUDA (through the fused
+    kernel's vmap and partitioning rules, ``lda.chain_launch``) to one Triton launch whose results
+    carry all five chains (a leading chain axis), and n_kw stays one scatter-add."""
+    text = lowered_for_cuda(lda.partially_collapsed(4, warmup="exact"), chains=5)
+    found = contents(text)
+    assert found["triton"] == ["lda_partially_collapsed_z"], found["triton"]
+    results = re.findall(rf"custom_call @{re.escape(TRITON)}\(.*->\s*\((tensor<[^)]*)\)", text)
+    assert len(results) == 1 and all(t.startswith("tensor<5x") for t in results[0].split(", ")), results
+    assert found["scatters"] == 1, found["scatters"]
+    assert "_log_dirichlet_dense" in found["functions"]
 
 
 def test_the_guard_sees_a_regressed_gpu_sweep(on_gpu):
