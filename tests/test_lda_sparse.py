@@ -148,6 +148,7 @@ def test_resolution_and_wiring():
     many = z_updates.SPARSE_FROM_TOPICS_ON_CPU
     assert lda.resolve_z_update("auto", backend="cpu", K=many - 1) == "lanes"
     assert lda.resolve_z_update("auto", backend="cpu", K=many) == "sparse"
+    assert lda.resolve_z_update("auto", backend="cpu", K=np.int64(many)) == "sparse"  # a grid search's K
     assert lda.resolve_z_update("lanes", backend="cpu", K=many) == "lanes"  # an explicit choice stays
     if jax.default_backend() == "cpu":  # the factories' kernels are cached per resolved option
         assert lda.partially_collapsed(many) is lda.partially_collapsed(many, z_update="sparse")

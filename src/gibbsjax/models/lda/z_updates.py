@@ -26,6 +26,7 @@ do (never the sampling sweeps): ``"exact"`` warms up with the sampling sweep, ``
 
 from __future__ import annotations
 
+import operator
 import warnings
 
 import jax
@@ -192,7 +193,7 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None, K: int 
     backend = backend or jax.default_backend()
     if z_update == "auto":
         if backend == "cpu":
-            return "sparse" if isinstance(K, int) and K >= SPARSE_FROM_TOPICS_ON_CPU else "lanes"
+            return "sparse" if _as_int(K) >= SPARSE_FROM_TOPICS_ON_CPU else "lanes"
         pallas = pallas_module() if backend == "gpu" else None
         if pallas is not None and pallas.available():
             return "pallas"
@@ -211,6 +212,15 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None, K: int 
                          "compiled on a GPU with jax_triton, in Triton's interpreter elsewhere), which cannot "
                          "be imported here")
     return z_update
+
+
+def _as_int(K) -> int:
+    """K as an int (a numpy integer too: a grid search's ``np.arange`` gives the same choice as a
+    Python int); 0 for None or anything else, which the factories refuse by name afterwards."""
+    try:
+        return operator.index(K) if not isinstance(K, bool) else 0
+    except TypeError:
+        return 0
 
 
 def _warn_fallback(why: str) -> None:
