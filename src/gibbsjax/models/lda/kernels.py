@@ -442,9 +442,9 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
         ``"triton"`` (it through jax-triton, :mod:`~gibbsjax.models.lda.fused_triton`), ``"sparse"``
         (:func:`~gibbsjax.models.lda.sample_z_sparse`: a document term and a per-word α-term,
         O(longest document + √K) per token, for K in the thousands; ``"sparse_triton"``: it as one
-        Triton kernel) or ``"auto"`` (the fastest measured for JAX's default backend and K, see
-        :func:`resolve_z_update`: on a CPU "sparse" from 2,000 topics on).  With a learned α, ``"auto"`` never picks a fused kernel (its α
-        is a compile-time constant) and ``"pallas"`` or ``"triton"`` is refused.
+        Triton kernel) or ``"auto"`` (the fastest measured for the backend and K, see
+        :func:`resolve_z_update`; "sparse" on a CPU from 2,000 topics).  With a learned α, ``"auto"``
+        never picks a fused kernel (its α is a compile-time constant); "pallas"/"triton" are refused.
     warmup : {"auto", "fast", "fast_grid", "exact"}, default "auto"
         What warm-up sweeps run (sampling sweeps are always exact; ``attrs["warmup"]`` says
         which ran): ``"fast"``, APPROXIMATE collapsed sweeps from the counts frozen at each
