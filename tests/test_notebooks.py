@@ -20,9 +20,9 @@ depend on the environment (``stdlib_docs`` on the Python version, random streams
 float rounding on the jax version, float rounding on the CPU too: :mod:`_numerics`), so the
 comparison runs only where Python X.Y, jax, the backend and (where it was recorded) the numerics
 fingerprint equal those recorded in the notebook's metadata when it was stored
-(``metadata["gibbsjax"]``); elsewhere it is skipped with the difference named.  A notebook whose
-outputs are the same on every CPU seen so far may be stored without a fingerprint (then it is
-compared on every CPU); one that is not, is stored with this machine's.
+(``metadata["gibbsjax"]``); elsewhere it is skipped with the difference named.  Storing
+records this machine's fingerprint; a notebook stored before fingerprints were recorded (its
+outputs matched on every CPU seen since) has none and is compared on every CPU.
 """
 
 from __future__ import annotations
