@@ -59,6 +59,33 @@ _SCRIPT = textwrap.dedent("""
         sample(c.kernel, c.data, devices=8, **{{**kw, "num_chains": 8}})
     except ValueError as e:
         print("refused:", e)
+
+    # a run over devices compiles each chunk function once: the memory check compiles it for the
+    # arguments as the run places them (sharded by chain), and the run finds it compiled; resume goes
+    # on over the same devices, with the same compiled chunks.  Lowerings are counted (a lowering
+    # precedes every compilation, a persistent-cache hit included) of a kernel no other run used.
+    from gibbsjax.datasets import abc_corpus
+    from gibbsjax.models import lda
+    from gibbsjax.run import Settings
+    from gibbsjax.run.chunks import compiled
+    lowered = []
+    jax.monitoring.register_event_duration_secs_listener(
+        lambda event, secs, fun_name="", **_: lowered.append(fun_name)
+        if event == "/jax/core/compile/jaxpr_to_mlir_module_duration" else None)
+    k2, d2 = lda.partially_collapsed(2, alpha=0.3), lda.data(abc_corpus())
+    spread_kw = {{**kw, "num_chains": 8, "devices": 4}}
+    _, warm_fn, draw_fn = compiled(k2, Settings(**spread_kw), 20)
+    seen.clear()
+    spread = sample(k2, d2, **spread_kw)
+    assert set(seen) == {{4}}, seen
+    assert lowered.count("jit(run)") == len({{warm_fn, draw_fn}}), lowered
+    seen.clear()
+    lowered.clear()
+    more = resume(spread, k2, d2, 20, progress=False)
+    assert set(seen) == {{4}} and "jit(run)" not in lowered, (seen, lowered)
+    ref = sample(k2, d2, **{{**kw, "num_chains": 8, "num_draws": 40}})
+    np.testing.assert_array_equal(more.posterior["topic_share"].values, ref.posterior["topic_share"].values)
+    print("chunks compiled once; resumed on 4 devices")
 """)
 
 
@@ -72,6 +99,7 @@ def test_chains_over_four_devices_give_the_draws_of_one(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "body-temperature identical" in proc.stdout and "lda identical" in proc.stdout
     assert "refused: devices=8 asked for, but JAX sees 4" in proc.stdout
+    assert "chunks compiled once; resumed on 4 devices" in proc.stdout
 
 
 def test_devices_must_divide_the_chains():

@@ -147,6 +147,23 @@ assert one.compiled and four.compiled
 share = four.device_bytes / 4
 assert share < 0.75 * one.device_bytes, (share, one.device_bytes)
 print("share", int(share), "one device", one.device_bytes)
+# chains spread over the 4 devices: checked per device too (a quarter of the chains each, the data
+# replicated), and a run that does not fit is refused naming the spread chains
+kc = dict(kw, num_chains=8)
+spread, single = check_memory(k, d, Settings(devices=4, **kc)), check_memory(k, d, Settings(**kc))
+assert spread.compiled and single.compiled
+assert spread.device_bytes / 4 < 0.75 * single.device_bytes, (spread.device_bytes, single.device_bytes)
+available = memory.host_available_bytes
+memory.host_available_bytes = lambda: int((spread.device_bytes + spread.host_bytes) / memory.SAFETY_FRACTION * 0.95)
+try:
+    gibbsjax.sample(k, d, devices=4, **kc)
+    raise AssertionError("not refused")
+except MemoryEstimateError as e:
+    msg = str(e)
+    assert "on each of 4 devices with the chains spread over devices" in msg, msg
+    assert "more devices to spread the chains over (devices = 4 now" in msg, msg
+    print("chains spread: refused", msg)
+memory.host_available_bytes = available
 need = four.device_bytes + four.host_bytes
 edge = need / memory.SAFETY_FRACTION
 for avail, refused in ((int(edge * 1.05), False), (int(edge * 0.95), True), (2**16, True)):
@@ -169,7 +186,8 @@ for avail, refused in ((int(edge * 1.05), False), (int(edge * 0.95), True), (2**
 def test_a_run_split_over_devices_is_checked_per_device(tmp_path):
     """Data split over 4 (forced CPU) devices: each device's share of data and state is estimated
     (a quarter of the split arrays, XLA's analysis of the partitioned program), and a run whose shares
-    do not fit is refused before anything is allocated, naming the devices."""
+    do not fit is refused before anything is allocated, naming the devices.  Chains spread over the
+    devices are checked per device in the same way."""
     import os
     import subprocess
     import sys
@@ -181,4 +199,5 @@ def test_a_run_split_over_devices_is_checked_per_device(tmp_path):
     proc = subprocess.run([sys.executable, "-c", _SPLIT], capture_output=True, text=True, env=env, cwd=tmp_path,
                           timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stdout.count("refused") == 2 and proc.stdout.count("fits") == 1, proc.stdout
+    assert proc.stdout.count("refused") == 3 and proc.stdout.count("fits") == 1, proc.stdout
+    assert "chains spread: refused" in proc.stdout, proc.stdout

@@ -338,10 +338,14 @@ def _measured_bytes(fn: Callable, args) -> int | None:
     return _MEASURED[key]
 
 
-def _advice(kernel_name: str, num_chains: int, fraction: float, split: int = 0, smaller: tuple = ()) -> str:
+def _advice(kernel_name: str, num_chains: int, fraction: float, split: int = 0, smaller: tuple = (),
+            spread: str = "data") -> str:
     fit = max(int(num_chains * fraction), 0)
     tips = [f"a smaller {' or '.join(smaller)} (post-processing grows as its square)"] if smaller else []
-    if split:
+    if split and spread == "chains":
+        tips.append(f"more devices to spread the chains over (devices = {split} now; each holds 1/devices "
+                    "of the chains and a copy of the data)")
+    elif split:
         tips.append(f"more devices to split the data over (devices = {split} now; each holds about 1/devices "
                     "of the data and of every chain's state)")
     if num_chains > 1:
@@ -354,7 +358,7 @@ def _advice(kernel_name: str, num_chains: int, fraction: float, split: int = 0, 
 
 
 def check_sizes(sizes: Mapping[str, int], dims: Mapping, label_dims: Iterable[str], num_chains: int, *,
-                kernel_name: str = "kernel", device=None, split: int = 0) -> None:
+                kernel_name: str = "kernel", device=None, split: int = 0, spread: str = "data") -> None:
     """Refuse, before anything is traced, a run whose dims' ``sizes`` (Python ints, a
     kernel's ``sizes(data)``) already exceed the memory available: one float32 copy per
     chain of every variable of ``dims`` (per device when ``split`` over that many
@@ -386,7 +390,7 @@ def check_sizes(sizes: Mapping[str, int], dims: Mapping, label_dims: Iterable[st
             f"{format_bytes(state_floor)} for one float32 copy of the per-chain arrays, "
             f"{format_bytes(post_floor)} to post-process them), but {format_bytes(have)} is available "
             f"(a run may use {SAFETY_FRACTION:.0%} of it): "
-            + _advice(kernel_name, num_chains, SAFETY_FRACTION * have / max(need, 1), split,
+            + _advice(kernel_name, num_chains, SAFETY_FRACTION * have / max(need, 1), split, spread=spread,
                       smaller=tuple(d for d in label_dims if d in sizes) if post_floor > state_floor else ()))
 
 
@@ -407,6 +411,7 @@ def check_run(
     dims: Mapping | None = None,
     label_dims: Iterable[str] = (),
     sizes: Mapping[str, int] | None = None,
+    spread: str = "data",
 ) -> MemoryEstimate | None:
     """Refuse a run of :func:`gibbsjax.sample` that cannot fit; return the estimate.
 
@@ -428,6 +433,13 @@ def check_run(
     process; on a CPU the devices share the host's memory, so the share times
     this process's number of devices, plus the kept draws, is compared with it.
 
+    **Chains spread over devices** (``spread="chains"``): ``place`` gives the chain
+    axis of the keys, states and sums a sharding over the devices and the data a
+    replicated one, as the run places them, and the sizes are per device in the same
+    way.  Either way the chunk functions are compiled for the arguments the run passes
+    (shardings included), so the run reuses that compilation instead of compiling
+    again.
+
     **Post-processing**: with ``label_dims`` (the kernel's), the peak of aligning
     the result (:func:`postprocess_bytes`), from ``dims`` and the abstract shapes
     of the records and means; with ``sizes`` (the kernel's ``sizes(data)``) a
@@ -448,7 +460,7 @@ def check_run(
     if sizes is not None and dims:
         # 0. before any trace: the sizes alone (a huge number of topics cannot even be traced)
         check_sizes(sizes, dims, label_dims, num_chains, kernel_name=kernel_name, device=device,
-                    split=len(devices or []) if place is not None else 0)
+                    split=len(devices or []) if place is not None else 0, spread=spread)
     chain_ids = jax.ShapeDtypeStruct((num_chains,), jnp.int32)
     run_keys, state = jax.eval_shape(start, key, chain_ids, data)
     acc = jax.eval_shape(zero_accumulators, state, data)
@@ -507,7 +519,8 @@ def check_run(
             else " for the chains' states and one chunk's outputs alone (not yet compiled)")
         if split:
             run_part += (f": {format_bytes(estimate.device_bytes / copies)} on each of {copies} devices"
-                         if copies > 1 else " on one device") + " with the data split over devices"
+                         if copies > 1 else " on one device") + (
+                " with the chains spread over devices" if spread == "chains" else " with the data split over devices")
         post_part = (f"post-processing after sampling {format_bytes(post)}: copies of the draws and "
                      "per-chain means and the distance matrices that align the chains")
         if what == "host RAM" and on_cpu:
@@ -518,7 +531,8 @@ def check_run(
             how = post_part if post > estimate.host_bytes else "the kept draws"
         else:
             how = run_part
-        advice = _advice(kernel_name, num_chains, SAFETY_FRACTION * have / need, len(devices or []) if split else 0)
+        advice = _advice(kernel_name, num_chains, SAFETY_FRACTION * have / need, len(devices or []) if split else 0,
+                         spread=spread)
         raise MemoryEstimateError(
             f"this run needs about {format_bytes(need)} of {what} ({how}), but {format_bytes(have)} "
             f"is available (a run may use {SAFETY_FRACTION:.0%} of it): {advice}"

@@ -546,7 +546,7 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         abstract = jax.eval_shape(start_fn(kernel.init), key, jax.ShapeDtypeStruct((s.num_chains,), jnp.int32), data)
         _apply_init(abstract[1], s.init, s.num_chains, kernel.check_init)
     # before anything big is allocated (with the data split over devices: per device)
-    check_layout_memory(kernel, data, s, key, plan)
+    check_layout_memory(kernel, data, s, key, plan, mode)
 
     fingerprint = _fingerprint_later(user_data)  # hashed while the chains run
     data = place_data(plan, data)

@@ -153,13 +153,17 @@ def place_run(mode, devices: int | None, run_keys, state, acc, data, plan=None):
         keys = _put(run_keys, NamedSharding(mesh, PartitionSpec()))
         return (keys, _by_specs(mesh, plan.state_specs, state, True),
                 _by_specs(mesh, plan.acc_specs, acc, True) if acc else acc, place_data(plan, data))
-    available = _devices(devices)
-    mesh = Mesh(np.array(available[:devices]), ("chain",))
-    by_chain = NamedSharding(mesh, PartitionSpec("chain"))
-    replicated = NamedSharding(mesh, PartitionSpec())
+    by_chain, replicated = _chain_shardings(devices)
     put = functools.partial(jax.device_put, device=by_chain)
     return (put(run_keys), jax.tree_util.tree_map(put, state), jax.tree_util.tree_map(put, acc),
             jax.device_put(data, replicated))
+
+
+def _chain_shardings(devices: int):
+    """The shardings of a run with its chains spread over ``devices`` devices: ``(by chain,
+    replicated)`` on a 1-D mesh along the chain axis."""
+    mesh = Mesh(np.array(_devices(devices)[:devices]), ("chain",))
+    return NamedSharding(mesh, PartitionSpec("chain")), NamedSharding(mesh, PartitionSpec())
 
 
 def check_memory(kernel: Kernel, data: Any, settings: Settings, *, key: jax.Array | None = None):
@@ -171,26 +175,44 @@ def check_memory(kernel: Kernel, data: Any, settings: Settings, *, key: jax.Arra
     >>> from gibbsjax.models import normal
     >>> _ = check_memory(normal.bivariate(rho=0.5), None, Settings(num_chains=4, num_draws=100))
     """
-    kernel, data, plan, _ = layout(kernel, data, settings)
-    return check_layout_memory(kernel, data, settings, key, plan)
+    kernel, data, plan, mode = layout(kernel, data, settings)
+    return check_layout_memory(kernel, data, settings, key, plan, mode)
 
 
-def check_layout_memory(kernel: Kernel, data: Any, s: Settings, key, plan=None):
+def check_layout_memory(kernel: Kernel, data: Any, s: Settings, key, plan=None, mode=None):
     """:func:`check_memory` of the kernel that runs; with ``plan`` (data split over devices)
-    per device, on arguments placed as :func:`place_run` will place them."""
+    or ``mode="chains"`` (chains spread over ``s.devices``) per device, on abstract arguments
+    placed as :func:`place_run` will place them.  The chunk functions are compiled for those
+    arguments, so the run that follows finds them compiled (checked against unplaced
+    arguments, a run over devices compiled every chunk function twice)."""
     length, warm_fn, draw_fn = compiled(kernel, s, max(s.num_warmup, s.num_draws))
     kept = ((s.max_draws or 10 * s.num_draws) if s.until else s.num_draws) + (
         s.num_warmup + 1 if s.save_warmup else 0)
     place = devices = None
+    spread = "data"
     if plan is not None:
         place = functools.partial(_abstract_placement, plan)
         devices = list(plan.mesh.devices.flat)
+    elif mode == "chains":
+        by_chain, replicated = _chain_shardings(s.devices)
+        place = functools.partial(_abstract_chain_placement, by_chain, replicated)
+        devices = list(by_chain.mesh.devices.flat)
+        spread = "chains"
     return check_run_memory(
         start_fn(kernel.init), (draw_fn, warm_fn), functools.partial(zero_accumulators, kernel.accumulate),
         jax.random.key(0) if key is None else key, s.num_chains, data, length=length, kept=kept,
         kernel_name=kernel.name, place=place, devices=devices, dims=kernel.dims, label_dims=kernel.label_dims,
-        sizes=kernel.sizes(data) if kernel.sizes is not None else None,
+        sizes=kernel.sizes(data) if kernel.sizes is not None else None, spread=spread,
     )
+
+
+def _abstract_chain_placement(by_chain, replicated, run_keys, state, acc, data):
+    """Abstract shapes with the shardings :func:`place_run` gives a run with its chains spread."""
+    def placed(sharding):
+        return lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=sharding)
+
+    chains = functools.partial(jax.tree_util.tree_map, placed(by_chain))
+    return chains(run_keys), chains(state), chains(acc), jax.tree_util.tree_map(placed(replicated), data)
 
 
 def _abstract_placement(plan, run_keys, state, acc, data):

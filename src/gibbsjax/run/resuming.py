@@ -58,7 +58,9 @@ def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None
         The variables the rule looks at besides ``lp``, as in :func:`sample`.
     devices : int, optional
         Spread the chains over this many devices as in :class:`Settings` (the
-        draws do not depend on it).  A run with its data split over devices
+        draws do not depend on it).  By default a run whose chains were spread over
+        devices goes on over as many devices as before where this process has them
+        (else on one).  A run with its data split over devices
         (``attrs["sharding"]``) goes on with the same number of shards, by default
         on as many devices as before (``devices`` must divide the shards).
 
@@ -108,6 +110,9 @@ def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None
     num_shards = int(st.attrs.get("num_shards", 0))
     if num_shards and devices is None:
         devices = int(attrs.get("devices", 1))  # a sharded run goes on sharded: its state is laid out by shard
+    elif devices is None and str(attrs.get("sharding", "")).startswith("chains:"):
+        before = int(attrs.get("devices", 1))  # chains spread as before, where this process has the devices
+        devices = before if 1 < before <= len(jax.devices()) and num_chains % before == 0 else None
     s = Settings(num_chains=num_chains, num_warmup=int(st.attrs["num_warmup"]), num_draws=max(num_draws, 1),
                  thin=int(st.attrs["thin"]), progress=progress, chunk_size=chunk_size,
                  save_warmup=bool(int(st.attrs.get("save_warmup", 0))), devices=devices,
