@@ -156,3 +156,27 @@ def test_sample_profile_smoke_phases_add_up(tmp_path):
     for piece in ("align chains", "agreement", "stable topics", "top words", "coherence"):
         assert f"postprocess: {piece}" in fit, piece
     assert json.loads(out.read_text())["profiles"][0]["tokens"] == profiles[0]["tokens"]
+
+
+def test_suite_profile_sums_compilation_per_file(tmp_path, capsys):
+    """benchmarks/suite_profile.py on a generated two-test file: each test's wall time and the
+    backend compilation JAX reports inside it, summed per file; a test that compiles nothing shows
+    none, and the compiling one no more than its own wall time."""
+    test_file = tmp_path / "test_two.py"
+    test_file.write_text(
+        "import jax, jax.numpy as jnp\n\n"
+        "def test_compiles():\n"
+        "    assert float(jax.jit(lambda x: jnp.cumsum(jnp.sin(x)).sum())(jnp.ones(7))) > 0\n\n"
+        "def test_plain():\n"
+        "    assert 1 + 1 == 2\n", encoding="utf-8")
+    out = tmp_path / "profile.json"
+    result = _load("suite_profile").main(["--json", str(out), "--", str(test_file), "-n", "0"])
+    assert result["exit"] == 0
+    rows = {row["test"].split("::")[-1]: row for row in result["tests"]}
+    assert set(rows) == {"test_compiles", "test_plain"}
+    assert 0 < rows["test_compiles"]["compile_s"] <= rows["test_compiles"]["wall_s"]
+    assert rows["test_plain"].get("compile_s", 0.0) == 0.0
+    (only,) = result["files"]
+    assert only["tests"] == 2 and only["wall_s"] == pytest.approx(sum(r["wall_s"] for r in rows.values()))
+    assert json.loads(out.read_text())["total"]["compile_s"] == pytest.approx(rows["test_compiles"]["compile_s"])
+    assert "backend compilation" in capsys.readouterr().out

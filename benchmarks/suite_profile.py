@@ -1,0 +1,135 @@
+"""Where the test suite's time goes: per test file, the wall time of its tests and how much of it
+JAX spent compiling (XLA's backend compilation) and tracing/lowering, in this process.
+
+The default test run must stay under 15 minutes on CI's 2 cores; this says what to attack.  Each
+test is timed around its whole protocol (setup, call, teardown), and JAX's own monitoring events
+(``/jax/core/compile/backend_compile_duration``, ``jaxpr_trace_duration``,
+``jaxpr_to_mlir_module_duration``, ``/jax/compilation_cache/compile_time_saved_sec``) are summed
+per test.  Compilation inside a test's subprocesses (the multi-device checks, the README blocks,
+the notebooks) is not seen: those files show wall time with little compilation.
+
+From the project root (the suite's own options apply: ``-n 2``, ``-m 'not slow'``):
+
+    python benchmarks/suite_profile.py                 # the whole default run (about 22 min here)
+    python benchmarks/suite_profile.py --top 10 --json /tmp/profile.json -- tests/test_lda.py -n 0
+
+Measured on the 2-core CPU of 2026-11-28 (AMD EPYC, AVX2), the whole default run: 2,571 s of
+test time over two workers, 1,206 s of it backend compilation and 225 s tracing/lowering in the
+workers' own processes; the persistent compilation cache saved 35 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EVENTS = {
+    "/jax/core/compile/backend_compile_duration": "compile_s",
+    "/jax/core/compile/jaxpr_trace_duration": "trace_s",
+    "/jax/core/compile/jaxpr_to_mlir_module_duration": "lower_s",
+    "/jax/compilation_cache/compile_time_saved_sec": "cache_saved_s",
+}
+
+
+# ----------------------------------------------------------------------------- the pytest plugin
+class Plugin:
+    """Per test: wall seconds and the JAX event sums; written as JSON lines to ``folder`` (one file
+    per xdist worker) when the session ends."""
+
+    def __init__(self, folder: str):
+        import jax
+
+        self.folder = folder
+        self.sums: collections.Counter = collections.Counter()
+        self.rows: list[dict] = []
+        jax.monitoring.register_event_duration_secs_listener(self._event)
+
+    def _event(self, event, seconds, **_):
+        if event in EVENTS:
+            self.sums[EVENTS[event]] += seconds
+
+    def pytest_runtest_protocol(self, item, nextitem):
+        self.sums.clear()
+        start = time.perf_counter()
+        yield
+        self.rows.append({"test": item.nodeid, "wall_s": time.perf_counter() - start, **self.sums})
+
+    pytest_runtest_protocol.hookwrapper = True  # type: ignore[attr-defined]
+
+    def pytest_sessionfinish(self, session):
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        with open(Path(self.folder) / f"{worker}.jsonl", "w", encoding="utf-8") as f:
+            for row in self.rows:
+                f.write(json.dumps(row) + "\n")
+
+
+def pytest_configure(config):
+    """Entry point when pytest loads this file with ``-p suite_profile`` (done by :func:`main`)."""
+    folder = os.environ.get("GIBBSJAX_SUITE_PROFILE")
+    if folder:
+        config.pluginmanager.register(Plugin(folder), "gibbsjax-suite-profile")
+
+
+# ----------------------------------------------------------------------------- running and reading
+def by_file(rows: list[dict]) -> list[dict]:
+    """The rows summed per test file, longest first."""
+    files: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for row in rows:
+        name = row["test"].split("::")[0]
+        files[name]["tests"] += 1
+        for key, value in row.items():
+            if key.endswith("_s"):
+                files[name][key] += value
+    out = [{"file": name, **sums} for name, sums in files.items()]
+    return sorted(out, key=lambda r: -r.get("wall_s", 0.0))
+
+
+def run(pytest_args: list[str], folder: str) -> int:
+    env = dict(os.environ, GIBBSJAX_SUITE_PROFILE=folder)
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent), env.get("PYTHONPATH", "")]).strip(os.pathsep)
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "suite_profile", "-p", "no:cacheprovider", *pytest_args]
+    return subprocess.run(cmd, cwd=ROOT, env=env).returncode
+
+
+def main(argv=None) -> dict:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("pytest_args", nargs="*", help="passed to pytest (default: the suite's default run)")
+    p.add_argument("--top", type=int, default=25, help="files and tests shown (default 25)")
+    p.add_argument("--json", help="also write the rows and the per-file sums to this file")
+    args = p.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="suite_profile_") as folder:
+        start = time.perf_counter()
+        code = run(args.pytest_args, folder)
+        elapsed = time.perf_counter() - start
+        rows = [json.loads(line) for f in sorted(Path(folder).glob("*.jsonl")) for line in f.read_text().splitlines()]
+    files = by_file(rows)
+    total = collections.Counter()
+    for row in rows:
+        total.update({k: v for k, v in row.items() if k.endswith("_s")})
+    print(f"\npytest exit {code}; {len(rows)} tests in {elapsed:.0f} s of wall time; test time {total['wall_s']:.0f} s, "
+          f"of it backend compilation {total['compile_s']:.0f} s ({total['compile_s'] / max(total['wall_s'], 1e-9):.0%}), "
+          f"tracing and lowering {total['trace_s'] + total['lower_s']:.0f} s; the persistent cache saved "
+          f"{max(total['cache_saved_s'], 0.0):.0f} s")
+    print(f"{'test s':>8} {'compile':>8} {'trace':>7}  file (tests)")
+    for f in files[:args.top]:
+        print(f"{f['wall_s']:8.1f} {f.get('compile_s', 0):8.1f} {f.get('trace_s', 0) + f.get('lower_s', 0):7.1f}  "
+              f"{f['file']} ({f['tests']})")
+    print(f"\n{'test s':>8} {'compile':>8}  slowest tests")
+    for row in sorted(rows, key=lambda r: -r["wall_s"])[:args.top]:
+        print(f"{row['wall_s']:8.1f} {row.get('compile_s', 0):8.1f}  {row['test']}")
+    result = {"elapsed_s": elapsed, "exit": code, "total": dict(total), "files": files, "tests": rows}
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1), encoding="utf-8")
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main()["exit"])
