@@ -206,26 +206,26 @@ def check_layout_memory(kernel: Kernel, data: Any, s: Settings, key, plan=None, 
     )
 
 
+def _placed(sharding, tree):
+    """The abstract shapes of ``tree``'s arrays, each with ``sharding``."""
+    return jax.tree_util.tree_map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=sharding), tree)
+
+
 def _abstract_chain_placement(by_chain, replicated, run_keys, state, acc, data):
     """Abstract shapes with the shardings :func:`place_run` gives a run with its chains spread."""
-    def placed(sharding):
-        return lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=sharding)
-
-    chains = functools.partial(jax.tree_util.tree_map, placed(by_chain))
-    return chains(run_keys), chains(state), chains(acc), jax.tree_util.tree_map(placed(replicated), data)
+    return (_placed(by_chain, run_keys), _placed(by_chain, state), _placed(by_chain, acc),
+            _placed(replicated, data))
 
 
 def _abstract_placement(plan, run_keys, state, acc, data):
     """Abstract shapes with the shardings :func:`place_run` gives a run split by ``plan``."""
     def by_specs(specs, tree, batched):
         def one(spec, sub):
-            sharding = NamedSharding(plan.mesh, PartitionSpec(None, *spec) if batched else spec)
-            return jax.tree_util.tree_map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=sharding), sub)
+            return _placed(NamedSharding(plan.mesh, PartitionSpec(None, *spec) if batched else spec), sub)
 
         return jax.tree_util.tree_map(one, specs, tree, is_leaf=lambda x: isinstance(x, PartitionSpec))
 
-    keys = jax.ShapeDtypeStruct(run_keys.shape, run_keys.dtype, sharding=NamedSharding(plan.mesh, PartitionSpec()))
-    return (keys, by_specs(plan.state_specs, state, True), by_specs(plan.acc_specs, acc, True) if acc else acc,
+    return (_placed(NamedSharding(plan.mesh, PartitionSpec()), run_keys), by_specs(plan.state_specs, state, True), by_specs(plan.acc_specs, acc, True) if acc else acc,
             by_specs(plan.data_specs, data, False))
 
 
