@@ -179,6 +179,57 @@ def test_no_recompilation_for_same_shapes():
     assert fn._cache_size() <= size + 1
 
 
+def _lowered_chunks(run):
+    """The chunk functions (``jit(run)``) lowered while ``run()`` runs: one lowering precedes
+    every compilation (a persistent-cache hit included)."""
+    lowered = []
+
+    def listen(event, secs, fun_name="", **_):
+        if event == "/jax/core/compile/jaxpr_to_mlir_module_duration" and fun_name == "jit(run)":
+            lowered.append(fun_name)
+
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        return run(), len(lowered)
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)
+
+
+def test_a_run_compiles_only_the_chunk_functions_it_runs():
+    """A warm-up transition of its own: the warm-up chunk function is compiled only when there is a
+    warm-up, and without the records it would never keep; without one (``thin = 1``) warm-up and
+    sampling share one function.  Fresh kernels (nothing compiled for them yet) with the draws
+    compared: what is left out of the program changes no draw."""
+    from gibbsjax.run.chunks import compiled
+    from gibbsjax.run.settings import Settings
+
+    def fresh(warmup: bool) -> Kernel:
+        k = _ar_kernel()
+        if warmup:  # the same transition, as a kernel with a warm-up step of its own runs it
+            k = k._replace(warmup_step=sweep(("x", lambda key, s, d: 0.5 * s.x + jax.random.normal(key, s.x.shape)),
+                                             ("count", lambda key, s, d: s.count + 1)))
+        return k
+
+    kw = dict(seed=3, num_chains=2, num_draws=8, progress=False)
+    no_warmup, n = _lowered_chunks(lambda: sample(fresh(True), num_warmup=0, **kw))
+    assert n == 1, n  # the sampling chunk only (the memory check compiled it; the run reused it)
+    warm, n = _lowered_chunks(lambda: sample(fresh(True), num_warmup=5, **kw))
+    assert n == 2, n
+    shared, n = _lowered_chunks(lambda: sample(fresh(False), num_warmup=5, **kw))
+    assert n == 1, n  # no warm-up step, thin 1: one function for both phases
+    np.testing.assert_array_equal(_x(warm), _x(shared))  # the same transition: the same draws
+    assert not np.array_equal(_x(warm), _x(no_warmup))
+
+    k = fresh(True)
+    _, warm_fn, draw_fn = compiled(k, Settings(num_chains=2, num_warmup=5, num_draws=8), 8)
+    args = (jax.random.split(jax.random.key(0), 2), jax.vmap(lambda key: k.init(key, None))(
+        jax.random.split(jax.random.key(1), 2)), {}, None, np.int32(0), np.int32(8), np.bool_(True), np.bool_(False))
+    assert jax.eval_shape(warm_fn, *args)[2] == {}  # no records in a warm-up that keeps none
+    assert set(jax.eval_shape(draw_fn, *args)[2]) == {"posterior", "lp"}
+    _, kept_fn, _ = compiled(k, Settings(num_chains=2, num_warmup=5, num_draws=8, save_warmup=True), 8)
+    assert set(jax.eval_shape(kept_fn, *args)[2]) == {"posterior", "lp"}
+
+
 def test_progress_bar_runs(capsys):
     idata = sample(KERNEL, seed=0, num_chains=2, num_warmup=4, num_draws=8, progress=True)
     assert idata.posterior.sizes["draw"] == 8

@@ -142,10 +142,20 @@ def _chunk_length(n_iters: int, chunk_size: int | None) -> int:
 
 
 def compiled(kernel: Kernel, s: Settings, n_iters: int):
+    """``(length, warm_fn, draw_fn)``: the chunk length and the chunk functions of warm-up and sampling.
+
+    The warm-up never adds to the running sums, and keeps records only with ``save_warmup``; its
+    chunk function leaves out what it would never run (a kernel's ``log_joint`` and ``record``
+    are often as large a program as its sweep).  Where that function would be the sampling one
+    with records (no ``warmup_step``, ``thin = 1``), the two phases share one compiled function."""
     length = _chunk_length(max(n_iters, 1), s.chunk_size)
     draw_fn = chunk_fn(kernel.step, kernel.record, kernel.log_joint, s.thin, length, kernel.accumulate)
-    warm_fn = chunk_fn(kernel.warmup_step or kernel.step, kernel.record, kernel.log_joint, 1, length,
-                       kernel.accumulate)
+    if kernel.warmup_step is None and s.thin == 1:
+        return length, draw_fn, draw_fn
+    if s.save_warmup:
+        warm_fn = chunk_fn(kernel.warmup_step or kernel.step, kernel.record, kernel.log_joint, 1, length)
+    else:
+        warm_fn = chunk_fn(kernel.warmup_step or kernel.step, None, None, 1, length)
     return length, warm_fn, draw_fn
 
 

@@ -199,7 +199,7 @@ def check_layout_memory(kernel: Kernel, data: Any, s: Settings, key, plan=None, 
         devices = list(by_chain.mesh.devices.flat)
         spread = "chains"
     return check_run_memory(
-        start_fn(kernel.init), (draw_fn, warm_fn), functools.partial(zero_accumulators, kernel.accumulate),
+        start_fn(kernel.init), (draw_fn, warm_fn) if s.num_warmup else (draw_fn,), functools.partial(zero_accumulators, kernel.accumulate),
         jax.random.key(0) if key is None else key, s.num_chains, data, length=length, kept=kept,
         kernel_name=kernel.name, place=place, devices=devices, dims=kernel.dims, label_dims=kernel.label_dims,
         sizes=kernel.sizes(data) if kernel.sizes is not None else None, spread=spread,
