@@ -53,13 +53,19 @@ def test_mixed_shapes_each_have_their_distribution():
         check_ks(lg[which == j], log_gamma_cdf(a), f"log gamma({a}) among mixed shapes")
 
 
-def test_draws_do_not_depend_on_chunking_or_rounds():
-    """Each element's draw is the first accepted proposal of its own counter streams."""
+def test_draws_do_not_depend_on_chunking_or_rounds(monkeypatch):
+    """Each element's draw is the first accepted proposal of its own counter streams: neither the
+    small shapes' rounds and chunks nor the Marsaglia-Tsang rounds of the others change it."""
+    import gibbsjax.random as random_module
+
     rng = np.random.default_rng(1)
     a = np.where(rng.random(5000) < 0.9, 0.3, 2.0 + rng.random(5000))
     base = mixed(320, a)
     np.testing.assert_allclose(mixed(320, a, rounds=1, chunk=1000), base, rtol=1e-6)
     np.testing.assert_allclose(mixed(320, a, rounds=3, chunk=256), base, rtol=1e-6)
+    for large_rounds, chunk in ((1, 1024), (4, 768)):  # another chunk: traced anew, with these rounds
+        monkeypatch.setattr(random_module, "_LARGE_ROUNDS", large_rounds)
+        np.testing.assert_allclose(mixed(320, a, chunk=chunk), base, rtol=1e-6)
 
 
 def test_invalid_shapes_give_nan():
