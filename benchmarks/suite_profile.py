@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 EVENTS = {
     "/jax/core/compile/backend_compile_duration": "compile_s",
@@ -56,13 +58,14 @@ class Plugin:
         if event in EVENTS:
             self.sums[EVENTS[event]] += seconds
 
+    @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
         self.sums.clear()
         start = time.perf_counter()
-        yield
-        self.rows.append({"test": item.nodeid, "wall_s": time.perf_counter() - start, **self.sums})
-
-    pytest_runtest_protocol.hookwrapper = True  # type: ignore[attr-defined]
+        try:
+            return (yield)
+        finally:
+            self.rows.append({"test": item.nodeid, "wall_s": time.perf_counter() - start, **self.sums})
 
     def pytest_sessionfinish(self, session):
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
