@@ -7,6 +7,8 @@ filtered, ``LDA(warn=False)`` silences it, the long explanation stays in the rep
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import warnings
 from pathlib import Path
 
@@ -24,10 +26,27 @@ CONFIGS = ROOT / "configs"
 SHORT = dict(num_chains=4, num_warmup=0, num_draws=5, chunk_size=5, seed=0, progress=False)
 
 
+@contextlib.contextmanager
+def recording():
+    """Every warning given inside the block, as ``warnings.catch_warnings(record=True)`` with
+    "always", and only those: the garbage of earlier tests in this process (a notebook kernel's
+    unclosed sockets, whose ResourceWarning comes when the collector finds them) is collected
+    first, and the collector waits until the block ends."""
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield caught
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _fit(model, X):
     """Fit, recording every warning (of any kind) that the fit gives."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with recording() as caught:
         model.fit(X)
     return caught
 
@@ -56,8 +75,7 @@ def test_a_disagreeing_fit_warns_once_in_one_line(short_fit):
 
 
 def test_the_warning_can_be_filtered_by_its_class():
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with recording() as caught:
         warnings.filterwarnings("ignore", category=gibbsjax.ChainDisagreementWarning)
         LDA(2, **SHORT).fit(abc_corpus())
     assert caught == []
@@ -73,8 +91,7 @@ def test_warn_false_gives_no_warning_and_the_same_draws(short_fit):
 
 
 def _extend_warnings(model):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with recording() as caught:
         model.extend(5)
     return caught
 
@@ -116,8 +133,7 @@ def test_grid_search_gives_at_most_one_line_per_fit():
     pipe = Pipeline([("vectorizer", CountVectorizer(token_pattern=r"\w+")), ("lda", LDA(**SHORT))])
     every = np.arange(len(texts))  # one split, train = test, so the refit reuses the compiled sweep
     search = GridSearchCV(pipe, {"lda__num_topics": [2, 3]}, cv=[(every, every)], refit=True)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with recording() as caught:
         search.fit(texts)
     fits = 2 + 1  # two K values, one split, and the refit
     ours = [w for w in caught if w.category is gibbsjax.ChainDisagreementWarning]
