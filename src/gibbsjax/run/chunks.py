@@ -20,9 +20,11 @@ __all__ = ["start_fn", "records_fn", "chunk_fn", "zero_accumulators", "zero_accu
 
 # ----------------------------------------------------------------------------- compiled pieces
 # Compilation dominates short runs (XLA on CPU takes ~0.3-1 s per function), so a
-# run compiles exactly two functions: one that derives the chain keys and initial
-# states, and one chunk function shared by warm-up and sampling.  Both are cached
-# on the kernel's functions (factories memoise kernels per hyperparameters).
+# run compiles few functions: one that derives the chain keys and initial states,
+# and one chunk function shared by warm-up and sampling; a kernel with a warm-up
+# transition of its own (or thinning) adds a warm-up chunk function, compiled only
+# when there are warm-up sweeps (:func:`compiled`).  All are cached on the kernel's
+# functions (factories memoise kernels per hyperparameters).
 @functools.lru_cache(maxsize=128)
 def start_fn(init: Callable) -> Callable:
     def start(key, chain_ids, data):
