@@ -5,7 +5,8 @@ The default test run must stay under 15 minutes on CI's 2 cores; this says what 
 test is timed around its whole protocol (setup, call, teardown), and JAX's own monitoring events
 (``/jax/core/compile/backend_compile_duration``, ``jaxpr_trace_duration``,
 ``jaxpr_to_mlir_module_duration``, ``/jax/compilation_cache/compile_time_saved_sec``) are summed
-per test.  Compilation inside a test's subprocesses (the multi-device checks, the README blocks,
+per test; the backend compilations also per compiled function's name (``jit(run)``, the chunk
+functions of ``gibbsjax.sample``, and so on), over the whole run.  Compilation inside a test's subprocesses (the multi-device checks, the README blocks,
 the notebooks) is not seen: those files show wall time with little compilation.
 
 From the project root (the suite's own options apply: ``-n 2``, ``-m 'not slow'``):
@@ -39,6 +40,7 @@ EVENTS = {
     "/jax/core/compile/jaxpr_to_mlir_module_duration": "lower_s",
     "/jax/compilation_cache/compile_time_saved_sec": "cache_saved_s",
 }
+COMPILE = "/jax/core/compile/backend_compile_duration"
 
 
 # ----------------------------------------------------------------------------- the pytest plugin
@@ -51,21 +53,28 @@ class Plugin:
 
         self.folder = folder
         self.sums: collections.Counter = collections.Counter()
+        self.compiled: dict[str, list] = {}  # per function name: [compilations, seconds], this test
         self.rows: list[dict] = []
         jax.monitoring.register_event_duration_secs_listener(self._event)
 
-    def _event(self, event, seconds, **_):
+    def _event(self, event, seconds, fun_name=None, **_):
         if event in EVENTS:
             self.sums[EVENTS[event]] += seconds
+        if event == COMPILE and fun_name is not None:
+            count = self.compiled.setdefault(str(fun_name), [0, 0.0])
+            count[0] += 1
+            count[1] += seconds
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
         self.sums.clear()
+        self.compiled = {}
         start = time.perf_counter()
         try:
             return (yield)
         finally:
-            self.rows.append({"test": item.nodeid, "wall_s": time.perf_counter() - start, **self.sums})
+            self.rows.append({"test": item.nodeid, "wall_s": time.perf_counter() - start, **self.sums,
+                              "compiled": self.compiled})
 
     def pytest_sessionfinish(self, session):
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
@@ -95,6 +104,20 @@ def by_file(rows: list[dict]) -> list[dict]:
     return sorted(out, key=lambda r: -r.get("wall_s", 0.0))
 
 
+def by_function(rows: list[dict]) -> list[dict]:
+    """Backend compilations summed per compiled function's name (``jit(run)``: the chunk
+    functions of ``gibbsjax.sample``; ``jit(start)``: its initial states; ``jit(add)`` and the
+    like: op-by-op dispatch of code run outside ``jit``), longest first."""
+    sums: dict[str, list] = collections.defaultdict(lambda: [0, 0.0, set()])
+    for row in rows:
+        for name, (count, seconds) in row.get("compiled", {}).items():
+            sums[name][0] += count
+            sums[name][1] += seconds
+            sums[name][2].add(row["test"])
+    out = [{"function": name, "compilations": c, "compile_s": s, "tests": len(t)} for name, (c, s, t) in sums.items()]
+    return sorted(out, key=lambda r: -r["compile_s"])
+
+
 def run(pytest_args: list[str], folder: str) -> int:
     env = dict(os.environ, GIBBSJAX_SUITE_PROFILE=folder)
     env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent), env.get("PYTHONPATH", "")]).strip(os.pathsep)
@@ -114,6 +137,7 @@ def main(argv=None) -> dict:
         elapsed = time.perf_counter() - start
         rows = [json.loads(line) for f in sorted(Path(folder).glob("*.jsonl")) for line in f.read_text().splitlines()]
     files = by_file(rows)
+    functions = by_function(rows)
     total = collections.Counter()
     for row in rows:
         total.update({k: v for k, v in row.items() if k.endswith("_s")})
@@ -125,10 +149,14 @@ def main(argv=None) -> dict:
     for f in files[:args.top]:
         print(f"{f['wall_s']:8.1f} {f.get('compile_s', 0):8.1f} {f.get('trace_s', 0) + f.get('lower_s', 0):7.1f}  "
               f"{f['file']} ({f['tests']})")
+    print(f"\n{'compile':>8} {'count':>6} {'tests':>6}  compiled function")
+    for f in functions[:args.top]:
+        print(f"{f['compile_s']:8.1f} {f['compilations']:6d} {f['tests']:6d}  {f['function']}")
     print(f"\n{'test s':>8} {'compile':>8}  slowest tests")
     for row in sorted(rows, key=lambda r: -r["wall_s"])[:args.top]:
         print(f"{row['wall_s']:8.1f} {row.get('compile_s', 0):8.1f}  {row['test']}")
-    result = {"elapsed_s": elapsed, "exit": code, "total": dict(total), "files": files, "tests": rows}
+    result = {"elapsed_s": elapsed, "exit": code, "total": dict(total), "files": files, "functions": functions,
+              "tests": rows}
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1), encoding="utf-8")
     return result

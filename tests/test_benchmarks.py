@@ -179,4 +179,9 @@ def test_suite_profile_sums_compilation_per_file(tmp_path, capsys):
     (only,) = result["files"]
     assert only["tests"] == 2 and only["wall_s"] == pytest.approx(sum(r["wall_s"] for r in rows.values()))
     assert json.loads(out.read_text())["total"]["compile_s"] == pytest.approx(rows["test_compiles"]["compile_s"])
+    # per compiled function: the test's jitted lambda, and nothing from the test that compiles nothing
+    assert rows["test_plain"]["compiled"] == {}
+    functions = {f["function"]: f for f in result["functions"]}
+    assert "jit(<lambda>)" in functions and functions["jit(<lambda>)"]["tests"] == 1
+    assert sum(f["compile_s"] for f in result["functions"]) == pytest.approx(rows["test_compiles"]["compile_s"])
     assert "backend compilation" in capsys.readouterr().out
