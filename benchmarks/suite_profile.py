@@ -6,8 +6,9 @@ test is timed around its whole protocol (setup, call, teardown), and JAX's own m
 (``/jax/core/compile/backend_compile_duration``, ``jaxpr_trace_duration``,
 ``jaxpr_to_mlir_module_duration``, ``/jax/compilation_cache/compile_time_saved_sec``) are summed
 per test; the backend compilations also per compiled function's name (``jit(run)``, the chunk
-functions of ``gibbsjax.sample``, and so on), over the whole run.  Compilation inside a test's subprocesses (the multi-device checks, the README blocks,
-the notebooks) is not seen: those files show wall time with little compilation.
+functions of ``gibbsjax.sample``, and so on), over the whole run.  Compilation inside a test's
+subprocesses (the multi-device checks, the README blocks, the notebooks) is not seen: those files
+show wall time with little compilation.
 
 From the project root (the suite's own options apply: ``-n 2``, ``-m 'not slow'``):
 

@@ -147,9 +147,10 @@ def compiled(kernel: Kernel, s: Settings, n_iters: int):
     """``(length, warm_fn, draw_fn)``: the chunk length and the chunk functions of warm-up and sampling.
 
     The warm-up never adds to the running sums, and keeps records only with ``save_warmup``; its
-    chunk function leaves out what it would never run (a kernel's ``log_joint`` and ``record``
-    are often as large a program as its sweep).  Where that function would be the sampling one
-    with records (no ``warmup_step``, ``thin = 1``), the two phases share one compiled function."""
+    chunk function leaves out what it would never run (the kernel's ``record``, ``log_joint`` and
+    ``accumulate``).  Where that function would be the sampling one with records (no
+    ``warmup_step``, ``thin = 1``), the two phases share one compiled function: one compilation
+    instead of two."""
     length = _chunk_length(max(n_iters, 1), s.chunk_size)
     draw_fn = chunk_fn(kernel.step, kernel.record, kernel.log_joint, s.thin, length, kernel.accumulate)
     if kernel.warmup_step is None and s.thin == 1:

@@ -198,8 +198,9 @@ def check_layout_memory(kernel: Kernel, data: Any, s: Settings, key, plan=None, 
         place = functools.partial(_abstract_chain_placement, by_chain, replicated)
         devices = list(by_chain.mesh.devices.flat)
         spread = "chains"
+    chunk_fns = (draw_fn, warm_fn) if s.num_warmup else (draw_fn,)  # the warm-up's only if it runs
     return check_run_memory(
-        start_fn(kernel.init), (draw_fn, warm_fn) if s.num_warmup else (draw_fn,), functools.partial(zero_accumulators, kernel.accumulate),
+        start_fn(kernel.init), chunk_fns, functools.partial(zero_accumulators, kernel.accumulate),
         jax.random.key(0) if key is None else key, s.num_chains, data, length=length, kept=kept,
         kernel_name=kernel.name, place=place, devices=devices, dims=kernel.dims, label_dims=kernel.label_dims,
         sizes=kernel.sizes(data) if kernel.sizes is not None else None, spread=spread,
@@ -225,8 +226,8 @@ def _abstract_placement(plan, run_keys, state, acc, data):
 
         return jax.tree_util.tree_map(one, specs, tree, is_leaf=lambda x: isinstance(x, PartitionSpec))
 
-    return (_placed(NamedSharding(plan.mesh, PartitionSpec()), run_keys), by_specs(plan.state_specs, state, True), by_specs(plan.acc_specs, acc, True) if acc else acc,
-            by_specs(plan.data_specs, data, False))
+    return (_placed(NamedSharding(plan.mesh, PartitionSpec()), run_keys), by_specs(plan.state_specs, state, True),
+            by_specs(plan.acc_specs, acc, True) if acc else acc, by_specs(plan.data_specs, data, False))
 
 
 # ----------------------------------------------------------------------------- size of a result
