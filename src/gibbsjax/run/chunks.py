@@ -155,10 +155,9 @@ def compiled(kernel: Kernel, s: Settings, n_iters: int):
     draw_fn = chunk_fn(kernel.step, kernel.record, kernel.log_joint, s.thin, length, kernel.accumulate)
     if kernel.warmup_step is None and s.thin == 1:
         return length, draw_fn, draw_fn
-    if s.save_warmup:
-        warm_fn = chunk_fn(kernel.warmup_step or kernel.step, kernel.record, kernel.log_joint, 1, length)
-    else:
-        warm_fn = chunk_fn(kernel.warmup_step or kernel.step, None, None, 1, length)
+    keep = s.save_warmup
+    warm_fn = chunk_fn(kernel.warmup_step or kernel.step, kernel.record if keep else None,
+                       kernel.log_joint if keep else None, 1, length)
     return length, warm_fn, draw_fn
 
 
