@@ -13,7 +13,7 @@ each on a fresh key) of
 * categorical: ``gibbsjax.random.categorical`` vs ``jax.random.categorical``
   (Gumbel-max) on (84000 x K) logits, K = 20, 100 (and 1000 with --large).
 
-``--sweep`` also times the gamma sampler for 1 to 4 vectorised proposal
+``--sweep`` also times the gamma sampler for 0 to 3 vectorised proposal
 rounds, the measurement behind ``gibbsjax.random._ROUNDS``, and the small-shape
 sampler of ``log_dirichlet_counts`` for 1 to 3 rounds (``_SMALL_ROUNDS``).
 
@@ -116,7 +116,7 @@ def sweep_rounds(reps):
     print(f"gamma, proposal rounds before the fallback loop ({n:,} draws, M draws/s)")
     for a in (0.5, 1.0, 2.0, 50.0):
         rates = []
-        for rounds in (1, 2, 3, 4):
+        for rounds in (0, 1, 2, 3):
             f = jax.jit(lambda k, a, rounds=rounds: gr._gamma_draw(
                 gr._key_pair(k), jnp.full((n,), a, jnp.float32), jnp.float32, log=False, rounds=rounds))
             rates.append(f"R={rounds}: {n / seconds(f, a, reps=reps) / 1e6:6.1f}")
@@ -134,7 +134,7 @@ def sweep_rounds(reps):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--reps", type=int, default=7)
-    parser.add_argument("--sweep", action="store_true", help="also time 1-4 gamma proposal rounds")
+    parser.add_argument("--sweep", action="store_true", help="also time 0-3 gamma proposal rounds")
     parser.add_argument("--large", action="store_true", help="also time 84000 x 1000 categorical")
     args = parser.parse_args()
     print(f"jax {jax.__version__} on {jax.devices()[0].device_kind}, {os.cpu_count()} CPUs, "

@@ -155,6 +155,9 @@ def test_gamma_is_the_first_accepted_proposal():
     # all but a few chunks, go through the fallback loop.
     y = gr._gamma_draw(gr._key_pair(key(11)), a, jnp.float32, log=False, rounds=1, chunk=1000)
     np.testing.assert_allclose(x, y, rtol=1e-6)
+    # Three unrolled rounds (the default before 2026-11-28; now every proposal is the loop's).
+    y3 = gr._gamma_draw(gr._key_pair(key(11)), a, jnp.float32, log=False, rounds=3)
+    np.testing.assert_allclose(x, y3, rtol=1e-6)
     check_ks(y[: N // 4], st.gamma(1.0).cdf, "gamma(1) with fallback")
 
 

@@ -55,7 +55,9 @@ def test_mixed_shapes_each_have_their_distribution():
 
 def test_draws_do_not_depend_on_chunking_or_rounds(monkeypatch):
     """Each element's draw is the first accepted proposal of its own counter streams: neither the
-    small shapes' rounds and chunks nor the Marsaglia-Tsang rounds of the others change it."""
+    small shapes' rounds and chunks nor the Marsaglia-Tsang rounds of the others change it, and
+    the one-chunk path (``base``: 5,000 shapes, both samplers on every element) gives the draws of
+    the gathered chunks."""
     import gibbsjax.random as random_module
 
     rng = np.random.default_rng(1)

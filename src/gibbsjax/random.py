@@ -65,12 +65,16 @@ __all__ = [
 # Marsaglia-Tsang proposals drawn for every element before the exact fallback
 # loop takes over, and the number of elements processed together (the loop
 # then reruns only its chunk).  A proposal is rejected with probability 4.8 %
-# at shape 1, 1.8 % at 2, 0.06 % at 50, so with 3 rounds the loop runs (one or
-# two passes) in 60 % of the chunks at shape 1, 5 % at 2, almost never above.
-# Chosen by measurement on a 2-core CPU
-# (``benchmarks/random_primitives.py --sweep``): 3 rounds beat 1, 2 and 4 at
-# shapes 0.5 to 50, and chunks of 8192 keep the intermediates in cache.
-_ROUNDS = 3
+# at shape 1, 1.8 % at 2, 0.06 % at 50.  The draws do not depend on the number
+# of rounds (each is the first accepted proposal of its own streams), only the
+# program does: every unrolled round is another copy of the proposal (a hash, an
+# inverse error function, logs), compiled into every sampler that draws a gamma.
+# 0 rounds (the loop makes every proposal, so one copy) measured as fast as 3 or
+# faster on a 2-core CPU (1,000,000 draws, medians of 21 interleaved calls,
+# 2026-11-28: 39 / 36 / 32 / 22 ms at shapes 0.5 / 1 / 2 / 50 against 40 / 37 /
+# 37 / 30 ms with 3 rounds), and a sampler compiles in about half the time
+# (0.4-0.9 s against 0.9-1.4 s); chunks of 8192 keep the intermediates in cache.
+_ROUNDS = 0
 _CHUNK = 8192
 
 
@@ -802,12 +806,12 @@ _SMALL_ROUNDS = 2
 # counts).  Every round is another copy of the proposal in the program: fewer
 # rounds compile faster, and the draws do not depend on the number (each is the
 # first accepted proposal of its own streams).  Measured on a 2-core CPU
-# (log_dirichlet_counts, counts + 0.01; median of 15 calls, two processes each):
-# 2 rounds ran as fast as 3 or faster (100 x 10,000 counts ~ Poisson(0.1): 27 ms
-# against 37 ms; 20,000 x 50 ~ Poisson(1): 51-66 against 62-65 ms), 1 round
-# slower where most counts are nonzero (5,000 x 20 ~ Poisson(3): 11-12 against
-# 9-11 ms); compilation 0.1-0.4 s less per program than with 3 rounds.
-_LARGE_ROUNDS = 2
+# (_log_gamma_mixed of counts + 0.01, medians of 21 interleaved calls,
+# 2026-11-28), 0 rounds against 2: 25.8 / 25.7 ms (100 x 10,000 counts ~
+# Poisson(0.1)), 23.0 / 24.9 ms (1,000 x 1,000, Poisson(0.1)), 58.4 / 59.4 ms
+# (20,000 x 50, Poisson(1)), 9.3 / 9.4 ms (5,000 x 20, Poisson(3)); the small
+# shapes' rounds stay at 2 (0 of those: 29.0 / 26.5 ms in the first two cases).
+_LARGE_ROUNDS = 0
 
 
 def _log_gamma_below_one(bits, a, dtype, rounds):
@@ -850,8 +854,10 @@ def _log_gamma_mixed(key, a, dtype, rounds=_SMALL_ROUNDS, chunk=_CHUNK):
     Shapes below 1 take :func:`_log_gamma_below_one` (chunks of ``chunk``
     elements, ``lax.map``); the others are gathered (``jnp.nonzero``) and drawn
     by Marsaglia-Tsang (:func:`_gamma_chunk`) in chunks, as many as there are
-    such elements (a loop with a traced trip count), then scattered back.  Each
-    element's draw depends on the key and its own index only.
+    such elements (a loop with a traced trip count), then scattered back; where
+    all of ``a`` fits in one chunk, both samplers run on every element instead
+    and each keeps its own.  Each element's draw depends on the key and its own
+    index only.
     """
     n = a.shape[0]
     if n >= 2**32:
@@ -859,8 +865,17 @@ def _log_gamma_mixed(key, a, dtype, rounds=_SMALL_ROUNDS, chunk=_CHUNK):
     key_small, key_large = jax.random.split(key)
     pair_small, pair_large = _key_pair(key_small), _key_pair(key_large)
     small = a < 1
+    if n <= chunk:
+        # One chunk: both samplers on every element, each element's draw from its own index as
+        # below (the same draws), without the gather, its search and the loops.  Below, the one
+        # chunk of Marsaglia-Tsang covers all n elements too.
+        index = lax.iota(jnp.uint32, n)
+        out = _log_gamma_below_one(_Bits(pair_small, index), a, dtype, rounds)
+        draw = _gamma_chunk(_Bits(pair_large, index), jnp.where(small, 1, a), dtype, _LARGE_ROUNDS, True,
+                            below_one=False)
+        return jnp.where(small, out, draw)
     chunks = -(-n // chunk)
-    size = -(-n // chunks // 128) * 128 if n > chunk else n
+    size = -(-n // chunks // 128) * 128
     chunks = -(-n // size)
     flat = jnp.pad(a, (0, chunks * size - n), constant_values=0.5)
     index = lax.iota(jnp.uint32, chunks * size)
