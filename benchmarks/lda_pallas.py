@@ -48,12 +48,16 @@ from gibbsjax.models.lda import pallas as lda_pallas
 ALPHA, ETA = 0.1, 0.01
 
 
-def timed(fn, *args, reps):
+def timed(fn, *args, reps, outputs=None):
     """(compile seconds, mean seconds per call) of a jitted ``fn``: the first call less one
-    timed call, then the mean of ``reps`` calls."""
+    timed call, then the mean of ``reps`` calls.  ``outputs``: a list that gets the first call's
+    result (every call is the same computation), so that checking it costs no further call (an
+    interpreted kernel's call takes seconds)."""
     t = time.perf_counter()
-    jax.block_until_ready(fn(*args))
+    result = jax.block_until_ready(fn(*args))
     first = time.perf_counter() - t
+    if outputs is not None:
+        outputs.append(result)
     t = time.perf_counter()
     for _ in range(reps):
         out = fn(*args)
@@ -81,27 +85,29 @@ def bench_z(d, k, state, key, *, lanes, warps, reps, interpret):
     tokens = int(d.mask.sum())
     rows = []
     xla_z = jax.jit(functools.partial(lda.sample_z_partially_collapsed, K=k, alpha=ALPHA))
-    compile_s, per = timed(xla_z, key, state, d, reps=reps)
-    z_xla = np.asarray(xla_z(key, state, d))
+    got = []
+    compile_s, per = timed(xla_z, key, state, d, reps=reps, outputs=got)
+    z_xla = np.asarray(got[0])
     rows.append(_row(k, "z-update XLA scan", tokens, compile_s, per))
     sparse_z = jax.jit(functools.partial(lda.sample_z_sparse, K=k, alpha=ALPHA))
-    compile_s, per = timed(sparse_z, key, state, d, reps=reps)
+    got = []
+    compile_s, per = timed(sparse_z, key, state, d, reps=reps, outputs=got)
     rows.append(_row(k, "z-update sparse (XLA)", tokens, compile_s, per))
-    rows.append(bench_triton(d, k, state, key, reps=reps, interpret=interpret, z_xla=np.asarray(sparse_z(key, state, d)),
-                             sparse=True))
+    rows.append(bench_triton(d, k, state, key, reps=reps, interpret=interpret, z_xla=np.asarray(got[0]), sparse=True))
     best = None
     for num_warps in warps:
         for num_lanes in lanes:
             fused = jax.jit(functools.partial(lda_pallas.fused_z_update, K=k, alpha=ALPHA, interpret=interpret,
                                               lanes_per_program=num_lanes, num_warps=num_warps))
+            got = []
             try:
-                compile_s, per = timed(lambda *a: fused(*a)[0], key, state, d, reps=reps)
+                compile_s, per = timed(lambda *a: fused(*a)[0], key, state, d, reps=reps, outputs=got)
             except Exception as err:  # e.g. a Triton resource limit at this tile size
                 rows.append({"K": k, "what": f"z-update fused: failed ({type(err).__name__})", "lanes": num_lanes,
                              "warps": num_warps, "compile_s": float("nan"), "ms": float("nan"),
                              "Mtok_s": float("nan"), "differ": -1})
                 continue
-            differ = int(np.sum((np.asarray(fused(key, state, d)[0]) != z_xla) & np.asarray(d.mask)))
+            differ = int(np.sum((np.asarray(got[0]) != z_xla) & np.asarray(d.mask)))
             rows.append(_row(k, "z-update fused", tokens, compile_s, per, num_lanes, num_warps, differ))
             if best is None or per < best[0]:
                 best = (per, num_lanes, num_warps)
@@ -132,14 +138,15 @@ def bench_triton(d, k, state, key, *, reps, interpret, z_xla, sparse=False):
             tri = jax.jit(lambda *a: (fused_triton.sample_z_sparse_triton(*a, K=k, alpha=ALPHA, interpret=interpret),))
         else:
             tri = jax.jit(functools.partial(fused_triton.fused_z_update_triton, K=k, alpha=ALPHA, interpret=interpret))
+        got = []
         try:
-            compile_s, per = timed(lambda *a: tri(*a)[0], key, state, d, reps=reps)
+            compile_s, per = timed(lambda *a: tri(*a)[0], key, state, d, reps=reps, outputs=got)
         except Exception as err:  # noqa: BLE001 - reported in the table, the run goes on
             why = f"failed ({type(err).__name__}: {str(err)[:80]})"
     if why is not None:
         return {"K": k, "what": f"{name}: {why}", "lanes": lanes, "warps": warps,  # no timings: None
                 "compile_s": None, "ms": None, "Mtok_s": None, "differ": -1}
-    differ = int(np.sum((np.asarray(tri(key, state, d)[0]) != z_xla) & np.asarray(d.mask)))
+    differ = int(np.sum((np.asarray(got[0]) != z_xla) & np.asarray(d.mask)))
     return _row(k, name, tokens, compile_s, per, lanes, warps, differ)
 
 
