@@ -70,6 +70,26 @@ def test_draws_do_not_depend_on_chunking_or_rounds(monkeypatch):
         np.testing.assert_allclose(mixed(320, a, chunk=chunk), base, rtol=1e-6)
 
 
+def test_each_marsaglia_tsang_proposal_is_compiled_once():
+    """Unrolled proposal rounds do not change the draws (the test above) but each is another copy
+    of the proposal in every program that draws a gamma, compiled again each time (the test suite's
+    time is mostly compilation).  The Marsaglia-Tsang proposal, counted by its one inverse error
+    function in the lowered program, appears once: in the general sampler and in the sparse-count
+    draw, for a table of one chunk and of several; three unrolled rounds would add three."""
+    def copies(f, *args):
+        return jax.jit(f).lower(*args).as_text().count("erf_inv")
+
+    k = jax.random.key(0)
+    for n in (300, 3 * gr._CHUNK):
+        a = jnp.full((n,), 2.0)
+        assert copies(lambda k, a: gr.gamma(k, a), k, a) == 1
+        assert copies(lambda k, a: gr._log_gamma_mixed(k, a, jnp.float32), k, a) == 1
+        counts = jnp.zeros((3, n // 3), jnp.int32)
+        assert copies(lambda k, c: gr.log_dirichlet_counts(k, c, 0.01), k, counts) == 1
+        # the count sees copies: three unrolled rounds and the loop's proposal
+        assert copies(lambda k, a: gr._gamma_draw(gr._key_pair(k), a, jnp.float32, False, rounds=3), k, a) == 4
+
+
 def test_invalid_shapes_give_nan():
     a = np.full(N, 0.5)
     a[:4] = [-1.0, 0.0, np.nan, np.inf]
