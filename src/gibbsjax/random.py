@@ -23,9 +23,9 @@ Why not ``jax.random``?
   words: several times faster.  Keys of other implementations (``rbg``, ...)
   are turned into Threefry key material first.
 * **Gamma.**  ``jax.random.gamma`` runs a rejection loop per element.  We run
-  Marsaglia & Tsang's (2000) method vectorised: a fixed number of proposal
-  rounds for all elements at once, then an exact fallback loop for the rare
-  element that rejected them all (see :func:`gamma`).
+  Marsaglia & Tsang's (2000) method vectorised: every pass of one loop proposes
+  for all elements of a chunk at once, and the loop stops when each has
+  accepted one (see :func:`gamma`).
 * **Small shapes.**  Gamma draws with tiny shape underflow; we work in log space
   (:func:`log_gamma`, :func:`log_dirichlet`, :func:`beta`), so Dirichlet draws
   with concentrations like 1e-3 never give NaN or all-zero rows.
@@ -474,11 +474,12 @@ def gamma(key, a, shape=None, dtype=None):
     """Gamma(shape a, rate 1) draws: density x^(a-1) exp(-x) / Gamma(a), x > 0.
 
     Marsaglia, G. & Tsang, W. W. (2000), "A simple method for generating gamma
-    variables", ACM Trans. Math. Softw. 26(3), 363-372.  Vectorised: every
-    element gets a fixed number of proposal rounds at once and keeps its first
-    accepted proposal; a ``lax.while_loop`` then proposes again only while
-    some element has rejected all of them (almost never), so each draw is
-    exactly the first accepted proposal of the rejection scheme.  For a < 1,
+    variables", ACM Trans. Math. Softw. 26(3), 363-372.  Vectorised: a
+    ``lax.while_loop`` proposes for every element of a chunk at once, each
+    element keeps its first accepted proposal, and the loop goes on while some
+    element has accepted none (at shape 1, 4.8 % of proposals are rejected), so
+    each draw is exactly the first accepted proposal of the rejection scheme,
+    from counter streams of its own index.  For a < 1,
     G(a) = G(a + 1) U^(1/a).  For tiny a the result underflows to 0 in
     float32 (most draws are below 1e-38 when a = 1e-3); use :func:`log_gamma`
     when the scale matters.  Rate b: divide by b.  Returns NaN where a is not
