@@ -270,3 +270,23 @@ def test_cpu_defaults_are_the_explicit_cpu_choices():
     after_one_sweep = [k.step(jax.random.key(1), k.init(jax.random.key(0), d), d).log_phi
                        for k in (lda.partially_collapsed(3, dirichlet_draw=dd) for dd in ("auto", "sparse"))]
     assert np.array_equal(*map(np.asarray, after_one_sweep))
+
+
+def test_held_out_inference_runs_the_lanes_update_on_a_cpu_and_the_scan_elsewhere(monkeypatch):
+    """``infer_doc_topics`` (perplexity, ``transform``, ``choose_num_topics``) runs the CPU's lanes
+    z-update there, several times faster, and the XLA scan on a GPU (the fused kernels take α as a
+    constant).  The same conditional and uniforms: equal θ, up to float32 summation order."""
+    from gibbsjax.models.lda import inference
+
+    assert inference.infer_z_update("cpu") == "lanes" and inference.infer_z_update("gpu") == "dense"
+    ran, real = [], inference._infer
+    monkeypatch.setattr(inference, "_infer", lambda *a, **kw: ran.append(kw["z_update"]) or real(*a, **kw))
+    rng = np.random.default_rng(3)
+    phi = rng.dirichlet(np.full(12, 0.3), 3)
+    new = Corpus.from_token_lists([[str(w) for w in rng.integers(0, 12, rng.integers(5, 40))] for _ in range(30)],
+                                  vocab=[str(w) for w in range(12)])
+    theta_cpu = lda.infer_doc_topics(phi, new, alpha=0.2, num_sweeps=40, num_burn=10)
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    theta_gpu = lda.infer_doc_topics(phi, new, alpha=0.2, num_sweeps=40, num_burn=10)
+    assert ran == ["lanes", "dense"]
+    np.testing.assert_allclose(theta_cpu, theta_gpu, atol=1e-5)

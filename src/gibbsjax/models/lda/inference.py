@@ -1,8 +1,10 @@
 """LDA with the topics held fixed: topic proportions of new documents and held-out perplexity.
 
-:func:`infer_doc_topics` runs the exact partially collapsed z-update given φ
-(:func:`~gibbsjax.models.lda.conditionals.sample_z_partially_collapsed`) on new
-documents; :func:`heldout_perplexity` scores held-out documents by document completion.
+:func:`infer_doc_topics` runs the exact partially collapsed z-update given φ on new
+documents (on a CPU in its lanes form,
+:func:`~gibbsjax.models.lda.conditionals.sample_z_lanes`; elsewhere
+:func:`~gibbsjax.models.lda.conditionals.sample_z_partially_collapsed`);
+:func:`heldout_perplexity` scores held-out documents by document completion.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 from gibbsjax._checks import check_concentration, check_seed
 from gibbsjax.corpus import Corpus
 from gibbsjax.evaluate import as_corpus
-from gibbsjax.models.lda.conditionals import sample_z_partially_collapsed
+from gibbsjax.models.lda.conditionals import sample_z_lanes, sample_z_partially_collapsed
 from gibbsjax.models.lda.layout import LDAData, LDAState, data, initial_topics, num_docs_of, topic_counts
 
 __all__ = ["infer_doc_topics", "heldout_perplexity"]
@@ -28,15 +30,47 @@ def _check_alpha(alpha, K: int):
     return value if isinstance(value, float) else jnp.asarray(value, jnp.float32)
 
 
-@functools.partial(jax.jit, static_argnames=("num_sweeps", "num_burn", "K"))
-def _infer(key, log_phi, d: LDAData, *, K: int, alpha: float, num_sweeps: int, num_burn: int):
+#: the z-update of :func:`infer_doc_topics` per backend: the same conditional, visiting order and
+#: uniforms either way (equal draws up to float32 summation order).  On a 2-core CPU the lanes form
+#: ran 100 sweeps over 100,356 held-out tokens (K = 20, V = 2,000) in 1.6 s against 7.2 s and
+#: compiled in 2.6 s against 3.4 s (2026-11-28); the GPU keeps the XLA scan (the fused kernels take
+#: α as a constant of the program, and lanes are a CPU layout).
+INFER_Z_UPDATES = {"cpu": "lanes"}
+_SAMPLE_Z = {"lanes": sample_z_lanes, "dense": sample_z_partially_collapsed}
+
+
+def infer_z_update(backend: str | None = None) -> str:
+    """The z-update :func:`infer_doc_topics` runs on ``backend``.
+
+    Parameters
+    ----------
+    backend : str, optional
+        ``"cpu"``, ``"gpu"``, ...; default JAX's default backend.
+
+    Returns
+    -------
+    str
+        ``"lanes"`` on a CPU, ``"dense"`` elsewhere (:data:`INFER_Z_UPDATES`).
+
+    Examples
+    --------
+    >>> infer_z_update("cpu"), infer_z_update("gpu")
+    ('lanes', 'dense')
+    """
+    return INFER_Z_UPDATES.get(backend or jax.default_backend(), "dense")
+
+
+@functools.partial(jax.jit, static_argnames=("num_sweeps", "num_burn", "K", "z_update"))
+def _infer(key, log_phi, d: LDAData, *, K: int, alpha: float, num_sweeps: int, num_burn: int,
+           z_update: str = "dense"):
     ndk0 = jnp.zeros((num_docs_of(d) + 1, K), jnp.float32)
     key, k_init = jax.random.split(key)
     z0 = initial_topics(k_init, d, K)
+    sample_z = _SAMPLE_Z[z_update]
 
     def one_sweep(carry, t):
         z, acc = carry
-        z = sample_z_partially_collapsed(jax.random.fold_in(key, t), LDAState(z, log_phi), d, K=K, alpha=alpha)
+        z = sample_z(jax.random.fold_in(key, t), LDAState(z, log_phi), d, K=K, alpha=alpha)
         ndk, _, _ = topic_counts(z, d, K)
         acc = acc + jnp.where(t >= num_burn, ndk.astype(jnp.float32), 0.0)
         return (z, acc), None
@@ -53,7 +87,8 @@ def infer_doc_topics(topic_word, corpus: Corpus, *, alpha: float = 0.1, num_swee
     """Topic proportions θ (D × K) of new documents with the topics φ held fixed.
 
     Runs the partially collapsed z-update (exact given φ) ``num_sweeps`` times
-    and averages E[θ_d | z] over the sweeps after ``num_burn``.
+    and averages E[θ_d | z] over the sweeps after ``num_burn``; on a CPU in its
+    lanes form, several times faster (:func:`infer_z_update`).
 
     Parameters
     ----------
@@ -109,7 +144,8 @@ def infer_doc_topics(topic_word, corpus: Corpus, *, alpha: float = 0.1, num_swee
         raise ValueError(f"need integers 0 <= num_burn < num_sweeps, got {num_burn}, {num_sweeps}")
     d = data(corpus, num_lanes=num_lanes)
     log_phi = jnp.log(jnp.asarray(phi, jnp.float32) + 1e-30)
-    theta = _infer(jax.random.key(seed), log_phi, d, K=K, alpha=alpha, num_sweeps=num_sweeps, num_burn=num_burn)
+    theta = _infer(jax.random.key(seed), log_phi, d, K=K, alpha=alpha, num_sweeps=num_sweeps, num_burn=num_burn,
+                   z_update=infer_z_update())
     return np.asarray(theta)
 
 
