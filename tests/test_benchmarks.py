@@ -185,3 +185,13 @@ def test_suite_profile_sums_compilation_per_file(tmp_path, capsys):
     assert "jit(<lambda>)" in functions and functions["jit(<lambda>)"]["tests"] == 1
     assert sum(f["compile_s"] for f in result["functions"]) == pytest.approx(rows["test_compiles"]["compile_s"])
     assert "backend compilation" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_infer_benchmark_runs_and_the_two_updates_agree(capsys):
+    """benchmarks/infer.py on a tiny corpus: both z-updates of held-out inference run, and their θ
+    for the same key agree up to float32 summation order (a few documents may take another path)."""
+    out = _load("infer").main(["--docs", "40", "--topics", "4", "--vocab", "60", "--doc-length", "20",
+                               "--sweeps", "10", "--reps", "1"])
+    assert out["ratio"] > 0 and out["max_theta_gap"] < 0.5
+    assert "lanes" in capsys.readouterr().out
