@@ -32,9 +32,9 @@ def _check_alpha(alpha, K: int):
 
 #: the z-update of :func:`infer_doc_topics` per backend: the same conditional, visiting order and
 #: uniforms either way (equal draws up to float32 summation order).  On a 2-core CPU the lanes form
-#: ran 100 sweeps over 100,356 held-out tokens (K = 20, V = 2,000) in 1.6 s against 7.2 s and
-#: compiled in 2.6 s against 3.4 s (2026-11-28); the GPU keeps the XLA scan (the fused kernels take
-#: α as a constant of the program, and lanes are a CPU layout).
+#: ran 100 sweeps over 100,356 held-out tokens (K = 20, V = 2,000) in 1.15 s against 4.58 s and
+#: compiled in 1.4 s against 1.9 s (``benchmarks/infer.py``, 2026-11-28); the GPU keeps the XLA scan
+#: (the fused kernels take α as a constant of the program, and lanes are a CPU layout).
 INFER_Z_UPDATES = {"cpu": "lanes"}
 _SAMPLE_Z = {"lanes": sample_z_lanes, "dense": sample_z_partially_collapsed}
 
