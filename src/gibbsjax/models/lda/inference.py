@@ -18,8 +18,8 @@ import numpy as np
 from gibbsjax._checks import check_concentration, check_seed
 from gibbsjax.corpus import Corpus
 from gibbsjax.evaluate import as_corpus
-from gibbsjax.models.lda.conditionals import sample_z_lanes, sample_z_partially_collapsed
 from gibbsjax.models.lda.layout import LDAData, LDAState, data, initial_topics, num_docs_of, topic_counts
+from gibbsjax.models.lda.z_updates import SAMPLE_Z
 
 __all__ = ["infer_doc_topics", "heldout_perplexity"]
 
@@ -36,7 +36,6 @@ def _check_alpha(alpha, K: int):
 #: compiled in 1.4 s against 1.9 s (``benchmarks/infer.py``, 2026-11-28); the GPU keeps the XLA scan
 #: (the fused kernels take α as a constant of the program, and lanes are a CPU layout).
 INFER_Z_UPDATES = {"cpu": "lanes"}
-_SAMPLE_Z = {"lanes": sample_z_lanes, "dense": sample_z_partially_collapsed}
 
 
 def infer_z_update(backend: str | None = None) -> str:
@@ -66,7 +65,7 @@ def _infer(key, log_phi, d: LDAData, *, K: int, alpha: float, num_sweeps: int, n
     ndk0 = jnp.zeros((num_docs_of(d) + 1, K), jnp.float32)
     key, k_init = jax.random.split(key)
     z0 = initial_topics(k_init, d, K)
-    sample_z = _SAMPLE_Z[z_update]
+    sample_z = SAMPLE_Z[z_update]  # the samplers' own table of z-updates
 
     def one_sweep(carry, t):
         z, acc = carry
