@@ -38,6 +38,26 @@ def test_hashed_uniforms_depend_on_their_own_pair_only():
     assert abs(np.corrcoef(u, other)[0, 1]) < 4 / np.sqrt(1000)
 
 
+@pytest.mark.parametrize("impl", ["threefry2x32", "rbg"])
+def test_hashed_uniforms_are_jaxs_threefry_of_the_pairs(impl):
+    """Each uniform is the first word of ``jax.extend.random.threefry_2x32`` of the counters
+    [a, b] under two words drawn from the key (the construction of every earlier release, so the
+    draws stay what they were), mantissa-filled as ``jax.random.uniform`` does; computed with the
+    element-wise block function :func:`gibbsjax.random.threefry2x32`."""
+    from jax.extend.random import threefry_2x32
+
+    key = jax.random.key(11, impl=impl)
+    rng = np.random.default_rng(1)
+    a, b = rng.integers(0, 2**31, (37, 5)), rng.integers(0, 5000, (37, 5))
+    pair = jax.random.bits(key, (2,), jnp.uint32)
+    words = np.asarray(threefry_2x32(pair, jnp.asarray(np.concatenate([a.ravel(), b.ravel()]), jnp.uint32)))[:a.size]
+    expected = ((words >> 9) | np.uint32(0x3F800000)).view(np.float32) - np.float32(1.0)
+    got = np.asarray(jax.jit(lda.hashed_uniforms)(key, jnp.asarray(a), jnp.asarray(b)))
+    np.testing.assert_array_equal(got, expected.reshape(a.shape))
+    # another pairing of the same counters gives other numbers: the test can fail
+    assert not np.array_equal(np.asarray(lda.hashed_uniforms(key, jnp.asarray(b), jnp.asarray(a))), got)
+
+
 @pytest.mark.parametrize("z_update, k", [
     ("lanes", 40),  # the CPU default, two-level prefix sums
     pytest.param("lanes", 5, marks=pytest.mark.slow),

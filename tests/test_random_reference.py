@@ -67,7 +67,7 @@ KAT13 = [
 def test_library_threefry_matches_random123_known_answers(ctr, key, expected):
     k = [jnp.asarray(v, jnp.uint32) for v in key]
     x = [jnp.asarray(v, jnp.uint32) for v in ctr]
-    got = jax.jit(gr._threefry2x32)(k[0], k[1], x[0], x[1])
+    got = jax.jit(gr.threefry2x32)(k[0], k[1], x[0], x[1])
     assert [int(g) for g in got] == list(expected)
 
 
@@ -82,7 +82,7 @@ def test_library_threefry_matches_jax_and_the_reference_on_many_inputs():
     rng = np.random.default_rng(0)
     key = rng.integers(0, 2**32, size=2, dtype=np.uint32)
     x0, x1 = rng.integers(0, 2**32, size=(2, 1000), dtype=np.uint32)
-    ours = jax.jit(gr._threefry2x32)(jnp.uint32(key[0]), jnp.uint32(key[1]), jnp.asarray(x0), jnp.asarray(x1))
+    ours = jax.jit(gr.threefry2x32)(jnp.uint32(key[0]), jnp.uint32(key[1]), jnp.asarray(x0), jnp.asarray(x1))
     from jax.extend.random import threefry_2x32
 
     theirs = threefry_2x32(jnp.asarray(key), jnp.concatenate([jnp.asarray(x0), jnp.asarray(x1)]))

@@ -47,6 +47,7 @@ import numpy as np
 from jax import lax
 
 __all__ = [
+    "threefry2x32",
     "uniform",
     "normal",
     "gamma",
@@ -96,8 +97,37 @@ def _rotl(x, r):
     return (x << np.uint32(r)) | (x >> np.uint32(32 - r))
 
 
-def _threefry2x32(k0, k1, x0, x1):
-    """The Threefry-2x32 block function (20 rounds) on uint32 arrays."""
+def threefry2x32(k0, k1, x0, x1):
+    """The Threefry-2x32 block function (20 rounds; Salmon et al. 2011) on uint32 arrays.
+
+    Element-wise on counters ``(x0, x1)`` under the key ``(k0, k1)`` (all broadcast
+    together), as plain integer arithmetic that XLA fuses into the code reading the
+    words.  The same function as ``jax.extend.random.threefry_2x32`` applied to the
+    counters ``[x0, x1]`` (which pairs element i of the first half with element i of
+    the second and returns both output halves concatenated), without its
+    concatenation and without the rolled loop JAX lowers it to on a CPU: several
+    times faster there, and about a fifth of the compile time.
+
+    Parameters
+    ----------
+    k0, k1 : array_like of uint32
+        The two words of the key.
+    x0, x1 : array_like of uint32
+        The two words of each counter.
+
+    Returns
+    -------
+    tuple of jax.Array
+        The two uint32 output words of every counter.
+
+    Examples
+    --------
+    Random123's known answer for the zero key and counter (``kat_vectors``):
+
+    >>> zero = jnp.uint32(0)
+    >>> [hex(int(w)) for w in threefry2x32(zero, zero, zero, zero)]
+    ['0x6b200159', '0x99ba4efe']
+    """
     ks = (k0, k1, k0 ^ k1 ^ _KEY_PARITY)
     x0 = x0 + ks[0]
     x1 = x1 + ks[1]
@@ -150,7 +180,7 @@ class _Bits:
 
     def words(self, stream):
         hi = jnp.asarray(stream, jnp.uint32) + np.uint32(_STREAM_BASE)
-        return _threefry2x32(self.k0, self.k1, jnp.broadcast_to(hi, self.index.shape), self.index)
+        return threefry2x32(self.k0, self.k1, jnp.broadcast_to(hi, self.index.shape), self.index)
 
     def variate_words(self, stream, dtype):
         """Bits for two independent variates of ``dtype`` from *logical* stream ``stream``.

@@ -23,9 +23,9 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.extend.random import threefry_2x32
 
 from gibbsjax import conjugate as cj
+from gibbsjax import random as gr
 from gibbsjax._checks import check_int
 from gibbsjax.corpus import Corpus
 
@@ -397,11 +397,10 @@ def hashed_uniforms(key, a, b):
     """
     a = jnp.asarray(a)
     pair = jax.random.bits(key, (2,), jnp.uint32)  # the hash's key: works for every PRNG implementation
-    n = a.size
-    # threefry_2x32 hashes element i of the first half of its counts with element i of
-    # the second half: pass (a, b) as the two halves, keep the first output half
-    counts = jnp.concatenate([a.reshape(-1).astype(jnp.uint32), jnp.asarray(b).reshape(-1).astype(jnp.uint32)])
-    return _unit_interval(threefry_2x32(pair, counts)[:n]).reshape(a.shape)
+    # The first word of jax.extend.random.threefry_2x32(pair, [a, b]), bit for bit (the draws of
+    # every earlier release), computed element-wise: XLA fuses it into the z-update reading it.
+    first, _ = gr.threefry2x32(pair[0], pair[1], a.astype(jnp.uint32), jnp.asarray(b).astype(jnp.uint32))
+    return _unit_interval(first)
 
 
 def token_uniforms(key, d: LDAData):
