@@ -8,9 +8,15 @@ environment variables carry it into subprocesses.
 """
 
 import os
+import shutil
 import tempfile
 
-os.environ.setdefault("GIBBSJAX_CACHE_DIR", tempfile.mkdtemp(prefix="gibbsjax-test-xla-"))
+#: the cache folder this process made (None where the environment named one, or a parent test
+#: process made it: xdist's workers and the suite's subprocesses inherit the variable); removed
+#: when the session ends (:func:`pytest_unconfigure`), so that no run leaves its cache behind
+_OWN_CACHE = None if "GIBBSJAX_CACHE_DIR" in os.environ else tempfile.mkdtemp(prefix="gibbsjax-test-xla-")
+if _OWN_CACHE is not None:
+    os.environ["GIBBSJAX_CACHE_DIR"] = _OWN_CACHE
 os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", os.environ["GIBBSJAX_CACHE_DIR"])
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.05")
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
@@ -58,3 +64,9 @@ LONG_FIRST = (
 def pytest_collection_modifyitems(session, config, items):
     rank = {name: i for i, name in enumerate(LONG_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable sort
+
+
+def pytest_unconfigure(config):
+    """The session's own compilation cache is removed when it ends (hundreds of MB on a full run)."""
+    if _OWN_CACHE is not None and not hasattr(config, "workerinput"):
+        shutil.rmtree(_OWN_CACHE, ignore_errors=True)

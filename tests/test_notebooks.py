@@ -114,8 +114,12 @@ def _execute(path: Path):
         timeout=CELL_TIMEOUT_S,
         allow_errors=False,
         resources={"metadata": {"path": str(NOTEBOOK_DIR)}},  # the kernel's cwd
+        shutdown_kernel="immediate",
     )
-    client.execute()
+    # cleanup_kc: shut the kernel down when the notebook ends.  nbclient keeps a kernel it did not
+    # create alive until the interpreter exits (each one holding a JAX process's memory), and its
+    # exit-time clean-up left the connection file (a temporary file) behind.
+    client.execute(cleanup_kc=True)
     return nb
 
 
