@@ -11,7 +11,11 @@ each on a fresh key) of
   vs ``gibbsjax.random.log_dirichlet`` on (K x 4258) tables of counts + 0.01 holding
   76,000 tokens (the Reuters sample's size), K = 20 and 100;
 * categorical: ``gibbsjax.random.categorical`` vs ``jax.random.categorical``
-  (Gumbel-max) on (84000 x K) logits, K = 20, 100 (and 1000 with --large).
+  (Gumbel-max) on (84000 x K) logits, K = 20, 100 (and 1000 with --large);
+* LDA's token uniforms (``lda.hashed_uniforms``: one uniform per (document, position) pair):
+  the element-wise ``gibbsjax.random.threefry2x32`` it uses vs ``jax.extend.random.threefry_2x32``
+  of the concatenated pairs (its construction until 2026-11-28; the same numbers bit for bit),
+  run time and compile time, 200,000 and 2,000,000 pairs.
 
 ``--sweep`` also times the gamma sampler for 0 to 3 vectorised proposal
 rounds, the measurement behind ``gibbsjax.random._ROUNDS``, and the small-shape
@@ -111,6 +115,34 @@ def bench_categorical(reps, large):
         row(f"{rows} x {k} logits", rows, seconds(ours, logits, reps=reps), seconds(theirs, logits, reps=reps))
 
 
+def bench_token_uniforms(reps):
+    from jax.extend.random import threefry_2x32
+
+    from gibbsjax.models.lda import hashed_uniforms
+    from gibbsjax.models.lda.layout import _unit_interval
+
+    def jaxs(key, a, b):  # the former construction: JAX's threefry_2x32 of the pairs as two halves
+        pair = jax.random.bits(key, (2,), jnp.uint32)
+        counts = jnp.concatenate([a.reshape(-1).astype(jnp.uint32), b.reshape(-1).astype(jnp.uint32)])
+        return _unit_interval(threefry_2x32(pair, counts)[:a.size]).reshape(a.shape)
+
+    print("LDA token uniforms, one per (document, position) pair (uniforms/s); 'jax' column: "
+          "jax.extend.random.threefry_2x32 of the pairs")
+    for n in (200_000, 2_000_000):
+        a = jnp.asarray(np.arange(n) // 100, jnp.int32).reshape(-1, 100)
+        b = jnp.asarray(np.arange(n) % 100, jnp.int32).reshape(-1, 100)
+        compile_s = []
+        for f in (hashed_uniforms, jaxs):  # fresh closures: nothing compiled before
+            lowered = jax.jit(lambda key, a, b, f=f: f(key, a, b)).lower(jax.random.key(0), a, b)
+            t = time.perf_counter()
+            lowered.compile()
+            compile_s.append(time.perf_counter() - t)
+        ours, theirs = jax.jit(hashed_uniforms), jax.jit(jaxs)
+        same = bool(jnp.array_equal(ours(jax.random.key(0), a, b), theirs(jax.random.key(0), a, b)))
+        row(f"{n:,} pairs", n, seconds(ours, a, b, reps=reps), seconds(theirs, a, b, reps=reps),
+            f"   compile {compile_s[0]:.2f} / {compile_s[1]:.2f} s   same numbers: {same}")
+
+
 def sweep_rounds(reps):
     n = 1_000_000
     print(f"gamma, proposal rounds before the fallback loop ({n:,} draws, M draws/s)")
@@ -143,6 +175,7 @@ def main():
     bench_dirichlet(args.reps)
     bench_dirichlet_counts(args.reps)
     bench_categorical(args.reps, args.large)
+    bench_token_uniforms(args.reps)
     if args.sweep:
         sweep_rounds(args.reps)
 
