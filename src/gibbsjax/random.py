@@ -105,14 +105,14 @@ def threefry2x32(k0, k1, x0, x1):
     words.  The same function as ``jax.extend.random.threefry_2x32`` applied to the
     counters ``[x0, x1]`` (which pairs element i of the first half with element i of
     the second and returns both output halves concatenated), without its
-    concatenation and without the rolled loop JAX lowers it to on a CPU: several
-    times faster there, and about a fifth of the compile time.
+    concatenation and without the rolled loop JAX lowers it to on a CPU: 2-3 times
+    faster there, in half the compile time or less (``benchmarks/random_primitives.py``).
 
     Parameters
     ----------
-    k0, k1 : array_like of uint32
+    k0, k1 : jax.Array of uint32
         The two words of the key.
-    x0, x1 : array_like of uint32
+    x0, x1 : jax.Array of uint32
         The two words of each counter.
 
     Returns
