@@ -204,3 +204,38 @@ def test_every_row_model_over_four_devices_gives_the_draws_of_one(tmp_path):
         assert f"same {name} exact" in out and f"two devices {name}" in out, out
     for name in ("hmm_gaussian", "gaussian_mixture", "gaussian_mixture_2d"):
         assert f"same {name} rounding" in out and f"two devices {name}" in out, out
+
+
+def test_a_second_sharded_run_reuses_the_compiled_programs():
+    """The sharded kernel of the same model and layout is made of the same functions each time
+    (``Kernel.shard`` of data built again, as a second ``sample`` or a ``resume`` makes it), so
+    its chunk functions are not lowered again; another layout gets functions of its own."""
+    import gibbsjax
+    from gibbsjax.models import mixtures
+
+    rng = np.random.default_rng(5)
+    docs = [[str(w) for w in rng.integers(0, 9, rng.integers(1, 7))] for _ in range(11)]
+    kernel = mixtures.unigrams(2)
+    device = jax.devices()[:1]
+    plans = [kernel.shard(mixtures.unigram_data(Corpus.from_token_lists(docs)), device, 2) for _ in range(2)]
+    assert plans[0].kernel.step is plans[1].kernel.step and plans[0].kernel.init is plans[1].kernel.init
+    other = kernel.shard(mixtures.unigram_data(Corpus.from_token_lists(docs)), device, 3)
+    assert other.kernel.step is not plans[0].kernel.step
+    assert plans[0].kernel.name == kernel.name and plans[0].kernel.dims == kernel.dims
+
+    lowered = []
+
+    def listen(event, secs, fun_name="", **_):
+        if event == "/jax/core/compile/jaxpr_to_mlir_module_duration" and fun_name in ("jit(run)", "jit(start)"):
+            lowered.append(fun_name)
+
+    kw = dict(seed=1, num_chains=2, num_warmup=2, num_draws=3, progress=False)
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        first = gibbsjax.sample(plans[0].kernel, plans[0].data, **kw)
+        n_first = len(lowered)
+        second = gibbsjax.sample(plans[1].kernel, plans[1].data, **kw)
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)
+    assert n_first >= 2 and len(lowered) == n_first, lowered
+    np.testing.assert_array_equal(first.posterior["pi"].values, second.posterior["pi"].values)

@@ -330,6 +330,26 @@ def _in_row_order(ids: np.ndarray, num_rows: int, row_accumulators, means: dict)
 
 
 def _sharded_kernel(base: Kernel, make, mesh, num_rows, per_device, state_specs, acc_specs, data_specs) -> Kernel:
+    """``base``'s kernel on row blocks.  Its functions are the same objects for the same model and
+    layout, so a second ``sample`` or a ``resume`` of a sharded run reuses the compiled programs
+    instead of compiling them again (seconds per call; the persistent cache is off by default)."""
+    # the specs as hashable values: a data class compares by identity, so it is keyed by its
+    # flattened form (its partition specs, and its static fields in the tree structure)
+    specs = tuple(jax.tree_util.tree_flatten(x, is_leaf=lambda v: isinstance(v, P))
+                  for x in (state_specs, acc_specs, data_specs))
+    key = (make, mesh, num_rows, per_device, tuple((tuple(leaves), tree) for leaves, tree in specs))
+    try:
+        hash(key)
+    except TypeError:  # static fields that cannot be hashed: no reuse, as before
+        functions = _sharded_functions.__wrapped__(*key)
+    else:
+        functions = _sharded_functions(*key)
+    return Kernel(**functions, name=base.name, dims=base.dims, label_dims=base.label_dims)
+
+
+@functools.lru_cache(maxsize=32)
+def _sharded_functions(make, mesh, num_rows, per_device, specs) -> dict:
+    state_specs, acc_specs, data_specs = (tree.unflatten(leaves) for leaves, tree in specs)
     rep = P()
 
     def on_blocks(fn, in_specs, out_specs):
@@ -362,5 +382,4 @@ def _sharded_kernel(base: Kernel, make, mesh, num_rows, per_device, state_specs,
             return on_blocks(lambda s, sd: make(local(sd))["accumulate"](s, sd.data), (state_specs, data_specs),
                              acc_specs)(state, sd)
 
-    return Kernel(init=init, step=step, record=record, log_joint=log_joint, accumulate=accumulate,
-                  name=base.name, dims=base.dims, label_dims=base.label_dims)
+    return {"init": init, "step": step, "record": record, "log_joint": log_joint, "accumulate": accumulate}
