@@ -20,6 +20,8 @@ sizes are static.  The Normal-Gamma family is in :mod:`gibbsjax.conjugate_normal
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 from jax.scipy.special import gammaln
@@ -74,6 +76,13 @@ def counts(index, shape, weights: jax.Array | None = None) -> jax.Array:
     idx = tuple(index) if isinstance(index, tuple) else (index,)
     if len(idx) != len(shape):
         raise ValueError(f"counts: {len(idx)} index arrays for a table of {len(shape)} axes")
+    return _counts(idx, tuple(int(n) for n in shape), weights)
+
+
+# jitted: inlined in a sweep; called on its own (packing a corpus, a test) one compiled program
+# per shape instead of one per operation
+@functools.partial(jax.jit, static_argnames=("shape",))
+def _counts(idx, shape, weights):
     w = 1 if weights is None else weights.astype(jnp.int32)
     return jnp.zeros(shape, jnp.int32).at[idx].add(w)
 

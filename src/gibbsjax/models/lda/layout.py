@@ -16,6 +16,7 @@ of :mod:`gibbsjax.models.lda`: it imports no other module of the package.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from typing import NamedTuple
@@ -395,11 +396,17 @@ def hashed_uniforms(key, a, b):
     >>> bool(u[1] == hashed_uniforms(jax.random.key(0), jnp.array([1]), jnp.array([5]))[0])
     True
     """
-    a = jnp.asarray(a)
+    return _hashed_uniforms(key, jnp.asarray(a), jnp.asarray(b))
+
+
+# The samplers' helpers below are jitted: inside a sweep the call is inlined, and called on their
+# own (a notebook, a test) each is one compiled program instead of dozens of op-by-op ones.
+@jax.jit
+def _hashed_uniforms(key, a, b):
     pair = jax.random.bits(key, (2,), jnp.uint32)  # the hash's key: works for every PRNG implementation
     # The first word of jax.extend.random.threefry_2x32(pair, [a, b]), bit for bit (the draws of
     # every earlier release), computed element-wise: XLA fuses it into the z-update reading it.
-    first, _ = gr.threefry2x32(pair[0], pair[1], a.astype(jnp.uint32), jnp.asarray(b).astype(jnp.uint32))
+    first, _ = gr.threefry2x32(pair[0], pair[1], a.astype(jnp.uint32), b.astype(jnp.uint32))
     return _unit_interval(first)
 
 
@@ -437,8 +444,13 @@ def token_uniforms(key, d: LDAData):
     >>> bool((u1 == u2).all())
     True
     """
+    return _token_uniforms(key, d)
+
+
+@jax.jit
+def _token_uniforms(key, d: LDAData):
     steps = jnp.arange(d.docs.shape[0], dtype=jnp.int32)[:, None]
-    return hashed_uniforms(key, d.doc_ids[d.docs], steps - d.first_step[d.docs])
+    return _hashed_uniforms(key, d.doc_ids[d.docs], steps - d.first_step[d.docs])
 
 
 def initial_log_phi(nkw, eta: float):
@@ -469,6 +481,11 @@ def initial_log_phi(nkw, eta: float):
     >>> [round(float(x), 4) for x in jnp.exp(lp[0])]
     [0.6364, 0.0909, 0.2727]
     """
+    return _initial_log_phi(jnp.asarray(nkw), eta)
+
+
+@jax.jit
+def _initial_log_phi(nkw, eta):
     a = nkw.astype(jnp.float32) + jnp.asarray(eta, jnp.float32)
     return jnp.log(a) - jnp.log(jnp.sum(a, axis=-1, keepdims=True))
 
@@ -499,7 +516,12 @@ def initial_topics(key, d: LDAData, K: int):
     >>> initial_topics(jax.random.key(0), d, 3).shape == d.words.shape
     True
     """
-    k = jnp.floor(token_uniforms(key, d) * K).astype(jnp.int32)
+    return _initial_topics(key, d, K)
+
+
+@functools.partial(jax.jit, static_argnames=("K",))
+def _initial_topics(key, d: LDAData, K: int):
+    k = jnp.floor(_token_uniforms(key, d) * K).astype(jnp.int32)
     return jnp.where(d.mask, jnp.minimum(k, K - 1), 0).astype(jnp.int32)
 
 

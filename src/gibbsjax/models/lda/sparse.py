@@ -90,6 +90,11 @@ def alpha_term_tables(phi_t, alpha):
     >>> alpha_term_tables(jnp.array([[1.0, 2.0, 3.0, 4.0, 5.0]]), 0.5).tolist()
     [[3.0, 7.5]]
     """
+    return _alpha_term_tables(jnp.asarray(phi_t), alpha)
+
+
+@jax.jit  # inlined in a sweep; on its own one program instead of an associative scan's many
+def _alpha_term_tables(phi_t, alpha):
     v, k = phi_t.shape
     g = int(math.ceil(math.sqrt(k)))
     b = -(-k // g)
