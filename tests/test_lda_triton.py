@@ -89,7 +89,7 @@ def test_the_lane_blocks_do_not_change_the_draws():
 
 def test_vmap_over_chains_is_one_launch_with_the_draws_of_one_call_per_chain():
     k = 3
-    d, state = _random_problem(k, seed=4, num_docs=12, num_lanes=3)
+    d, state = _random_problem(k, seed=4, num_docs=6, num_lanes=3)
     rng = np.random.default_rng(4)
     keys = jax.random.split(jax.random.key(1), 6).reshape(2, 3)
     states = lda.LDAState(jnp.asarray(rng.integers(0, k, (2, 3, *d.words.shape)) * np.asarray(d.mask), jnp.int32),

@@ -46,38 +46,44 @@ SCRIPT = textwrap.dedent(
         "python_floats": str(gr.normal(key, 0.0, 1.0).dtype),
         "explicit": str(gr.normal(key, f64, dtype=jnp.float32).dtype),
     }
-    mode, paths = sys.argv[1], sys.argv[2:]
-    for path in paths:
-        cfg = load_config(path)
-        s = cfg.sampler
-        if mode == "run":
-            cfg = dataclasses.replace(cfg, sampler=dataclasses.replace(s, num_warmup=3, num_draws=4, chunk_size=None))
-            idata = run_config(cfg, progress=False)
-            values = [np.asarray(v) for v in idata.posterior.data_vars.values()]
-            out[path] = {"ok": all(np.all(np.isfinite(v)) for v in values if v.dtype.kind == "f"),
-                         "dtypes": sorted({str(v.dtype) for v in values})}
-            continue
-        k = cfg.kernel
-        start = R.start_fn(k.init)
-        chain_ids = jax.ShapeDtypeStruct((s.num_chains,), jnp.int32)
-        keys, state = jax.eval_shape(start, key, chain_ids, cfg.data)
-        acc = jax.eval_shape(functools.partial(R.zero_accumulators, k.accumulate), state, cfg.data)
-        chunk = R.chunk_fn(k.step, k.record, k.log_joint, s.thin, 2, k.accumulate)
-        new_state, _, _ = jax.eval_shape(chunk, keys, state, acc, cfg.data, np.int32(0), np.int32(2),
-                                         np.bool_(True), np.bool_(True))
-        same = jax.tree_util.tree_all(jax.tree_util.tree_map(lambda a, b: a.dtype == b.dtype, state, new_state))
-        floats = sorted({str(l.dtype) for l in jax.tree_util.tree_leaves(state) if jnp.issubdtype(l.dtype, jnp.floating)})
-        out[path] = {"ok": bool(same), "dtypes": floats}
+    for mode, paths in json.loads(sys.argv[1]):  # [[mode, [paths]], ...]: every job in this one process
+        out[mode] = {}
+        for path in paths:
+            cfg = load_config(path)
+            s = cfg.sampler
+            if mode == "run":
+                short = dataclasses.replace(s, num_warmup=3, num_draws=4, chunk_size=None)
+                cfg = dataclasses.replace(cfg, sampler=short)
+                idata = run_config(cfg, progress=False)
+                values = [np.asarray(v) for v in idata.posterior.data_vars.values()]
+                out[mode][path] = {"ok": all(np.all(np.isfinite(v)) for v in values if v.dtype.kind == "f"),
+                                   "dtypes": sorted({str(v.dtype) for v in values})}
+                continue
+            k = cfg.kernel
+            start = R.start_fn(k.init)
+            chain_ids = jax.ShapeDtypeStruct((s.num_chains,), jnp.int32)
+            keys, state = jax.eval_shape(start, key, chain_ids, cfg.data)
+            acc = jax.eval_shape(functools.partial(R.zero_accumulators, k.accumulate), state, cfg.data)
+            chunk = R.chunk_fn(k.step, k.record, k.log_joint, s.thin, 2, k.accumulate)
+            new_state, _, _ = jax.eval_shape(chunk, keys, state, acc, cfg.data, np.int32(0), np.int32(2),
+                                             np.bool_(True), np.bool_(True))
+            same = jax.tree_util.tree_all(jax.tree_util.tree_map(lambda a, b: a.dtype == b.dtype, state, new_state))
+            floats = sorted({str(l.dtype) for l in jax.tree_util.tree_leaves(state)
+                             if jnp.issubdtype(l.dtype, jnp.floating)})
+            out[mode][path] = {"ok": bool(same), "dtypes": floats}
     print("RESULT " + json.dumps(out))
     """
 )
 
 
-def _run_x64(mode: str, configs: list[Path], timeout: int) -> dict:
+def _run_x64(jobs: list[tuple[str, list[Path]]], timeout: int) -> dict:
+    """Every ``(mode, configs)`` job (``"trace"`` or ``"run"``) in one x64 subprocess (one interpreter and
+    JAX start for all): ``{"random": ..., mode: {config path: result}}``."""
     env = dict(os.environ, JAX_ENABLE_X64="1", JAX_PLATFORMS="cpu")
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
+    todo = json.dumps([[mode, [str(c) for c in configs]] for mode, configs in jobs])
     proc = subprocess.run(
-        [sys.executable, "-c", SCRIPT, mode, *map(str, configs)],
+        [sys.executable, "-c", SCRIPT, todo],
         env=env, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -94,18 +100,18 @@ def _check_random(result: dict) -> None:
 
 
 def test_every_config_traces_in_x64_and_the_readme_config_runs():
-    result = _run_x64("trace", CONFIGS, timeout=300)
+    readme_config = ROOT / "configs" / "body-temperature.toml"
+    result = _run_x64([("trace", CONFIGS), ("run", [readme_config])], timeout=600)
     _check_random(result)
     for path in CONFIGS:
-        entry = result[str(path)]
+        entry = result["trace"][str(path)]
         assert entry["ok"], f"{path.name}: a sweep changes the dtype of the state in x64 mode"
-    run = _run_x64("run", [ROOT / "configs" / "body-temperature.toml"], timeout=300)
-    entry = run[str(ROOT / "configs" / "body-temperature.toml")]
+    entry = result["run"][str(readme_config)]
     assert entry["ok"] and entry["dtypes"] == ["float64"]
 
 
 @pytest.mark.slow
 def test_every_config_runs_in_x64():
-    result = _run_x64("run", CONFIGS, timeout=1200)
+    result = _run_x64([("run", CONFIGS)], timeout=1200)
     for path in CONFIGS:
-        assert result[str(path)]["ok"], path.name
+        assert result["run"][str(path)]["ok"], path.name
