@@ -74,16 +74,17 @@ def test_python_interrupt_in_warmup_returns_resumable_state(monkeypatch, body, t
 
 
 def test_lda_fit_interrupted_in_warmup_raises_keyboard_interrupt(monkeypatch):
-    """The estimator has nothing to fit without draws: KeyboardInterrupt, as Python code expects."""
-    from gibbsjax import LDA
-    from gibbsjax.datasets import abc_corpus
+    """The estimator has nothing to fit without draws: KeyboardInterrupt, as Python code expects.
 
+    The model and documents of the memory tests below (:func:`_lda_model`, :func:`_lda_docs`), so
+    that one sweep is compiled for both; stopped after the first of its 2 warm-up sweeps (chunks
+    of one sweep)."""
     _stop_during_warmup(monkeypatch, 1)
-    model = LDA(2, num_chains=2, num_warmup=40, num_draws=10, seed=0, progress=False, chunk_size=8)
+    model = _lda_model(300)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         with pytest.raises(KeyboardInterrupt):
-            model.fit(abc_corpus())
+            model.fit(_lda_docs(3000))
 
 
 # ----------------------------------------------------------------------------- warm-up interrupts (command line)
@@ -138,15 +139,25 @@ def test_signal_during_warmup_saves_state_and_resume_equals_one_run(tmp_path, si
 
 
 # ----------------------------------------------------------------------------- memory of post-processing
-def _lda_job(num_topics: int, vocab_size: int, num_chains: int = 2, num_draws: int = 5):
-    from gibbsjax import LDA, lda_fit
-    from gibbsjax.inputs import as_corpus
-
+def _lda_docs(vocab_size: int) -> list[list[str]]:
+    """31 documents over ``vocab_size`` words, every word in the first."""
     rng = np.random.default_rng(0)
     words = [f"w{j}" for j in range(vocab_size)]
-    docs = [words] + [[words[j] for j in rng.integers(0, vocab_size, 20)] for _ in range(30)]
-    model = LDA(num_topics, num_chains=num_chains, num_warmup=2, num_draws=num_draws, seed=0, progress=False)
-    return lda_fit.job(model.get_params(), as_corpus(docs))
+    return [words] + [[words[j] for j in rng.integers(0, vocab_size, 20)] for _ in range(30)]
+
+
+def _lda_model(num_topics: int, num_chains: int = 2, num_draws: int = 5):
+    from gibbsjax import LDA
+
+    return LDA(num_topics, num_chains=num_chains, num_warmup=2, num_draws=num_draws, seed=0, progress=False)
+
+
+def _lda_job(num_topics: int, vocab_size: int, num_chains: int = 2, num_draws: int = 5):
+    from gibbsjax import lda_fit
+    from gibbsjax.inputs import as_corpus
+
+    model = _lda_model(num_topics, num_chains, num_draws)
+    return lda_fit.job(model.get_params(), as_corpus(_lda_docs(vocab_size)))
 
 
 def _estimate(job, monkeypatch):
@@ -191,10 +202,11 @@ def test_run_refused_before_sampling_when_postprocessing_cannot_fit(monkeypatch)
 def test_postprocessing_peak_is_within_the_estimate(monkeypatch):
     """The real peak of LDA post-processing (tracemalloc, on top of the raw result) lies between a
     quarter of the estimate and the estimate; the old (K, K, V) differences of the alignment
-    (K = 120, V = 1,500: 170 MiB) would exceed it."""
+    (K = 300, V = 3,000: 2 GiB, over ten times the estimate) would exceed it.  The sizes of the
+    tests above, whose compiled sweep this run reuses."""
     from gibbsjax import pipeline
 
-    job = _lda_job(120, 1500)
+    job = _lda_job(300, 3000)
     est = _estimate(job, monkeypatch)
     raw = pipeline.sample(job)
     tracemalloc.start()

@@ -75,8 +75,14 @@ def test_phi_draws_scatter_around_their_conditional_means_as_a_dirichlet_does(co
 
 def test_theta_concentration_is_the_documents_counts_plus_alpha(corpus, run):
     kernel, d, _ = run
-    state = kernel.init(jax.random.key(3), d)
-    rec = kernel.record(state, d)
+
+    def init_and_record(key, d):
+        state = kernel.init(key, d)
+        return state, kernel.record(state, d)
+
+    # one compiled program (op by op, every operation would compile one of its own), as the runner
+    # calls both inside its compiled programs
+    state, rec = jax.jit(init_and_record)(jax.random.key(3), d)
     z = lda.tokens_in_corpus_order(d, np.asarray(state.z))
     for row, doc in enumerate([0, 3, 7]):
         lo, hi = corpus.doc_offsets[doc], corpus.doc_offsets[doc + 1]
@@ -138,16 +144,23 @@ def test_out_of_range_ids_are_refused_before_sampling(corpus):
 
 
 def test_the_estimator_keeps_phi_and_theta_of_chosen_documents(corpus):
+    from gibbsjax.corpus import Corpus
+
     docs = corpus.to_token_lists()
     docs.insert(2, [])  # an empty document, kept (empty="keep"): indices refer to the input
-    model = gibbsjax.LDA(K, num_chains=2, num_warmup=20, num_draws=30, seed=0, progress=False,
-                         record_phi=5, record_theta=[0, 4])
+    # input documents 0, 4 and 8 are sampled documents 0, 3 and 7, and the corpus keeps the fixture's
+    # vocabulary: the recording kernel and data shapes of test_a_subset_of_words_..., with its chains and
+    # chunk length, so its compiled programs serve this fit (no warm-up: the estimator's warm-up sweep
+    # would be another program; what is tested is what the draws keep)
+    X = Corpus.from_token_lists(docs, vocab=corpus.vocab, empty="keep")
+    model = gibbsjax.LDA(K, alpha=0.2, num_chains=2, num_warmup=0, num_draws=30, chunk_size=16, seed=0,
+                         progress=False, record_phi=4, record_theta=[0, 4, 8])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        model.fit(docs)
+        model.fit(X)
     post = model.idata_.posterior
-    assert post["phi"].shape == (2, 30, K, 5) and post["theta"].shape == (2, 30, 2, K)
+    assert post["phi"].shape == (2, 30, K, 4) and post["theta"].shape == (2, 30, 3, K)
     names = model.corpus_.doc_names
-    assert post["theta_document"].values.tolist() == [names[0], names[4]]
+    assert post["theta_document"].values.tolist() == [names[0], names[4], names[8]]
     with pytest.raises(ValueError, match="no tokens"):
         gibbsjax.LDA(K, record_theta=[2], progress=False).fit(docs)

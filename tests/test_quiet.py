@@ -152,11 +152,18 @@ def test_strict_is_in_the_help(capsys):
 
 
 def test_strict_exits_1_when_chains_disagree(tmp_path, monkeypatch, capsys):
-    """The LDA demo config with 5 draws and no warm-up: saved, then status 1 and one line."""
+    """An LDA config with 5 draws and no warm-up, the chains disagree: saved, then status 1 and one line.
+
+    The model, corpus and sampler settings are those of ``SHORT`` (whose fit disagrees, see
+    :func:`test_a_disagreeing_fit_warns_once_in_one_line`), so that the run reuses that fit's
+    compiled sweep; --strict only looks at the saved result's verdict, whatever its size."""
     monkeypatch.chdir(tmp_path)
+    config = tmp_path / "lda.toml"
+    config.write_text('[model]\nname = "lda.partially_collapsed"\nK = 2\nalpha = 0.1\neta = 0.01\n'
+                      '[data]\ncorpus = "abc"\n[sampler]\nseed = 0\n', encoding="utf-8")
     out = tmp_path / "lda.nc"
-    argv = ["run", str(CONFIGS / "lda-demo.toml"), "--out", str(out), "--warmup", "0", "--draws", "5",
-            "--chains", "2", "--no-progress", "--strict"]
+    argv = ["run", str(config), "--out", str(out), "--warmup", "0", "--draws", "5", "--chains", "4",
+            "--chunk-size", "5", "--no-progress", "--strict"]
     assert main(argv) == 1
     captured = capsys.readouterr()
     assert "chains disagree" in captured.out and f"saved {out}" in captured.out  # the report, as without it

@@ -411,7 +411,10 @@ def test_lda_estimator_extend_is_bit_identical():
     from gibbsjax import LDA
     from gibbsjax.datasets import abc_corpus
 
-    kw = dict(num_topics=2, alpha=0.5, eta=0.5, num_chains=2, num_warmup=30, seed=1, progress=False)
+    # chunks of 4 sweeps, what the 80-draw fit and the extend by 50 take by default: the 30-draw fit
+    # (default 2) then runs the same compiled sweep; the extend's chunks still start in the middle
+    # of one of the single fit's (at draw 30)
+    kw = dict(num_topics=2, alpha=0.5, eta=0.5, num_chains=2, num_warmup=30, seed=1, progress=False, chunk_size=4)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # chains may disagree on 12 documents
         one = LDA(num_draws=80, **kw).fit(abc_corpus())

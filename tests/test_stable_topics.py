@@ -200,17 +200,25 @@ def test_cli_summary_and_run_print_the_stable_topics(fitted, tmp_path, capsys):
     assert "stable topics: 5 of 5 (held by >= 50% of 8 chains)" in out
     assert re.search(r"topic\s+chains\s+share\s+spread\s+max\s+R-hat\s+top words", out)
 
-    config = tmp_path / "abc.toml"
-    config.write_text('[model]\nname = "lda.partially_collapsed"\nK = 2\n[data]\ncorpus = "abc"\n'
-                      '[sampler]\nseed = 0\nnum_chains = 4\nnum_warmup = 50\nnum_draws = 50\n')
-    assert main(["run", str(config), "--out", str(tmp_path / "abc.nc"), "--no-progress"]) == 0
+    # `gibbsjax run` of the fixture's corpus with its model and chains, in chunks of the fixture's length (16
+    # sweeps): the sweeps compiled for the fixture serve this run, and one chunk of warm-up and one of draws
+    # suffice for the report's line, compared below with the clusters of the file the command wrote
+    from gibbsjax.corpus import write_ldac
+
+    write_ldac(fitted[1], tmp_path / "corpus.ldac", tmp_path / "vocab.txt")
+    config = tmp_path / "synthetic.toml"
+    config.write_text('[model]\nname = "lda.partially_collapsed"\nK = 5\nalpha = 0.2\neta = 0.05\n'
+                      '[data]\nfile = "corpus.ldac"\nformat = "ldac"\nvocab = "vocab.txt"\n'
+                      '[sampler]\nseed = 0\nnum_chains = 8\nnum_warmup = 16\nnum_draws = 16\nchunk_size = 16\n')
+    assert main(["run", str(config), "--out", str(tmp_path / "synthetic.nc"), "--no-progress"]) == 0
     out = capsys.readouterr().out
-    found = re.search(r"stable topics: (\d) of 2 \(held by >= 50% of 4 chains\)", out)
+    found = re.search(r"stable topics: (\d) of 5 \(held by >= 50% of 8 chains\)", out)
     assert found, out
     import arviz as az
 
-    idata = az.from_netcdf(tmp_path / "abc.nc")
-    assert int(found.group(1)) == stable_topics_of(idata).num_stable == stable_topics_of(idata, min_share=0.5).num_stable
+    idata = az.from_netcdf(tmp_path / "synthetic.nc")
+    assert int(found.group(1)) == stable_topics_of(idata).num_stable == \
+        stable_topics_of(idata, min_share=0.5).num_stable
 
 
 def test_plot_of_the_stable_topics(fitted, tmp_path):
