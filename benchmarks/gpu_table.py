@@ -504,8 +504,8 @@ def parse_args(argv=None):
     p.add_argument("--json", help="also write the table to this file")
     args = p.parse_args(argv)
     if args.smoke:
-        args.tokens, args.vocab, args.topics, args.lanes, args.reps, args.sweeps = 4_000, 200, [10], [4], 1, 2
-        args.large_tokens, args.large_topics, args.large_sweeps = 4_000, [10], 2
+        args.tokens, args.vocab, args.topics, args.lanes, args.reps, args.sweeps = 1_000, 100, [10], [4], 1, 2
+        args.large_tokens, args.large_topics, args.large_sweeps = 1_000, [10], 2
         args.quality_sweeps, args.tomotopy_sweeps = [4], [2, 4]
     return args
 
