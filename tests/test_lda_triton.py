@@ -270,6 +270,35 @@ def test_the_sparse_kernel_gives_the_draws_of_the_xla_sparse_update(k, lanes):
     assert (np.asarray(wrong) != np.asarray(reference))[mask].mean() > 0.02  # the comparison has power
 
 
+def test_an_interpreted_launch_leaves_triton_as_it_was():
+    """The interpreter's patches of ``triton.language`` (made once per launch, for the kernel and
+    the library functions it calls) are all undone when the launch ends: every attribute of the
+    language modules and of the tensor and dtype classes is the same object as before, so that a
+    later compilation in the same process sees Triton as it was.  (The launch itself must still
+    give the XLA sparse update's draws, as the test above checks.)"""
+    import triton.language as tl
+
+    objects = {"tl": tl, "tl.core": tl.core, "tl.math": tl.math, "tensor": tl.core.tensor, "dtype": tl.core.dtype}
+    before = {name: dict(vars(obj)) for name, obj in objects.items()}
+    d, state = _random_problem(5, seed=3, num_docs=12)
+    key = jax.random.key(7)
+    z = ft.sample_z_sparse_triton(key, state, d, K=5, alpha=0.3, interpret=True)
+    differ = (np.asarray(z) != np.asarray(lda.sample_z_sparse(key, state, d, K=5, alpha=0.3)))[np.asarray(d.mask)]
+    assert differ.sum() <= 2, differ.sum()
+    for name, obj in objects.items():
+        now = vars(obj)
+        changed = [a for a, v in before[name].items() if a not in now or now[a] is not v]
+        assert not changed, (name, changed)
+        for a in now.keys() - before[name].keys():
+            # Triton's restore writes an inherited attribute back into the class itself (the same
+            # object, e.g. object.__repr__); submodules imported on first use are not patches
+            if isinstance(now[a], types.ModuleType) or a == "__annotations__":
+                continue
+            bases = obj.__mro__[1:] if isinstance(obj, type) else ()
+            inherited = next((vars(b)[a] for b in bases if a in vars(b)), None)
+            assert now[a] is inherited, (name, a, now[a])
+
+
 @pytest.mark.parametrize("keep_current", [False, True])
 def test_the_sparse_kernel_against_exact_enumeration(keep_current):
     """All K^N assignments of the tiny corpus; a learned-α-free kernel with two lanes for three
