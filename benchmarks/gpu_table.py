@@ -13,13 +13,15 @@ inverse CDF; a second or two for 100 M tokens on a GPU where `lda_corpus` took 8
 * ``kernels``: at K = 100, 1,000 and 10,000 on 10 M tokens, with the pieces of
   `benchmarks/lda_pallas.py`: the z-update alone (XLA scan, sparse, the fused Pallas kernel for a
   short lanes list around its default), the φ step with each Dirichlet draw, the count table n_kw
-  alone; compile apart, mean of ``--reps`` calls;
+  alone; compile apart, mean of ``--reps`` calls; a piece that fails (a resource limit of a kernel
+  at K = 10,000, the device's memory) is a row that says why, and the others still run;
 * ``sweeps``: ``gibbsjax.sample`` of the default kernel (``lda.partially_collapsed(K)``, every
-  option "auto"), no warm-up, ``--sweeps`` draws, 1 chain and 4 chains (4 at K = 100 only unless
-  ``--chains-all``); the first call (compile included) and the second (compile excluded) timed;
-* ``large``: 100 M tokens (1 M documents) at K = 100 (and 1,000 when the budget allows), the
-  partially collapsed and the uncollapsed sampler, each in a fresh process (so each peak is its
-  own): tokens/s of the second ``sample`` call and the device's peak memory
+  option "auto"), no warm-up, ``--sweeps`` draws (a fifth of them above K = 1,000), 1 chain and
+  4 chains (4 at K = 100 only unless ``--chains-all``); the first call (compile included) and the
+  second (compile excluded) timed;
+* ``large``: 100 M tokens (1 M documents) at K = 100 and 1,000, each right after the 10 M-token rows
+  of its K, the partially collapsed and the uncollapsed sampler, each in a fresh process (so each
+  peak is its own): tokens/s of the second ``sample`` call and the device's peak memory
   (``memory_stats()["peak_bytes_in_use"]``) after packing and after sampling;
 * ``outside``: where the second ``sample`` call of each ``sweeps`` and ``large`` row spends its time
   outside the sweeps (``benchmarks/sample_profile.py``'s timers on that same call, no extra call):
@@ -29,15 +31,21 @@ inverse CDF; a second or two for 100 M tokens on a GPU where `lda_corpus` took 8
   posterior-mean topics to the true ones after Hungarian matching, for gibbsjax's default path
   (``sample``, ``num_warmup = num_draws = budget / 2``, 1 chain; wall time of the whole call with
   compile and of a second call without) at ``--quality-sweeps`` budgets;
-* ``tomotopy``: ``tomotopy.LDAModel(k=K, alpha, eta)`` trained with ``workers=os.cpu_count()`` to
-  checkpoints up to 1,000 sweeps on the same corpus, in a background process started first
-  (it shares the machine's CPUs with this one's host thread: it only makes tomotopy slower, never
-  gibbsjax).  The summary gives the Hellinger tomotopy reaches at its last checkpoint, the
+* ``tomotopy``: ``tomotopy.LDAModel(k=K, alpha, eta)`` trained with every CPU this process may use
+  as workers (``cpu_workers``: the affinity mask and a cgroup quota, not the host's count;
+  ``--tomotopy-workers``) to checkpoints up to 1,000 sweeps on the same corpus, in a background
+  process started first.  It shares the CPUs with this process while the GPU rows run: tomotopy's
+  seconds include that, and so do gibbsjax's compile times (XLA compiles on the CPU); the quality
+  rows' second-call seconds are the GPU's.  The summary gives the Hellinger tomotopy reaches at its last checkpoint, the
   fastest gibbsjax budget that reaches it and the ratio of times (target: ≤ 1/50).  Without
   tomotopy the row says so and is skipped.
 
-A time budget (``--budget`` seconds, default 520) is checked before each item against a rough
-estimate of its cost: what would overrun is skipped and listed under ``skipped``.
+A time budget (``--budget`` seconds from the start of the process, imports and the device's
+start-up included; default 480, so that with the GPU kit's set-up the command takes under 9
+minutes) is checked before each item against an estimate of its cost (about twice the H100
+figures measured before issue 22): what would overrun is skipped and listed under ``skipped``; a
+child process is stopped at three times its estimate.  ``--json`` is rewritten after every
+section, so a run stopped from outside keeps what it measured (``"complete": false``).
 """
 
 from __future__ import annotations
@@ -54,9 +62,14 @@ import tempfile
 import time
 from pathlib import Path
 
-import jax
-import jax.numpy as jnp
-import numpy as np
+#: the time budget counts from here: the imports and the device's start-up below are part of it
+STARTED = time.perf_counter()
+# the sampler runs of the "large" rows are child processes sharing the GPU with this one
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lda_pallas  # noqa: E402  (the benchmark next to this one: its timing pieces)
@@ -102,16 +115,34 @@ def _below(u, total):
     return jnp.minimum(u * total, jnp.nextafter(total, jnp.zeros_like(total)))
 
 
+#: Dirichlet entries drawn per call at most (:func:`dirichlet_rows`): ``jax.random.dirichlet``'s gamma
+#: loop needs about 144 bytes of temporaries per entry, so θ of 10⁵ documents × 10⁴ topics (10⁹
+#: entries) in one call would need 144 GB; in blocks of 2²⁴ entries, 2.4 GB
+DIRICHLET_BLOCK_ENTRIES = 1 << 24
+
+
+@functools.partial(jax.jit, static_argnames=("concentration", "num_rows", "size"))
+def dirichlet_rows(key, concentration: float, num_rows: int, size: int):
+    """``num_rows`` draws of Dir_size(concentration), (num_rows, size) float32, made in blocks of
+    rows (``lax.map``, a key per block) so that the temporaries of one block bound the memory."""
+    block = max(1, min(num_rows, DIRICHLET_BLOCK_ENTRIES // size))
+    blocks = -(-num_rows // block)
+    alpha = jnp.full(size, concentration, jnp.float32)
+    rows = jax.lax.map(lambda k: jax.random.dirichlet(k, alpha, (block,)), jax.random.split(key, blocks))
+    return rows.reshape(blocks * block, size)[:num_rows]
+
+
 def corpus_on_device(num_tokens: int, num_topics: int, vocab_size: int, *, doc_length: int = 100, seed: int = 0):
     """(words int32, doc offsets int64, true φ (K, V) float64) of a corpus drawn from the LDA
-    generative process on JAX's default device: θ_d ~ Dir_K(α), φ_k ~ Dir_V(η), lengths ~
-    Poisson(``doc_length``) (at least 1), z_i ~ Cat(θ_d), w_i ~ Cat(φ_{z_i}) (inverse CDF,
-    float32).  Tokens within a document are exchangeable, so no shuffle is needed."""
+    generative process on JAX's default device: θ_d ~ Dir_K(α), φ_k ~ Dir_V(η) (both in blocks of
+    rows, :func:`dirichlet_rows`), lengths ~ Poisson(``doc_length``) (at least 1), z_i ~ Cat(θ_d),
+    w_i ~ Cat(φ_{z_i}) (inverse CDF, float32).  Tokens within a document are exchangeable, so no
+    shuffle is needed."""
     k_len, k_theta, k_phi, k_tok = jax.random.split(jax.random.key(seed), 4)
     num_docs = max(1, num_tokens // doc_length)
     lengths = jnp.maximum(jax.random.poisson(k_len, doc_length, (num_docs,)), 1).astype(jnp.int32)
-    phi = jax.random.dirichlet(k_phi, jnp.full(vocab_size, ETA), (num_topics,))
-    theta = jax.random.dirichlet(k_theta, jnp.full(num_topics, ALPHA), (num_docs,))
+    phi = dirichlet_rows(k_phi, ETA, num_topics, vocab_size)
+    theta = dirichlet_rows(k_theta, ALPHA, num_docs, num_topics)
     n = int(lengths.sum())
     words = _tokens(k_tok, theta, phi, lengths, n)
     offsets = np.concatenate([[0], np.cumsum(np.asarray(lengths, np.int64))])
@@ -139,8 +170,9 @@ class Budget:
     """Elapsed time against ``--budget``: ``fits(what, estimate)`` says whether an item of about
     ``estimate`` seconds still fits, and records what it skips."""
 
-    def __init__(self, seconds: float, scale: float):
-        self.start, self.seconds, self.scale, self.skipped = time.perf_counter(), seconds, scale, []
+    def __init__(self, seconds: float, scale: float, start: float | None = None):
+        self.start = time.perf_counter() if start is None else start
+        self.seconds, self.scale, self.skipped = seconds, scale, []
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
@@ -255,23 +287,36 @@ def outside_row(rows, k, what, chains, whole, phases):
                 phases=phases)
 
 
+#: estimated H100 seconds of one sweep of one chain over 10 M tokens at K = 100 (``cost`` 1): twice
+#: what the sweep measured before issue 22 (281 M tokens/s), so that a row is skipped only when it
+#: would really not fit.  The ``cost`` of a K scales it by (K / 100)^0.75.
+SWEEP_S = 0.08
+
+
+def sweeps_at(args, k: int) -> int:
+    """Draws per timed ``sample`` call at ``k`` topics: ``--sweeps``, a fifth of them (at least 2)
+    above 1,000 topics, where one sweep is long enough to time."""
+    return args.sweeps if k <= 1000 else max(2, args.sweeps // 5)
+
+
 def sweep_rows(d, k, chains_list, args, budget, cost, outside=None):
     """The ``sweeps`` rows; ``outside`` (a list) gets the phases of each second call."""
     rows = []
     tokens = int(d.mask.sum())
     kernel = lda.partially_collapsed(k, alpha=ALPHA, eta=ETA)
     what = f"sample, default ({lda.resolve_z_update()}, {lda.resolve_dirichlet_draw()} phi)"
+    sweeps = sweeps_at(args, k)
     for chains in chains_list:
-        if not budget.fits(f"K = {k}: sample {chains} chains", 15 + 2 * 0.3 * cost * chains * args.sweeps):
+        if not budget.fits(f"K = {k}: sample {chains} chains", 15 + 2 * SWEEP_S * cost * chains * sweeps):
             continue
         phases = {}
         timing = guarded(budget, f"K = {k}: sample {chains} chains", lambda: sample_twice(
-            kernel, d, chains=chains, num_warmup=0, num_draws=args.sweeps, phases=phases))
+            kernel, d, chains=chains, num_warmup=0, num_draws=sweeps, phases=phases))
         if timing is None:
             continue
         first, second, _ = timing
-        _add(rows, "sweeps", K=k, what=what, chains=chains, compile_s=max(first - second, 0.0),
-             ms=1e3 * second / args.sweeps, Mtok_s=chains * tokens * args.sweeps / second / 1e6)
+        _add(rows, "sweeps", K=k, what=what, chains=chains, sweeps=sweeps, compile_s=max(first - second, 0.0),
+             ms=1e3 * second / sweeps, Mtok_s=chains * tokens * sweeps / second / 1e6)
         if outside is not None:
             outside_row(outside, k, f"second sample call, {tokens:,} tokens", chains, second, phases)
     return rows
@@ -337,16 +382,20 @@ def large_rows(args, budget, topics, folder, cost=1.0, packed=None, outside=None
     plan = [(k, s) for k in topics for s in ("partially_collapsed", "uncollapsed")]
     for k, sampler in plan:
         sweeps = args.large_sweeps if sampler == "partially_collapsed" else max(1, args.large_sweeps // 4)
-        per_sweep = cost * tokens / 1e8 * (0.25 if sampler == "partially_collapsed" else 6.0) * (k / 100) ** 0.75
-        if not budget.fits(f"large, {sampler}, K = {k}", 25 + 2 * sweeps * per_sweep):
+        # H100 seconds per sweep of 100 M tokens at K = 100: about what was measured before issue 22
+        # (485 M tokens/s partially collapsed), and half the old uncollapsed sweep (17.7 M tokens/s)
+        per_sweep = cost * tokens / 1e8 * (0.25 if sampler == "partially_collapsed" else 3.0) * (k / 100) ** 0.75
+        estimate = 25 + 2 * sweeps * per_sweep
+        if not budget.fits(f"large, {sampler}, K = {k}", estimate):
             continue
         try:
             out = subprocess.run([sys.executable, "-c", CHILD, folder, sampler, str(k), str(sweeps),
                                   str(ALPHA), str(ETA), str(Path(__file__).resolve().parent)],
                                  capture_output=True, text=True,
-                                 timeout=max(budget.left(), 1))
+                                 timeout=max(min(budget.left(), 3 * estimate + 60), 1))
         except subprocess.TimeoutExpired:
-            budget.skipped.append(f"large, {sampler}, K = {k}: stopped at the end of the budget")
+            budget.skipped.append(f"large, {sampler}, K = {k}: stopped (past three times its estimate, or the "
+                                  "end of the budget)")
             continue
         line = next((ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")), None)
         if line is None:
@@ -377,7 +426,7 @@ checkpoints = [int(c) for c in sys.argv[6].split(",")]
 words = np.load(folder + "/words.npy"); offsets = np.load(folder + "/offsets.npy")
 vocab = int(np.load(folder + "/vocab.npy"))
 names = [f"w{i}" for i in range(vocab)]
-workers = os.cpu_count()
+workers = int(sys.argv[7])
 mdl = tp.LDAModel(k=k, alpha=alpha, eta=eta, seed=0)
 mdl.optim_interval = 0
 t = time.perf_counter()
@@ -487,7 +536,9 @@ def summary(quality, tomotopy) -> dict:
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--smoke", action="store_true", help="tiny sizes for a CPU (interpret mode), a few seconds")
-    p.add_argument("--budget", type=float, default=520.0, help="seconds for the whole run (default 520)")
+    p.add_argument("--budget", type=float, default=480.0,
+                   help="seconds for the whole run, from the start of the process (default 480: with the GPU "
+                        "kit's set-up, under 9 minutes)")
     p.add_argument("--tokens", type=int, default=10_000_000)
     p.add_argument("--vocab", type=int, default=10_000)
     p.add_argument("--topics", type=int, nargs="+", default=[100, 1000, 10_000])
@@ -501,7 +552,10 @@ def parse_args(argv=None):
     p.add_argument("--large-sweeps", type=int, default=20)
     p.add_argument("--quality-sweeps", type=int, nargs="+", default=[100, 200, 400])
     p.add_argument("--tomotopy-sweeps", type=int, nargs="+", default=[100, 200, 500, 1000])
-    p.add_argument("--json", help="also write the table to this file")
+    p.add_argument("--tomotopy-workers", type=int,
+                   help="tomotopy's worker threads (default: every CPU this process may use, cgroup quota included)")
+    p.add_argument("--json", help="also write the table to this file (after every section, the last time with "
+                                  "\"complete\": true)")
     args = p.parse_args(argv)
     if args.smoke:
         args.tokens, args.vocab, args.topics, args.lanes, args.reps, args.sweeps = 1_000, 100, [10], [4], 1, 2
@@ -510,13 +564,15 @@ def parse_args(argv=None):
     return args
 
 
-def main(argv=None):
+def main(argv=None, started: float | None = None):
+    """Run the table; ``started``: the ``time.perf_counter()`` the budget counts from (the process's
+    start when run as a script; by default, now)."""
     args = parse_args(argv)
     interpret = not lda_pallas_kernel.available()
     device = jax.devices()[0]
     # the estimates are H100 seconds at the default sizes, scaled by the corpus size
     cost = args.tokens / 1e7
-    budget = Budget(args.budget, 1.0)
+    budget = Budget(args.budget, 1.0, start=started)
     print(f"jax {jax.__version__}, {device.platform} ({device.device_kind}); "
           f"{'Pallas INTERPRET mode: timings are not meaningful' if interpret else 'Pallas Triton, compiled'}; "
           f"budget {args.budget:.0f} s", flush=True)
@@ -524,53 +580,101 @@ def main(argv=None):
     folder = tempfile.mkdtemp(prefix="gpu_table_")
     large_folder = tempfile.mkdtemp(prefix="gpu_table_large_")
     tomotopy = quality_truth = None
-    for i, k in enumerate(args.topics):
-        if not budget.fits(f"K = {k}: generate {args.tokens:,} tokens", 3 + cost * k / 1000):
-            continue
-        t = time.perf_counter()
-        made = guarded(budget, f"K = {k}: generate", lambda: corpus_on_device(args.tokens, k, args.vocab, seed=k))
-        if made is None:
-            continue
-        words, offsets, truth = made
-        d = lda.data(make_corpus(words, offsets, args.vocab))
-        print(f"K = {k}: {words.size:,} tokens, {offsets.size - 1:,} documents, grid {tuple(d.words.shape)} "
-              f"({time.perf_counter() - t:.1f} s to generate and pack)", flush=True)
-        if i == 0:  # the time-to-quality corpus: tomotopy starts on it now, in the background
-            quality_truth = truth
-            np.save(f"{folder}/words.npy", words)
-            np.save(f"{folder}/offsets.npy", offsets)
-            np.save(f"{folder}/vocab.npy", np.asarray(args.vocab))
-            deadline = time.time() + budget.left() - 5
-            tomotopy = subprocess.Popen(
-                [sys.executable, "-c", TOMOTOPY, folder, str(k), str(ALPHA), str(ETA), str(deadline),
-                 ",".join(map(str, args.tomotopy_sweeps))], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                text=True)
-        scale = cost * (k / 100) ** 0.75  # about the H100 seconds of one XLA-scan z-update over 10 M tokens
-        sections["kernels"] += kernel_rows(d, k, args, interpret, budget, scale)
-        chains = [1, 4] if (i == 0 or args.chains_all) else [1]
-        sections["sweeps"] += sweep_rows(d, k, chains, args, budget, scale, outside=sections["outside"])
-        if i == 0:
-            sections["quality"] += quality_rows(d, truth, args, budget, cost)
-        if i == 0:  # the first large corpus now: it must not be crowded out by K = 10,000
-            same = d if args.large_tokens == args.tokens else None  # the same size: one corpus
-            sections["large"] += large_rows(args, budget, args.large_topics[:1], large_folder, packed=same,
-                                            outside=sections["outside"])
-        del d, words
-    sections["large"] += large_rows(args, budget, args.large_topics[1:], large_folder, outside=sections["outside"])
-    if tomotopy is not None:
-        sections["tomotopy"] = tomotopy_rows(tomotopy, folder, quality_truth, budget, wait=True)
-    result = {"jax": jax.__version__, "device": device.device_kind, "platform": device.platform,
-              "interpret": interpret, "budget_s": args.budget, "elapsed_s": budget.elapsed(),
-              "sections": sections, "summary": summary(sections["quality"], sections["tomotopy"]),
-              "skipped": budget.skipped}
+    head = {"jax": jax.__version__, "device": device.device_kind, "platform": device.platform,
+            "interpret": interpret, "budget_s": args.budget}
+
+    def report(complete: bool) -> dict:
+        """The table so far; written to ``--json`` after every section, so that a run stopped from
+        outside keeps what it measured (``complete`` false until the end)."""
+        result = {**head, "elapsed_s": budget.elapsed(), "complete": complete, "sections": sections,
+                  "summary": summary(sections["quality"], sections["tomotopy"]), "skipped": budget.skipped}
+        if args.json:
+            write_json(args.json, result)
+        return result
+
+    large_done = set()
+    try:
+        for i, k in enumerate(args.topics):
+            if not budget.fits(f"K = {k}: generate {args.tokens:,} tokens", 3 + cost * k / 1000):
+                continue
+            t = time.perf_counter()
+            made = guarded(budget, f"K = {k}: generate", lambda: corpus_on_device(args.tokens, k, args.vocab, seed=k))
+            if made is None:
+                continue
+            words, offsets, truth = made
+            d = lda.data(make_corpus(words, offsets, args.vocab))
+            print(f"K = {k}: {words.size:,} tokens, {offsets.size - 1:,} documents, grid {tuple(d.words.shape)} "
+                  f"({time.perf_counter() - t:.1f} s to generate and pack)", flush=True)
+            if i == 0:  # the time-to-quality corpus: tomotopy starts on it now, in the background
+                quality_truth = truth
+                np.save(f"{folder}/words.npy", words)
+                np.save(f"{folder}/offsets.npy", offsets)
+                np.save(f"{folder}/vocab.npy", np.asarray(args.vocab))
+                deadline = time.time() + budget.left() - 5
+                tomotopy = subprocess.Popen(
+                    [sys.executable, "-c", TOMOTOPY, folder, str(k), str(ALPHA), str(ETA), str(deadline),
+                     ",".join(map(str, args.tomotopy_sweeps)), str(args.tomotopy_workers or cpu_workers())],
+                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            scale = cost * (k / 100) ** 0.75  # about the H100 seconds of one XLA-scan z-update over 10 M tokens
+            sections["kernels"] += kernel_rows(d, k, args, interpret, budget, scale)
+            chains = [1, 4] if (i == 0 or args.chains_all) else [1]
+            sections["sweeps"] += sweep_rows(d, k, chains, args, budget, scale, outside=sections["outside"])
+            if i == 0:
+                sections["quality"] += quality_rows(d, truth, args, budget, cost)
+            report(False)
+            if k in args.large_topics:  # the large corpus at this K now: not crowded out by a larger K
+                same = d if args.large_tokens == args.tokens else None  # the same size: one corpus
+                sections["large"] += large_rows(args, budget, [k], large_folder, packed=same,
+                                                outside=sections["outside"])
+                large_done.add(k)
+                report(False)
+            del d, words
+        rest = [k for k in args.large_topics if k not in large_done]
+        sections["large"] += large_rows(args, budget, rest, large_folder, outside=sections["outside"])
+        if tomotopy is not None:
+            sections["tomotopy"] = tomotopy_rows(tomotopy, folder, quality_truth, budget, wait=True)
+    finally:
+        if tomotopy is not None and tomotopy.poll() is None:  # an error above: no tomotopy left running
+            tomotopy.kill()
+            tomotopy.communicate()
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(large_folder, ignore_errors=True)
+    result = report(True)
     print("summary: " + json.dumps(result["summary"]))
-    print(f"elapsed {budget.elapsed():.1f} s of {args.budget:.0f}; skipped {len(budget.skipped)} item(s)")
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=1))
-    shutil.rmtree(folder, ignore_errors=True)
-    shutil.rmtree(large_folder, ignore_errors=True)
+    print(f"elapsed {budget.elapsed():.1f} s of {args.budget:.0f} (from the start of the process); "
+          f"skipped {len(budget.skipped)} item(s)")
     return result
 
 
+def write_json(path: str, result: dict) -> None:
+    """``result`` as JSON at ``path``, replaced atomically (a reader never sees half a table)."""
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(result, indent=1))
+    os.replace(tmp, target)
+
+
+def cpu_workers(cgroup: str = "/sys/fs/cgroup") -> int:
+    """The CPUs this process may run on: its affinity mask, capped by a cgroup CPU quota where one is
+    set (a container's share of a larger host, which ``os.cpu_count()`` would count whole)."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    root = Path(cgroup)
+    for quota_file, period_file in ((root / "cpu.max", None),  # cgroup v2: "quota period"
+                                    (root / "cpu" / "cpu.cfs_quota_us", root / "cpu" / "cpu.cfs_period_us")):
+        try:
+            fields = quota_file.read_text().split()
+            quota = fields[0]
+            period = fields[1] if period_file is None else period_file.read_text().strip()
+        except (OSError, IndexError):
+            continue
+        if quota not in ("max", "-1"):
+            n = min(n, max(1, math.ceil(int(quota) / int(period))))
+        break
+    return max(1, n)
+
+
 if __name__ == "__main__":
-    main()
+    main(started=STARTED)

@@ -79,21 +79,39 @@ def _row(k, what, tokens, compile_s, per, lanes="-", warps="-", differ=0):
             "ms": 1e3 * per, "Mtok_s": tokens / per / 1e6, "differ": differ}
 
 
+def _failed(k, what, err, lanes="-", warps="-"):
+    """The row of a piece that could not run (a Triton resource limit at a tile size, the device's
+    memory at K = 10,000, ...): what failed and why, no timings (None)."""
+    return {"K": k, "what": f"{what}: failed ({type(err).__name__}: {str(err).strip()[:200]})", "lanes": lanes,
+            "warps": warps, "compile_s": None, "ms": None, "Mtok_s": None, "differ": -1}
+
+
+def _differ(z, z_ref, d) -> int:
+    """Tokens whose topic differs from the reference draw's (-1 without a reference)."""
+    return -1 if z_ref is None else int(np.sum((np.asarray(z) != z_ref) & np.asarray(d.mask)))
+
+
 def bench_z(d, k, state, key, *, lanes, warps, reps, interpret):
     """Rows of the z-update alone: the XLA scan, the sparse z-update and the fused kernel for each
-    ``lanes`` × ``warps``; and the fastest fused setting, ``(seconds, lanes, warps)`` (None if all failed)."""
+    ``lanes`` × ``warps``; and the fastest fused setting, ``(seconds, lanes, warps)`` (None if all failed).
+    Each piece runs on its own: one that fails is a row saying why, and the others still run."""
     tokens = int(d.mask.sum())
     rows = []
-    xla_z = jax.jit(functools.partial(lda.sample_z_partially_collapsed, K=k, alpha=ALPHA))
-    got = []
-    compile_s, per = timed(xla_z, key, state, d, reps=reps, outputs=got)
-    z_xla = np.asarray(got[0])
-    rows.append(_row(k, "z-update XLA scan", tokens, compile_s, per))
-    sparse_z = jax.jit(functools.partial(lda.sample_z_sparse, K=k, alpha=ALPHA))
-    got = []
-    compile_s, per = timed(sparse_z, key, state, d, reps=reps, outputs=got)
-    rows.append(_row(k, "z-update sparse (XLA)", tokens, compile_s, per))
-    rows.append(bench_triton(d, k, state, key, reps=reps, interpret=interpret, z_xla=np.asarray(got[0]), sparse=True))
+    references = {}
+    for name, what, update in (("xla", "z-update XLA scan", lda.sample_z_partially_collapsed),
+                               ("sparse", "z-update sparse (XLA)", lda.sample_z_sparse)):
+        fn = jax.jit(functools.partial(update, K=k, alpha=ALPHA))
+        got = []
+        try:
+            compile_s, per = timed(fn, key, state, d, reps=reps, outputs=got)
+        except Exception as err:  # noqa: BLE001 - reported in the table, the run goes on
+            rows.append(_failed(k, what, err))
+            continue
+        references[name] = np.asarray(got[0])
+        rows.append(_row(k, what, tokens, compile_s, per))
+    z_xla = references.get("xla")
+    rows.append(bench_triton(d, k, state, key, reps=reps, interpret=interpret, z_xla=references.get("sparse"),
+                             sparse=True))
     best = None
     for num_warps in warps:
         for num_lanes in lanes:
@@ -102,13 +120,11 @@ def bench_z(d, k, state, key, *, lanes, warps, reps, interpret):
             got = []
             try:
                 compile_s, per = timed(lambda *a: fused(*a)[0], key, state, d, reps=reps, outputs=got)
-            except Exception as err:  # e.g. a Triton resource limit at this tile size
-                rows.append({"K": k, "what": f"z-update fused: failed ({type(err).__name__})", "lanes": num_lanes,
-                             "warps": num_warps, "compile_s": float("nan"), "ms": float("nan"),
-                             "Mtok_s": float("nan"), "differ": -1})
+            except Exception as err:  # noqa: BLE001 - e.g. a Triton resource limit at this tile size
+                rows.append(_failed(k, "z-update fused", err, num_lanes, num_warps))
                 continue
-            differ = int(np.sum((np.asarray(got[0]) != z_xla) & np.asarray(d.mask)))
-            rows.append(_row(k, "z-update fused", tokens, compile_s, per, num_lanes, num_warps, differ))
+            rows.append(_row(k, "z-update fused", tokens, compile_s, per, num_lanes, num_warps,
+                             _differ(got[0], z_xla, d)))
             if best is None or per < best[0]:
                 best = (per, num_lanes, num_warps)
     rows.append(bench_triton(d, k, state, key, reps=reps, interpret=interpret, z_xla=z_xla))
@@ -142,22 +158,27 @@ def bench_triton(d, k, state, key, *, reps, interpret, z_xla, sparse=False):
         try:
             compile_s, per = timed(lambda *a: tri(*a)[0], key, state, d, reps=reps, outputs=got)
         except Exception as err:  # noqa: BLE001 - reported in the table, the run goes on
-            why = f"failed ({type(err).__name__}: {str(err)[:80]})"
+            return _failed(k, name, err, lanes, warps)
     if why is not None:
         return {"K": k, "what": f"{name}: {why}", "lanes": lanes, "warps": warps,  # no timings: None
                 "compile_s": None, "ms": None, "Mtok_s": None, "differ": -1}
-    differ = int(np.sum((np.asarray(got[0]) != z_xla) & np.asarray(d.mask)))
-    return _row(k, name, tokens, compile_s, per, lanes, warps, differ)
+    return _row(k, name, tokens, compile_s, per, lanes, warps, _differ(got[0], z_xla, d))
 
 
 def bench_phi(d, k, state, key, *, reps, draws=("sparse", "dense")):
-    """Rows of the φ step alone (n_kw by one scatter-add, then the draw) for each exact Dirichlet draw."""
+    """Rows of the φ step alone (n_kw by one scatter-add, then the draw) for each exact Dirichlet draw
+    (a draw that fails: a row saying why)."""
     tokens = int(d.mask.sum())
     rows = []
     for draw in draws:
+        what = f"phi draw, {draw} (n_kw + draw)"
         phi_step = jax.jit(functools.partial(lda.sample_log_phi, K=k, eta=ETA, draw=draw))
-        compile_s, per = timed(phi_step, key, state, d, reps=reps)
-        rows.append(_row(k, f"phi draw, {draw} (n_kw + draw)", tokens, compile_s, per))
+        try:
+            compile_s, per = timed(phi_step, key, state, d, reps=reps)
+        except Exception as err:  # noqa: BLE001 - e.g. the device's memory at K = 10,000: a row says so
+            rows.append(_failed(k, what, err))
+            continue
+        rows.append(_row(k, what, tokens, compile_s, per))
     return rows
 
 

@@ -34,6 +34,11 @@ from test_lda import ALPHA, ETA, K, TINY_DOCS, _state_counts, _tiny, exact_poste
 TRITON = "__gpu$xla.gpu.triton"
 
 
+#: what a CPU run chooses, checked where the suite runs on one (on a GPU those choices are the
+#: GPU's, which the tests with the ``on_gpu`` fixture check on any machine)
+ON_A_CPU = pytest.mark.skipif(jax.default_backend() != "cpu", reason="checks the choices of a CPU backend")
+
+
 @pytest.fixture
 def on_gpu(monkeypatch):
     """JAX's default backend reported as "gpu", as the factories and the fused kernel see it on a GPU."""
@@ -260,6 +265,7 @@ def test_a_wrong_dense_draw_fails_the_enumeration_test(monkeypatch):
     assert chi_square_test(_state_counts(z, K), probs).p_value < 1e-4
 
 
+@ON_A_CPU
 def test_cpu_defaults_are_the_explicit_cpu_choices():
     """On a CPU "auto" is the sparse-count draw and the frozen-count "fast" warm-up: the default
     kernel is the explicitly chosen one (the same cached kernel, so the same draws)."""
@@ -272,6 +278,7 @@ def test_cpu_defaults_are_the_explicit_cpu_choices():
     assert np.array_equal(*map(np.asarray, after_one_sweep))
 
 
+@ON_A_CPU
 def test_held_out_inference_runs_the_lanes_update_on_a_cpu_and_the_scan_elsewhere(monkeypatch):
     """``infer_doc_topics`` (perplexity, ``transform``, ``choose_num_topics``) runs the CPU's lanes
     z-update there, several times faster, and the XLA scan on a GPU (the fused kernels take α as a

@@ -11,8 +11,9 @@ function whose array arguments carry a leading chain axis:
   chain axis sharded, the rest left to XLA's SPMD partitioner), a custom call without a sharding
   rule would be gathered onto every device and run whole there, every device doing every chain's
   work.  :func:`jax.experimental.custom_partitioning` tells the partitioner the launch is
-  independent across chains: each device launches its own chains.  On one device the launch is
-  inlined as it is.  A host callback (Triton's interpreter) cannot run inside a partitioned
+  independent across chains: each device launches its own chains.  Where the process sees one
+  device the launch is used as it is (what the partitioner would inline), so a single-GPU run does
+  not depend on ``custom_partitioning`` at all.  A host callback (Triton's interpreter) cannot run inside a partitioned
   operation on the CPU, so :func:`one_launch` partitions only where asked.
 """
 
@@ -72,6 +73,8 @@ def one_launch(launch, rule: str, *, chained=None, partition: bool = True):
         cache = {}
 
         def call(*args):
+            if jax.device_count() == 1:  # nothing to split: the launch as it is, as the partitioner would inline it
+                return launch(*args)
             flags = chained or (True,) * len(args)
             if flags not in cache:
                 cache[flags] = _partitioned(launch, rule, flags)
