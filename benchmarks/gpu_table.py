@@ -234,9 +234,11 @@ def kernel_rows(d, k, args, interpret, budget, cost):
     key = jax.random.key(1)
     default = lda_pallas_kernel.default_lanes_per_program(k)
     lanes = sorted({max(1, default // 2), default, 2 * default}) if args.lanes is None else args.lanes
-    if budget.fits(f"K = {k}: z-updates", 10 + 4 * len(lanes) + (args.reps + 2) * 0.12 * cost):
+    # 4 warps (measured best at K = 100 and 1,000) and the default's rule where it differs (K = 10,000)
+    warps = sorted({4, lda_pallas_kernel.default_num_warps(k, default)})
+    if budget.fits(f"K = {k}: z-updates", 10 + 4 * len(lanes) * len(warps) + (args.reps + 2) * 0.12 * cost):
         z_rows, _ = guarded(budget, f"K = {k}: z-updates", lambda: lda_pallas.bench_z(
-            d, k, state, key, lanes=lanes, warps=[4], reps=args.reps, interpret=interpret), ([], None))
+            d, k, state, key, lanes=lanes, warps=warps, reps=args.reps, interpret=interpret), ([], None))
         for row in z_rows:
             _add(rows, "kernels", **row)
     if budget.fits(f"K = {k}: phi draws", 4 + (args.reps + 1) * 0.1 * cost):

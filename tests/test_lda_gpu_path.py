@@ -106,6 +106,16 @@ def test_the_default_gpu_sweep_is_the_fused_kernel_one_scatter_and_the_dense_dra
     assert "_log_dirichlet_counts" not in found["functions"]
 
 
+def test_the_fused_kernel_gets_more_warps_for_larger_tiles(on_gpu):
+    """The default GPU sweep launches the fused kernel with 4 warps at K = 1,000 (2 lanes × 1,024
+    padded topics, the setting measured best) and with 16 at K = 5,000 (one lane's 8,192 padded
+    topics: with 4 warps every thread would hold 64 entries of each tile-sized array, and the
+    compiled kernel spills registers; ``pallas.default_num_warps``)."""
+    warps = {k: re.findall(r"num_warps = (\d+)", lowered_for_cuda(lda.partially_collapsed(k, warmup="exact")))
+             for k in (1000, 5000)}
+    assert warps == {1000: ["4"], 5000: ["16"]}, warps
+
+
 def test_chains_on_a_gpu_are_one_fused_launch_and_one_scatter(on_gpu):
     """Five chains vmapped as ``gibbsjax.sample`` runs them lower for CUDA (through the fused
     kernel's vmap and partitioning rules, ``lda.chain_launch``) to one Triton launch whose results

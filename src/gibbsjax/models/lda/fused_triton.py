@@ -56,6 +56,7 @@ from gibbsjax._checks import check_int, check_positive
 from gibbsjax.models.lda.chain_launch import one_launch
 from gibbsjax.models.lda.conditionals import LOG_PHI_FLOOR
 from gibbsjax.models.lda.layout import token_uniforms
+from gibbsjax.models.lda.pallas import default_num_warps  # the one warps rule of both fused kernels
 
 __all__ = ["triton_importable", "jax_triton_importable", "available", "default_lanes_per_program",
            "default_num_warps", "sample_z_triton", "fused_z_update_triton", "sample_z_sparse_triton",
@@ -128,18 +129,6 @@ def default_lanes_per_program(K: int, interpret: bool = False) -> int:
     if interpret:
         return max(1, _INTERPRET_TILE_ELEMENTS // _next_power_of_2(K))
     return max(1, min(_MAX_LANES, _TILE_ELEMENTS // _next_power_of_2(K)))
-
-
-def default_num_warps(K: int, lanes_per_program: int) -> int:
-    """Warps per program by default: 4 for tiles of up to 2,048 elements (the Pallas kernel's
-    setting, measured there), more for larger tiles so that each thread keeps about 16 of them
-    in registers (at K = 10,000 one lane's 16,384 padded topics: 16 warps; with 4 the compiled
-    kernel spills to local memory, ``compile_for_gpu(10000, num_warps=4)["resources"]``).
-
-    >>> default_num_warps(100, 16), default_num_warps(10_000, 1)
-    (4, 16)
-    """
-    return max(4, min(16, lanes_per_program * _next_power_of_2(K) // 512))
 
 
 @functools.cache

@@ -95,8 +95,8 @@ from gibbsjax.models.lda.chain_launch import one_launch
 from gibbsjax.models.lda.conditionals import LOG_PHI_FLOOR
 from gibbsjax.models.lda.layout import token_uniforms
 
-__all__ = ["available", "importable", "default_lanes_per_program", "sample_z_pallas", "sample_z_pallas_with_counts",
-           "fused_z_update"]
+__all__ = ["available", "importable", "default_lanes_per_program", "default_num_warps", "sample_z_pallas",
+           "sample_z_pallas_with_counts", "fused_z_update"]
 
 #: elements of one (lanes × padded K) tile the default lanes-per-program rule aims at: the
 #: probe found 16 lanes best at K = 100 (128 padded) and 2 at K = 1,000 (1,024 padded), i.e.
@@ -231,11 +231,24 @@ def _program(words_ref, docs_ref, z_ref, u_ref, starts_ref, phi_ref, z_out_ref, 
         store_rows(prev, row, real(prev))
 
 
-def fused_z_update(key, state, d, *, K, alpha, interpret, lanes_per_program, stale=False, num_warps=4):
+def default_num_warps(K: int, lanes_per_program: int) -> int:
+    """Warps per program by default (both fused kernels: this one and
+    :mod:`~gibbsjax.models.lda.fused_triton`'s): 4 for tiles of up to 2,048 elements (the setting
+    measured best at K = 100 and 1,000), more for larger tiles so that each thread keeps about 16 of
+    them in registers (at K = 10,000 one lane's 16,384 padded topics: 16 warps; with 4 the compiled
+    Triton kernel spills to local memory, ``fused_triton.compile_for_gpu(10000, num_warps=4)``).
+
+    >>> default_num_warps(100, 16), default_num_warps(1000, 2), default_num_warps(10_000, 1)
+    (4, 4, 16)
+    """
+    return max(4, min(16, lanes_per_program * _next_power_of_2(K) // 512))
+
+
+def fused_z_update(key, state, d, *, K, alpha, interpret, lanes_per_program, stale=False, num_warps=None):
     """(new z, final n_dk) by the fused kernel: checks, φᵀ and the uniforms, then the kernel.
     What :func:`sample_z_pallas_with_counts` runs, with two more options: ``stale`` (tests
     only: keeps the start-of-sweep count rows, not exact) and ``num_warps`` (Triton's, for
-    benchmarks)."""
+    benchmarks; default :func:`default_num_warps`)."""
     if _pallas() is None:
         raise ValueError("jax.experimental.pallas cannot be imported here; use lda.sample_z_partially_collapsed")
     K = check_int("K", K, 1)
@@ -259,7 +272,8 @@ def fused_z_update(key, state, d, *, K, alpha, interpret, lanes_per_program, sta
     phi_t = jnp.exp(scaled).T  # (V, K), as the XLA path
     u = token_uniforms(key, d)
     options = (("K", K), ("alpha", alpha), ("lanes", lanes), ("num_docs", num_docs), ("interpret", bool(interpret)),
-               ("stale", stale), ("num_warps", check_int("num_warps", num_warps, 1)))
+               ("stale", stale), ("num_warps", default_num_warps(K, lanes) if num_warps is None
+                                  else check_int("num_warps", num_warps, 1)))
     z_new, ndk = _all_chains(options)(state.z[None], u[None], phi_t[None], d.words, d.docs, d.mask)
     return z_new[0], ndk[0]
 
