@@ -530,7 +530,8 @@ def summary(quality, tomotopy) -> dict:
                gibbsjax_seconds_with_compile=best["seconds_with_compile"], gibbsjax_hellinger=best["hellinger"],
                time_ratio=best["seconds"] / ref["seconds"],
                time_ratio_with_compile=best["seconds_with_compile"] / ref["seconds"])
-    out["target_met"] = out["time_ratio"] <= 1 / 50
+    out["target_met"] = out["time_ratio"] <= 1 / 50  # the second call: compile excluded, as every other row
+    out["target_met_with_compile"] = out["time_ratio_with_compile"] <= 1 / 50  # the first call, compile included
     return out
 
 

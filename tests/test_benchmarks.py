@@ -98,6 +98,7 @@ def test_gpu_table_corpus_and_summary():
             for s, t, h in ((100, 2.0, 0.25), (200, 3.0, 0.19), (400, 6.0, 0.15))]
     out = gpu_table.summary(ours, tomo)
     assert out["gibbsjax_sweeps"] == 200 and out["time_ratio"] == 3.0 / 200.0 and out["target_met"] is True
+    assert out["time_ratio_with_compile"] == 13.0 / 200.0 and out["target_met_with_compile"] is False
     assert "did not reach" in gpu_table.summary(ours[:1], tomo)["note"]
     assert "no comparison" in gpu_table.summary(ours, [])["note"]
 
