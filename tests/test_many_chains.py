@@ -99,9 +99,13 @@ def _cases():
 
 
 @pytest.mark.parametrize("name", list(_cases()))
-def test_column_summary_matches_arviz_given_float64(name):
+def test_column_summary_matches_arviz_given_float64(name, monkeypatch):
     import arviz as az
     import xarray as xr
+
+    # ArviZ's own numpy definitions (with numba installed, its variance gives R-hat NaN, not inf,
+    # for chains constant within themselves); without numba, as CI has it, this changes nothing
+    monkeypatch.setattr(az.utils.Numba, "numba_flag", False)
 
     x = _cases()[name]
     with warnings.catch_warnings():

@@ -27,6 +27,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+import jax
 import numpy as np
 import pytest
 
@@ -197,6 +198,7 @@ def test_own_sampler_block_gives_the_posterior_of_mu(ran):
     assert abs(float(mu.std()) - sd) < 5 * mcse_sd
 
 
+@pytest.mark.skipif(jax.default_backend() != "cpu", reason="the hint is for CPU devices")
 def test_a_cpu_run_asking_for_more_devices_says_how_to_get_them():
     """devices=N beyond what JAX sees on a CPU: the error names the XLA flag that gives N CPU devices."""
     import jax
