@@ -186,6 +186,8 @@ def test_gpu_table_smoke_runs_on_a_cpu(tmp_path, capsys):
                      "z-update triton (jax-triton)", "z-update sparse triton (jax-triton)"):  # interpreted here
         assert expected in whats, (expected, whats)
     assert {row["chains"] for row in sections["sweeps"]} == {1, 4}
+    # tomotopy's Hellinger of issue 22 not reached at 4 sweeps: twice that, up to the smoke's --quality-max 8
+    assert [row["sweeps"] for row in sections["quality"]] == [4, 8]
     assert {row["what"].split(",")[0] for row in sections["large"]} == {"partially_collapsed", "uncollapsed"}
     for name, rows in sections.items():
         for row in rows:
