@@ -13,8 +13,8 @@ function whose array arguments carry a leading chain axis:
   work.  :func:`jax.experimental.custom_partitioning` tells the partitioner the launch is
   independent across chains: each device launches its own chains.  Where the process sees one
   device the launch is used as it is (what the partitioner would inline), so a single-GPU run does
-  not depend on ``custom_partitioning`` at all.  A host callback (Triton's interpreter) cannot run inside a partitioned
-  operation on the CPU, so :func:`one_launch` partitions only where asked.
+  not depend on ``custom_partitioning`` at all.  A host callback (Triton's interpreter) cannot run
+  inside a partitioned operation on the CPU, so :func:`one_launch` partitions only where asked.
 """
 
 from __future__ import annotations
