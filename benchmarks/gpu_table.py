@@ -30,23 +30,24 @@ inverse CDF; a second or two for 100 M tokens on a GPU where `lda_corpus` took 8
 * ``quality``: 10 M tokens, K = 100, true topics known: the mean Hellinger distance of the
   posterior-mean topics to the true ones after Hungarian matching, for gibbsjax's default path
   (``sample``, ``num_warmup = num_draws = budget / 2``, 1 chain; wall time of the whole call with
-  compile and of a second call without) at ``--quality-sweeps`` budgets, then twice the largest
-  while none has reached ``--quality-target`` (up to ``--quality-max``);
+  compile and of a second call without) at ``--quality-sweeps`` budgets, then (after the other
+  sections) twice the largest while none has reached ``--quality-target`` (up to ``--quality-max``);
 * ``tomotopy``: ``tomotopy.LDAModel(k=K, alpha, eta)`` trained with every CPU this process may use
   as workers (``cpu_workers``: the affinity mask and a cgroup quota, not the host's count;
   ``--tomotopy-workers``) to checkpoints up to 1,000 sweeps on the same corpus, in a background
   process started first.  It shares the CPUs with this process while the GPU rows run: tomotopy's
   seconds include that, and so do gibbsjax's compile times (XLA compiles on the CPU); the quality
-  rows' second-call seconds are the GPU's.  The summary gives the Hellinger tomotopy reaches at its last checkpoint, the
-  fastest gibbsjax budget that reaches it and the ratio of times (target: ≤ 1/50).  Without
-  tomotopy the row says so and is skipped.
+  rows' second-call seconds are the GPU's.  The summary gives the Hellinger tomotopy reaches at its
+  last checkpoint, the fastest gibbsjax budget that reaches it and the ratio of times (target:
+  ≤ 1/50).  Without tomotopy the row says so and is skipped.
 
-A time budget (``--budget`` seconds from the start of the process, imports and the device's
-start-up included; default 480, so that with the GPU kit's set-up the command takes under 9
-minutes) is checked before each item against an estimate of its cost (about twice the H100
-figures measured before issue 22): what would overrun is skipped and listed under ``skipped``; a
-child process is stopped at three times its estimate.  ``--json`` is rewritten after every
-section, so a run stopped from outside keeps what it measured (``"complete": false``).
+An error at one K (the device's memory, a kernel) is listed under ``skipped`` and the next K, the
+rest and tomotopy still run.  A time budget (``--budget`` seconds from the start of the process,
+imports and the device's start-up included; default 480, so that with the GPU kit's set-up the
+command takes under 9 minutes) is checked before each item against an estimate of its cost (about
+twice the H100 figures measured before issue 22): what would overrun is skipped and listed under
+``skipped``; a child process is stopped at three times its estimate.  ``--json`` is rewritten
+after every section, so a run stopped from outside keeps what it measured (``"complete": false``).
 """
 
 from __future__ import annotations
@@ -206,7 +207,7 @@ def guarded(budget, what, fn, default=None):
 # ----------------------------------------------------------------------------- sections
 def _print(row):
     fields = [f"{row['section']:<8}", f"K {row.get('K', '-')!s:>6}", f"{row['what']:<44}"]
-    for name, fmt in (("chains", "{} ch"), ("lanes", "lanes {}"), ("sweeps", "{} sweeps"),
+    for name, fmt in (("chains", "{} ch"), ("lanes", "lanes {}"), ("warps", "warps {}"), ("sweeps", "{} sweeps"),
                       ("compile_s", "compile {:.2f} s"), ("ms", "{:.3f} ms"), ("seconds", "{:.2f} s"),
                       ("seconds_with_compile", "({:.2f} s with compile)"), ("Mtok_s", "{:.1f} M tok/s"),
                       ("peak_data_GiB", "peak: data {:.2f} GiB"), ("peak_GiB", "in all {:.2f} GiB"),
@@ -465,16 +466,12 @@ def phi_from_counts(nkw):
     return (nkw + ETA) / (nkw.sum(axis=1, keepdims=True) + nkw.shape[1] * ETA)
 
 
-def quality_rows(d, truth, args, budget, cost):
-    """gibbsjax's default path at ``--quality-sweeps`` budgets: Hellinger of the posterior mean (what
-    ``sample`` gives), and of the last state's counts smoothed as tomotopy's are (for reference).
-    While no budget has reached ``--quality-target`` (tomotopy's Hellinger after 1,000 sweeps in
-    issue 22), twice the largest budget is tried too, up to ``--quality-max`` sweeps: the table must
-    show a budget that reaches tomotopy's quality for the time ratio to exist."""
+def quality_rows(d, truth, args, budget, cost, budgets):
+    """gibbsjax's default path at each of ``budgets`` (sweeps): Hellinger of the posterior mean (what
+    ``sample`` gives), and of the last state's counts smoothed as tomotopy's are (for reference)."""
     rows = []
     k = truth.shape[0]
     kernel = lda.partially_collapsed(k, alpha=ALPHA, eta=ETA)
-    budgets = list(args.quality_sweeps)
     for sweeps in budgets:
         if not budget.fits(f"quality, gibbsjax {sweeps} sweeps", 20 + 2 * cost * sweeps * 0.06):
             continue
@@ -490,10 +487,24 @@ def quality_rows(d, truth, args, budget, cost):
         _add(rows, "quality", K=k, what="gibbsjax default, sample", sweeps=sweeps, seconds=second,
              seconds_with_compile=first, hellinger=mean_hellinger(topic_word, truth),
              hellinger_last_state=mean_hellinger(last, truth))
-        if (sweeps == budgets[-1] and 2 * sweeps <= args.quality_max
-                and min(r["hellinger"] for r in rows) > args.quality_target):
-            budgets.append(2 * sweeps)  # not reached yet: a longer budget
     return rows
+
+
+def longer_quality_rows(d, truth, args, budget, cost, rows):
+    """While none of ``rows`` has reached ``--quality-target`` (tomotopy's Hellinger after 1,000 sweeps
+    in issue 22), a budget of twice the largest, up to ``--quality-max`` sweeps: the table must show a
+    budget that reaches tomotopy's quality for the time ratio to exist.  Run after every K's rows, so
+    that these longer budgets never crowd out the larger K."""
+    more = []
+    while rows + more and min(r["hellinger"] for r in rows + more) > args.quality_target:
+        sweeps = 2 * max(r["sweeps"] for r in rows + more)
+        if sweeps > args.quality_max:
+            break
+        got = quality_rows(d, truth, args, budget, cost, [sweeps])
+        if not got:  # skipped (the budget) or failed: no longer one either
+            break
+        more += got
+    return more
 
 
 def tomotopy_rows(proc, folder, truth, budget, wait: bool):
@@ -608,46 +619,65 @@ def main(argv=None, started: float | None = None):
         return result
 
     large_done = set()
+    quality_data = None
+
+    def failed(what, err):
+        note = f"{what}: stopped ({type(err).__name__}: {str(err).strip()[:300]})"
+        budget.skipped.append(note)
+        print(f"  {note}", flush=True)
+
     try:
         for i, k in enumerate(args.topics):
-            if not budget.fits(f"K = {k}: generate {args.tokens:,} tokens", 3 + cost * k / 1000):
-                continue
-            t = time.perf_counter()
-            made = guarded(budget, f"K = {k}: generate", lambda: corpus_on_device(args.tokens, k, args.vocab, seed=k))
-            if made is None:
-                continue
-            words, offsets, truth = made
-            d = lda.data(make_corpus(words, offsets, args.vocab))
-            print(f"K = {k}: {words.size:,} tokens, {offsets.size - 1:,} documents, grid {tuple(d.words.shape)} "
-                  f"({time.perf_counter() - t:.1f} s to generate and pack)", flush=True)
-            if i == 0:  # the time-to-quality corpus: tomotopy starts on it now, in the background
-                quality_truth = truth
-                np.save(f"{folder}/words.npy", words)
-                np.save(f"{folder}/offsets.npy", offsets)
-                np.save(f"{folder}/vocab.npy", np.asarray(args.vocab))
-                deadline = time.time() + budget.left() - 5
-                tomotopy = subprocess.Popen(
-                    [sys.executable, "-c", TOMOTOPY, folder, str(k), str(ALPHA), str(ETA), str(deadline),
-                     ",".join(map(str, args.tomotopy_sweeps)), str(args.tomotopy_workers or cpu_workers())],
-                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-            scale = cost * (k / 100) ** 0.75  # about the H100 seconds of one XLA-scan z-update over 10 M tokens
-            sections["kernels"] += kernel_rows(d, k, args, interpret, budget, scale)
-            chains = [1, 4] if (i == 0 or args.chains_all) else [1]
-            sections["sweeps"] += sweep_rows(d, k, chains, args, budget, scale, outside=sections["outside"])
-            if i == 0:
-                sections["quality"] += quality_rows(d, truth, args, budget, cost)
-            report(False)
-            if k in args.large_topics:  # the large corpus at this K now: not crowded out by a larger K
-                same = d if args.large_tokens == args.tokens else None  # the same size: one corpus
-                sections["large"] += large_rows(args, budget, [k], large_folder, packed=same,
-                                                outside=sections["outside"])
-                large_done.add(k)
+            try:  # whatever fails at one K (the device's memory, a kernel), the next K and tomotopy still run
+                if not budget.fits(f"K = {k}: generate {args.tokens:,} tokens", 3 + cost * k / 1000):
+                    continue
+                t = time.perf_counter()
+                words, offsets, truth = corpus_on_device(args.tokens, k, args.vocab, seed=k)
+                d = lda.data(make_corpus(words, offsets, args.vocab))
+                print(f"K = {k}: {words.size:,} tokens, {offsets.size - 1:,} documents, grid {tuple(d.words.shape)} "
+                      f"({time.perf_counter() - t:.1f} s to generate and pack)", flush=True)
+                if i == 0:  # the time-to-quality corpus: tomotopy starts on it now, in the background
+                    quality_truth = truth
+                    np.save(f"{folder}/words.npy", words)
+                    np.save(f"{folder}/offsets.npy", offsets)
+                    np.save(f"{folder}/vocab.npy", np.asarray(args.vocab))
+                    deadline = time.time() + budget.left() - 5
+                    tomotopy = subprocess.Popen(
+                        [sys.executable, "-c", TOMOTOPY, folder, str(k), str(ALPHA), str(ETA), str(deadline),
+                         ",".join(map(str, args.tomotopy_sweeps)), str(args.tomotopy_workers or cpu_workers())],
+                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                scale = cost * (k / 100) ** 0.75  # about the H100 seconds of one XLA-scan z-update over 10 M tokens
+                sections["kernels"] += kernel_rows(d, k, args, interpret, budget, scale)
+                chains = [1, 4] if (i == 0 or args.chains_all) else [1]
+                sections["sweeps"] += sweep_rows(d, k, chains, args, budget, scale, outside=sections["outside"])
+                if i == 0:
+                    quality_data = (d, truth)
+                    sections["quality"] += quality_rows(d, truth, args, budget, cost, args.quality_sweeps)
                 report(False)
-            del d, words
-        rest = [k for k in args.large_topics if k not in large_done]
-        sections["large"] += large_rows(args, budget, rest, large_folder, outside=sections["outside"])
+                if k in args.large_topics:  # the large corpus at this K now: not crowded out by a larger K
+                    large_done.add(k)
+                    same = d if args.large_tokens == args.tokens else None  # the same size: one corpus
+                    sections["large"] += large_rows(args, budget, [k], large_folder, packed=same,
+                                                    outside=sections["outside"])
+                del d, words
+            except Exception as err:  # noqa: BLE001 - reported under skipped; the table goes on
+                failed(f"K = {k}", err)
+            report(False)
+        try:
+            rest = [k for k in args.large_topics if k not in large_done]
+            sections["large"] += large_rows(args, budget, rest, large_folder, outside=sections["outside"])
+        except Exception as err:  # noqa: BLE001
+            failed("large corpus", err)
+        if quality_data is not None:
+            try:
+                sections["quality"] += longer_quality_rows(*quality_data, args, budget, cost, sections["quality"])
+            except Exception as err:  # noqa: BLE001
+                failed("quality, longer budgets", err)
         if tomotopy is not None:
-            sections["tomotopy"] = tomotopy_rows(tomotopy, folder, quality_truth, budget, wait=True)
+            try:
+                sections["tomotopy"] = tomotopy_rows(tomotopy, folder, quality_truth, budget, wait=True)
+            except Exception as err:  # noqa: BLE001
+                failed("tomotopy", err)
     finally:
         if tomotopy is not None and tomotopy.poll() is None:  # an error above: no tomotopy left running
             tomotopy.kill()
@@ -683,10 +713,10 @@ def cpu_workers(cgroup: str = "/sys/fs/cgroup") -> int:
             fields = quota_file.read_text().split()
             quota = fields[0]
             period = fields[1] if period_file is None else period_file.read_text().strip()
-        except (OSError, IndexError):
+            if quota not in ("max", "-1"):
+                n = min(n, max(1, math.ceil(int(quota) / int(period))))
+        except (OSError, IndexError, ValueError, ZeroDivisionError):  # absent or unreadable: no quota known
             continue
-        if quota not in ("max", "-1"):
-            n = min(n, max(1, math.ceil(int(quota) / int(period))))
         break
     return max(1, n)
 

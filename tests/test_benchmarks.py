@@ -139,6 +139,29 @@ def test_gpu_table_counts_the_cpus_it_may_use(tmp_path, monkeypatch):
     assert gpu_table.cpu_workers(str(tmp_path)) == 8
 
 
+def test_gpu_table_goes_on_after_an_error_at_one_k(tmp_path, monkeypatch):
+    """An error outside the guarded pieces (here the corpus of every K, as a poisoned CUDA context
+    would give) is listed under skipped, the next K and the 100 M-token section still run, and the
+    JSON is written complete: the one GPU run keeps what it can."""
+    gpu_table = _load("gpu_table")
+    tried = []
+
+    def corpus(num_tokens, k, vocab_size, **kw):
+        tried.append(k)
+        raise RuntimeError("CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered")
+
+    monkeypatch.setattr(gpu_table, "corpus_on_device", corpus)
+    out = tmp_path / "t.json"
+    gpu_table.main(["--tokens", "100", "--vocab", "10", "--topics", "3", "5", "--large-topics", "3",
+                    "--large-tokens", "200", "--budget", "120", "--json", str(out)])
+    report = json.loads(out.read_text())
+    assert tried == [3, 5, 100] and report["complete"] is True  # K = 3, K = 5, then the large corpus (K = 100 truth)
+    notes = " | ".join(report["skipped"])
+    for what in ("K = 3: stopped (RuntimeError: CUDA_ERROR_ILLEGAL_ADDRESS", "K = 5: stopped (RuntimeError",
+                 "large corpus: stopped (RuntimeError"):
+        assert what in notes, notes
+
+
 def test_a_failing_benchmark_piece_is_a_row_that_says_why(monkeypatch):
     """One piece that fails (here the dense φ draw, as the device's memory might at K = 10,000) is a
     row naming the error, without timings; the other pieces still give theirs."""
