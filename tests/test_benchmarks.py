@@ -132,6 +132,9 @@ def test_gpu_table_counts_the_cpus_it_may_use(tmp_path, monkeypatch):
     assert gpu_table.cpu_workers(str(tmp_path)) == 16
     (tmp_path / "cpu.max").write_text("250000 100000\n")
     assert gpu_table.cpu_workers(str(tmp_path)) == 3
+    for odd in ("abc 100000\n", "100000 0\n", ""):  # unreadable: no quota known, never an error
+        (tmp_path / "cpu.max").write_text(odd)
+        assert gpu_table.cpu_workers(str(tmp_path)) == 16, odd
     (tmp_path / "cpu.max").unlink()
     (tmp_path / "cpu").mkdir()
     (tmp_path / "cpu" / "cpu.cfs_quota_us").write_text("800000\n")
