@@ -80,6 +80,7 @@ import sample_profile  # noqa: E402  (the phases of one sample call: the "outsid
 from gibbsjax.corpus import Corpus  # noqa: E402
 from gibbsjax.models import lda  # noqa: E402
 from gibbsjax.models.lda import pallas as lda_pallas_kernel  # noqa: E402
+from gibbsjax.outputs import write_atomic  # noqa: E402
 
 ALPHA, ETA = lda_pallas.ALPHA, lda_pallas.ETA
 
@@ -192,13 +193,14 @@ class Budget:
         return False
 
 
-def guarded(budget, what, fn, default=None):
-    """``fn()``, or ``default`` with the error listed under ``skipped`` (e.g. a resource limit of the
-    fused kernel at K = 10,000, or the device's memory): one failing item never ends the table."""
+def guarded(budget, what, fn, default=None, verb="failed"):
+    """``fn()``, or ``default`` with the error listed under ``skipped`` as ``what: verb (error)`` (e.g.
+    a resource limit of the fused kernel at K = 10,000, or the device's memory): one failing item
+    never ends the table."""
     try:
         return fn()
     except Exception as err:  # noqa: BLE001 - reported, and the other rows still run
-        note = f"{what}: failed ({type(err).__name__}: {str(err).strip()[:300]})"
+        note = f"{what}: {verb} ({type(err).__name__}: {str(err).strip()[:300]})"
         budget.skipped.append(note)
         print(f"  {note}", flush=True)
         return default
@@ -615,69 +617,60 @@ def main(argv=None, started: float | None = None):
         result = {**head, "elapsed_s": budget.elapsed(), "complete": complete, "sections": sections,
                   "summary": summary(sections["quality"], sections["tomotopy"]), "skipped": budget.skipped}
         if args.json:
-            write_json(args.json, result)
+            write_atomic(args.json, lambda tmp: tmp.write_text(json.dumps(result, indent=1)))
         return result
 
     large_done = set()
-    quality_data = None
+    quality = {}  # the time-to-quality corpus (the first K's): its packed data and true topics
 
-    def failed(what, err):
-        note = f"{what}: stopped ({type(err).__name__}: {str(err).strip()[:300]})"
-        budget.skipped.append(note)
-        print(f"  {note}", flush=True)
+    def one_k(i, k):
+        """Every section at ``k`` topics on ``--tokens`` tokens (and the 100 M-token rows at this K)."""
+        nonlocal tomotopy, quality_truth
+        if not budget.fits(f"K = {k}: generate {args.tokens:,} tokens", 3 + cost * k / 1000):
+            return
+        t = time.perf_counter()
+        words, offsets, truth = corpus_on_device(args.tokens, k, args.vocab, seed=k)
+        d = lda.data(make_corpus(words, offsets, args.vocab))
+        print(f"K = {k}: {words.size:,} tokens, {offsets.size - 1:,} documents, grid {tuple(d.words.shape)} "
+              f"({time.perf_counter() - t:.1f} s to generate and pack)", flush=True)
+        if i == 0:  # the time-to-quality corpus: tomotopy starts on it now, in the background
+            quality_truth = truth
+            np.save(f"{folder}/words.npy", words)
+            np.save(f"{folder}/offsets.npy", offsets)
+            np.save(f"{folder}/vocab.npy", np.asarray(args.vocab))
+            deadline = time.time() + budget.left() - 5
+            tomotopy = subprocess.Popen(
+                [sys.executable, "-c", TOMOTOPY, folder, str(k), str(ALPHA), str(ETA), str(deadline),
+                 ",".join(map(str, args.tomotopy_sweeps)), str(args.tomotopy_workers or cpu_workers())],
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        scale = cost * (k / 100) ** 0.75  # about the H100 seconds of one XLA-scan z-update over 10 M tokens
+        sections["kernels"] += kernel_rows(d, k, args, interpret, budget, scale)
+        chains = [1, 4] if (i == 0 or args.chains_all) else [1]
+        sections["sweeps"] += sweep_rows(d, k, chains, args, budget, scale, outside=sections["outside"])
+        if i == 0:
+            quality.update(d=d, truth=truth)
+            sections["quality"] += quality_rows(d, truth, args, budget, cost, args.quality_sweeps)
+        report(False)
+        if k in args.large_topics:  # the large corpus at this K now: not crowded out by a larger K
+            large_done.add(k)
+            same = d if args.large_tokens == args.tokens else None  # the same size: one corpus
+            sections["large"] += large_rows(args, budget, [k], large_folder, packed=same,
+                                            outside=sections["outside"])
 
     try:
         for i, k in enumerate(args.topics):
-            try:  # whatever fails at one K (the device's memory, a kernel), the next K and tomotopy still run
-                if not budget.fits(f"K = {k}: generate {args.tokens:,} tokens", 3 + cost * k / 1000):
-                    continue
-                t = time.perf_counter()
-                words, offsets, truth = corpus_on_device(args.tokens, k, args.vocab, seed=k)
-                d = lda.data(make_corpus(words, offsets, args.vocab))
-                print(f"K = {k}: {words.size:,} tokens, {offsets.size - 1:,} documents, grid {tuple(d.words.shape)} "
-                      f"({time.perf_counter() - t:.1f} s to generate and pack)", flush=True)
-                if i == 0:  # the time-to-quality corpus: tomotopy starts on it now, in the background
-                    quality_truth = truth
-                    np.save(f"{folder}/words.npy", words)
-                    np.save(f"{folder}/offsets.npy", offsets)
-                    np.save(f"{folder}/vocab.npy", np.asarray(args.vocab))
-                    deadline = time.time() + budget.left() - 5
-                    tomotopy = subprocess.Popen(
-                        [sys.executable, "-c", TOMOTOPY, folder, str(k), str(ALPHA), str(ETA), str(deadline),
-                         ",".join(map(str, args.tomotopy_sweeps)), str(args.tomotopy_workers or cpu_workers())],
-                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-                scale = cost * (k / 100) ** 0.75  # about the H100 seconds of one XLA-scan z-update over 10 M tokens
-                sections["kernels"] += kernel_rows(d, k, args, interpret, budget, scale)
-                chains = [1, 4] if (i == 0 or args.chains_all) else [1]
-                sections["sweeps"] += sweep_rows(d, k, chains, args, budget, scale, outside=sections["outside"])
-                if i == 0:
-                    quality_data = (d, truth)
-                    sections["quality"] += quality_rows(d, truth, args, budget, cost, args.quality_sweeps)
-                report(False)
-                if k in args.large_topics:  # the large corpus at this K now: not crowded out by a larger K
-                    large_done.add(k)
-                    same = d if args.large_tokens == args.tokens else None  # the same size: one corpus
-                    sections["large"] += large_rows(args, budget, [k], large_folder, packed=same,
-                                                    outside=sections["outside"])
-                del d, words
-            except Exception as err:  # noqa: BLE001 - reported under skipped; the table goes on
-                failed(f"K = {k}", err)
+            # whatever fails at one K (the device's memory, a kernel), the next K and tomotopy still run
+            guarded(budget, f"K = {k}", lambda: one_k(i, k), verb="stopped")
             report(False)
-        try:
-            rest = [k for k in args.large_topics if k not in large_done]
-            sections["large"] += large_rows(args, budget, rest, large_folder, outside=sections["outside"])
-        except Exception as err:  # noqa: BLE001
-            failed("large corpus", err)
-        if quality_data is not None:
-            try:
-                sections["quality"] += longer_quality_rows(*quality_data, args, budget, cost, sections["quality"])
-            except Exception as err:  # noqa: BLE001
-                failed("quality, longer budgets", err)
+        rest = [k for k in args.large_topics if k not in large_done]
+        sections["large"] += guarded(budget, "large corpus", lambda: large_rows(
+            args, budget, rest, large_folder, outside=sections["outside"]), [], verb="stopped")
+        if quality:
+            sections["quality"] += guarded(budget, "quality, longer budgets", lambda: longer_quality_rows(
+                quality["d"], quality["truth"], args, budget, cost, sections["quality"]), [], verb="stopped")
         if tomotopy is not None:
-            try:
-                sections["tomotopy"] = tomotopy_rows(tomotopy, folder, quality_truth, budget, wait=True)
-            except Exception as err:  # noqa: BLE001
-                failed("tomotopy", err)
+            sections["tomotopy"] = guarded(budget, "tomotopy", lambda: tomotopy_rows(
+                tomotopy, folder, quality_truth, budget, wait=True), [], verb="stopped")
     finally:
         if tomotopy is not None and tomotopy.poll() is None:  # an error above: no tomotopy left running
             tomotopy.kill()
@@ -689,14 +682,6 @@ def main(argv=None, started: float | None = None):
     print(f"elapsed {budget.elapsed():.1f} s of {args.budget:.0f} (from the start of the process); "
           f"skipped {len(budget.skipped)} item(s)")
     return result
-
-
-def write_json(path: str, result: dict) -> None:
-    """``result`` as JSON at ``path``, replaced atomically (a reader never sees half a table)."""
-    target = Path(path)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(result, indent=1))
-    os.replace(tmp, target)
 
 
 def cpu_workers(cgroup: str = "/sys/fs/cgroup") -> int:

@@ -79,11 +79,16 @@ def _row(k, what, tokens, compile_s, per, lanes="-", warps="-", differ=0):
             "ms": 1e3 * per, "Mtok_s": tokens / per / 1e6, "differ": differ}
 
 
+def _not_run(k, what, why, lanes="-", warps="-"):
+    """The row of a piece that did not run, ``what: why``, with no timings (None)."""
+    return {"K": k, "what": f"{what}: {why}", "lanes": lanes, "warps": warps, "compile_s": None, "ms": None,
+            "Mtok_s": None, "differ": -1}
+
+
 def _failed(k, what, err, lanes="-", warps="-"):
-    """The row of a piece that could not run (a Triton resource limit at a tile size, the device's
-    memory at K = 10,000, ...): what failed and why, no timings (None)."""
-    return {"K": k, "what": f"{what}: failed ({type(err).__name__}: {str(err).strip()[:200]})", "lanes": lanes,
-            "warps": warps, "compile_s": None, "ms": None, "Mtok_s": None, "differ": -1}
+    """The row of a piece that failed (a Triton resource limit at a tile size, the device's memory at
+    K = 10,000, ...): what failed and the error."""
+    return _not_run(k, what, f"failed ({type(err).__name__}: {str(err).strip()[:200]})", lanes, warps)
 
 
 def _differ(z, z_ref, d) -> int:
@@ -160,8 +165,7 @@ def bench_triton(d, k, state, key, *, reps, interpret, z_xla, sparse=False):
         except Exception as err:  # noqa: BLE001 - reported in the table, the run goes on
             return _failed(k, name, err, lanes, warps)
     if why is not None:
-        return {"K": k, "what": f"{name}: {why}", "lanes": lanes, "warps": warps,  # no timings: None
-                "compile_s": None, "ms": None, "Mtok_s": None, "differ": -1}
+        return _not_run(k, name, why, lanes, warps)
     return _row(k, name, tokens, compile_s, per, lanes, warps, _differ(got[0], z_xla, d))
 
 
