@@ -158,11 +158,14 @@ for kernel, data, msg in [(nb.dirichlet_multinomial(), nb.data(Corpus.from_token
         assert msg in str(e), e
         print("refused", kernel.name)
 
-# the command line: a mixture with one chain on 4 devices splits its documents
+# the command line: a mixture with fewer chains than devices splits its documents.  The corpus above,
+# from a file, with the unigram mixture's K and run lengths above: its compiled programs serve the command
 import contextlib, io, pathlib
 from gibbsjax.cli import main
-toml = ['[model]', 'name = "mixtures.unigrams"', 'K = 2', '[data]', 'corpus = "abc"', '[sampler]',
-        'num_chains = 1', 'num_warmup = 3', 'num_draws = 4', 'seed = 0']
+from gibbsjax.corpus import write_ldac
+write_ldac(corpus, "c.ldac", "v.txt")
+toml = ['[model]', 'name = "mixtures.unigrams"', 'K = 3', '[data]', 'file = "c.ldac"', 'format = "ldac"',
+        'vocab = "v.txt"', '[sampler]', 'num_chains = 2', 'num_warmup = 0', 'num_draws = 6', 'seed = 0']
 pathlib.Path("m.toml").write_text(chr(10).join(toml) + chr(10))
 for argv in (["run", "m.toml", "--devices", "4", "--no-progress"], ["summary", "m.nc"]):
     buf = io.StringIO()
