@@ -607,7 +607,7 @@ def main(argv=None, started: float | None = None):
     sections = {"kernels": [], "sweeps": [], "large": [], "outside": [], "quality": [], "tomotopy": []}
     folder = tempfile.mkdtemp(prefix="gpu_table_")
     large_folder = tempfile.mkdtemp(prefix="gpu_table_large_")
-    tomotopy = quality_truth = None
+    tomotopy = None
     head = {"jax": jax.__version__, "device": device.device_kind, "platform": device.platform,
             "interpret": interpret, "budget_s": args.budget}
 
@@ -625,7 +625,7 @@ def main(argv=None, started: float | None = None):
 
     def one_k(i, k):
         """Every section at ``k`` topics on ``--tokens`` tokens (and the 100 M-token rows at this K)."""
-        nonlocal tomotopy, quality_truth
+        nonlocal tomotopy
         if not budget.fits(f"K = {k}: generate {args.tokens:,} tokens", 3 + cost * k / 1000):
             return
         t = time.perf_counter()
@@ -634,7 +634,7 @@ def main(argv=None, started: float | None = None):
         print(f"K = {k}: {words.size:,} tokens, {offsets.size - 1:,} documents, grid {tuple(d.words.shape)} "
               f"({time.perf_counter() - t:.1f} s to generate and pack)", flush=True)
         if i == 0:  # the time-to-quality corpus: tomotopy starts on it now, in the background
-            quality_truth = truth
+            quality.update(d=d, truth=truth)
             np.save(f"{folder}/words.npy", words)
             np.save(f"{folder}/offsets.npy", offsets)
             np.save(f"{folder}/vocab.npy", np.asarray(args.vocab))
@@ -648,7 +648,6 @@ def main(argv=None, started: float | None = None):
         chains = [1, 4] if (i == 0 or args.chains_all) else [1]
         sections["sweeps"] += sweep_rows(d, k, chains, args, budget, scale, outside=sections["outside"])
         if i == 0:
-            quality.update(d=d, truth=truth)
             sections["quality"] += quality_rows(d, truth, args, budget, cost, args.quality_sweeps)
         report(False)
         if k in args.large_topics:  # the large corpus at this K now: not crowded out by a larger K
@@ -670,7 +669,7 @@ def main(argv=None, started: float | None = None):
                 quality["d"], quality["truth"], args, budget, cost, sections["quality"]), [], verb="stopped")
         if tomotopy is not None:
             sections["tomotopy"] = guarded(budget, "tomotopy", lambda: tomotopy_rows(
-                tomotopy, folder, quality_truth, budget, wait=True), [], verb="stopped")
+                tomotopy, folder, quality["truth"], budget, wait=True), [], verb="stopped")
     finally:
         if tomotopy is not None and tomotopy.poll() is None:  # an error above: no tomotopy left running
             tomotopy.kill()
