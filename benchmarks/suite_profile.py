@@ -10,6 +10,11 @@ functions of ``gibbsjax.sample``, and so on), over the whole run.  Compilation i
 subprocesses (the multi-device checks, the README blocks, the notebooks) is not seen: those files
 show wall time with little compilation.
 
+It also fingerprints every program XLA compiles in those processes (its text three ways: as it is,
+with its constants left out, and with its constants and array shapes left out) and says how much
+compilation time repeats a program already compiled: what tests sharing programs could save at
+most, if they were rewritten to use the same data shapes and hyperparameters (``programs``).
+
 From the project root (the suite's own options apply: ``-n 2``, ``-m 'not slow'``):
 
     python benchmarks/suite_profile.py                 # the whole default run (about 22 min here)
@@ -24,8 +29,10 @@ from __future__ import annotations
 
 import argparse
 import collections
+import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -42,6 +49,21 @@ EVENTS = {
     "/jax/compilation_cache/compile_time_saved_sec": "cache_saved_s",
 }
 COMPILE = "/jax/core/compile/backend_compile_duration"
+# what a program's text is compared without: constants (hyperparameters, seeds, loop bounds), then
+# also array types and shape attributes, and the names of its functions
+_CONSTANTS = re.compile(r"dense(?:_resource)?<[^>]*>|value = [^\n:]+")
+_SHAPES = re.compile(r"tensor<[^>]*>|memref<[^>]*>|array<i64[^>]*>")
+_SYMBOLS = re.compile(r"@[\w$.]+")
+_LOCATIONS = re.compile(r"loc\([^\n]*\)|#loc\d*(?: = [^\n]*)?")
+
+
+def fingerprints(text: str) -> tuple[str, str, str]:
+    """Hashes of a program's text: as it is, without its constants, and without its constants,
+    shapes and function names (locations are left out of all three)."""
+    text = _LOCATIONS.sub("", text)
+    no_constants = _CONSTANTS.sub("C", text)
+    no_shapes = _SYMBOLS.sub("@F", _SHAPES.sub("T", no_constants))
+    return tuple(hashlib.sha1(t.encode()).hexdigest()[:16] for t in (text, no_constants, no_shapes))
 
 
 # ----------------------------------------------------------------------------- the pytest plugin
@@ -55,8 +77,33 @@ class Plugin:
         self.folder = folder
         self.sums: collections.Counter = collections.Counter()
         self.compiled: dict[str, list] = {}  # per function name: [compilations, seconds], this test
+        self.programs: list[list] = []  # [module name, seconds, fingerprints...] of each compilation, this test
         self.rows: list[dict] = []
         jax.monitoring.register_event_duration_secs_listener(self._event)
+        self._wrap_compiler()
+
+    def _wrap_compiler(self):
+        """Fingerprint each program handed to XLA (``jax._src.compiler.backend_compile_and_load``, a
+        private function of jax 0.10; where it is missing, no programs are recorded and the report
+        says so).  Persistent-cache hits do not reach it."""
+        from jax._src import compiler
+
+        real = getattr(compiler, "backend_compile_and_load", None)
+        if real is None:
+            return
+        plugin = self
+
+        def backend_compile_and_load(backend, module, *args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return real(backend, module, *args, **kwargs)
+            finally:
+                seconds = time.perf_counter() - start
+                text = str(module)
+                name = re.search(r"module @([\w$.]+)", text)
+                plugin.programs.append([name.group(1) if name else "?", seconds, *fingerprints(text)])
+
+        compiler.backend_compile_and_load = backend_compile_and_load
 
     def _event(self, event, seconds, fun_name=None, **_):
         if event in EVENTS:
@@ -70,12 +117,13 @@ class Plugin:
     def pytest_runtest_protocol(self, item, nextitem):
         self.sums.clear()
         self.compiled = {}
+        self.programs = []
         start = time.perf_counter()
         try:
             return (yield)
         finally:
             self.rows.append({"test": item.nodeid, "wall_s": time.perf_counter() - start, **self.sums,
-                              "compiled": self.compiled})
+                              "compiled": self.compiled, "programs": self.programs})
 
     def pytest_sessionfinish(self, session):
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
@@ -119,6 +167,26 @@ def by_function(rows: list[dict]) -> list[dict]:
     return sorted(out, key=lambda r: -r["compile_s"])
 
 
+LEVELS = ("identical", "up to constants", "up to constants and shapes")
+
+
+def programs(rows: list[dict], name: str | None = None) -> dict:
+    """The programs compiled in the tests' own processes (only those whose module name contains
+    ``name``, where given): how many, their seconds, and at each level of :data:`LEVELS` how many
+    are distinct and how many seconds went to compiling a program equal at that level to one
+    compiled before (in any test of any worker: each worker compiles its own)."""
+    compiled = [p for row in rows for p in row.get("programs", []) if name is None or name in p[0]]
+    out = {"compilations": len(compiled), "seconds": sum(p[1] for p in compiled)}
+    for level, column in zip(LEVELS, (2, 3, 4)):
+        seen, repeated = set(), 0.0
+        for p in compiled:
+            if p[column] in seen:
+                repeated += p[1]
+            seen.add(p[column])
+        out[level] = {"distinct": len(seen), "repeated_s": repeated}
+    return out
+
+
 def run(pytest_args: list[str], folder: str) -> int:
     env = dict(os.environ, GIBBSJAX_SUITE_PROFILE=folder)
     env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent), env.get("PYTHONPATH", "")]).strip(os.pathsep)
@@ -153,11 +221,19 @@ def main(argv=None) -> dict:
     print(f"\n{'compile':>8} {'count':>6} {'tests':>6}  compiled function")
     for f in functions[:args.top]:
         print(f"{f['compile_s']:8.1f} {f['compilations']:6d} {f['tests']:6d}  {f['function']}")
+    census = programs(rows)
+    if census["compilations"]:
+        print(f"\n{census['compilations']} programs compiled in the tests' processes, {census['seconds']:.0f} s; "
+              f"compiling a program equal to an earlier one:")
+        for level in LEVELS:
+            print(f"  {level:28s} {census[level]['distinct']:6d} distinct, {census[level]['repeated_s']:7.1f} s")
+    else:
+        print("\nno programs fingerprinted (this jax has no jax._src.compiler.backend_compile_and_load)")
     print(f"\n{'test s':>8} {'compile':>8}  slowest tests")
     for row in sorted(rows, key=lambda r: -r["wall_s"])[:args.top]:
         print(f"{row['wall_s']:8.1f} {row.get('compile_s', 0):8.1f}  {row['test']}")
     result = {"elapsed_s": elapsed, "exit": code, "total": dict(total), "files": files, "functions": functions,
-              "tests": rows}
+              "programs": census, "tests": rows}
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1), encoding="utf-8")
     return result

@@ -254,32 +254,50 @@ def test_sample_profile_smoke_phases_add_up(tmp_path):
 
 
 def test_suite_profile_sums_compilation_per_file(tmp_path, capsys):
-    """benchmarks/suite_profile.py on a generated two-test file: each test's wall time and the
-    backend compilation JAX reports inside it, summed per file; a test that compiles nothing shows
-    none, and the compiling one no more than its own wall time."""
+    """benchmarks/suite_profile.py on a generated file: each test's wall time and the backend
+    compilation JAX reports inside it, summed per file; a test that compiles nothing shows none,
+    and a compiling one no more than its own wall time.  Its census of programs sees the same
+    program compiled twice (two closures, the same shape) and a third equal to them but for its
+    shape."""
     test_file = tmp_path / "test_two.py"
     test_file.write_text(
-        "import jax, jax.numpy as jnp\n\n"
+        "import jax, jax.numpy as jnp\n"
+        "jax.config.update('jax_enable_compilation_cache', False)  # every compilation reaches XLA\n\n"
+        "def _f(n):\n"
+        "    return float(jax.jit(lambda x: jnp.cumsum(jnp.sin(x)).sum())(jnp.ones(n)))\n\n"
         "def test_compiles():\n"
-        "    assert float(jax.jit(lambda x: jnp.cumsum(jnp.sin(x)).sum())(jnp.ones(7))) > 0\n\n"
+        "    assert _f(7) > 0\n\n"
         "def test_plain():\n"
-        "    assert 1 + 1 == 2\n", encoding="utf-8")
+        "    assert 1 + 1 == 2\n\n"
+        "def test_again():\n"
+        "    assert _f(7) > 0\n\n"
+        "def test_other_shape():\n"
+        "    assert _f(9) > 0\n", encoding="utf-8")
     out = tmp_path / "profile.json"
     result = _load("suite_profile").main(["--json", str(out), "--", str(test_file), "-n", "0"])
     assert result["exit"] == 0
     rows = {row["test"].split("::")[-1]: row for row in result["tests"]}
-    assert set(rows) == {"test_compiles", "test_plain"}
-    assert 0 < rows["test_compiles"]["compile_s"] <= rows["test_compiles"]["wall_s"]
+    assert set(rows) == {"test_compiles", "test_plain", "test_again", "test_other_shape"}
+    compiling = [rows[name] for name in ("test_compiles", "test_again", "test_other_shape")]
+    for row in compiling:
+        assert 0 < row["compile_s"] <= row["wall_s"], row
     assert rows["test_plain"].get("compile_s", 0.0) == 0.0
     (only,) = result["files"]
-    assert only["tests"] == 2 and only["wall_s"] == pytest.approx(sum(r["wall_s"] for r in rows.values()))
-    assert json.loads(out.read_text())["total"]["compile_s"] == pytest.approx(rows["test_compiles"]["compile_s"])
-    # per compiled function: the test's jitted lambda, and nothing from the test that compiles nothing
-    assert rows["test_plain"]["compiled"] == {}
+    assert only["tests"] == 4 and only["wall_s"] == pytest.approx(sum(r["wall_s"] for r in rows.values()))
+    assert json.loads(out.read_text())["total"]["compile_s"] == pytest.approx(sum(r["compile_s"] for r in compiling))
+    # per compiled function: the tests' jitted lambdas, and nothing from the test that compiles nothing
+    assert rows["test_plain"]["compiled"] == {} and rows["test_plain"]["programs"] == []
     functions = {f["function"]: f for f in result["functions"]}
-    assert "jit(<lambda>)" in functions and functions["jit(<lambda>)"]["tests"] == 1
-    assert sum(f["compile_s"] for f in result["functions"]) == pytest.approx(rows["test_compiles"]["compile_s"])
-    assert "backend compilation" in capsys.readouterr().out
+    assert "jit(<lambda>)" in functions and functions["jit(<lambda>)"]["tests"] == 3
+    assert sum(f["compile_s"] for f in result["functions"]) == pytest.approx(sum(r["compile_s"] for r in compiling))
+    # the census of the lambdas' programs: two distinct as they are, one without their shapes
+    census = _load("suite_profile").programs(result["tests"], name="lambda")
+    assert census["compilations"] == 3
+    assert census["identical"]["distinct"] == 2 and census["identical"]["repeated_s"] > 0
+    assert census["up to constants and shapes"]["distinct"] == 1
+    assert census["up to constants and shapes"]["repeated_s"] > census["identical"]["repeated_s"]
+    printed = capsys.readouterr().out
+    assert "backend compilation" in printed and "up to constants and shapes" in printed
 
 
 @pytest.mark.slow
