@@ -228,7 +228,8 @@ def main(argv=None) -> dict:
         for level in LEVELS:
             print(f"  {level:28s} {census[level]['distinct']:6d} distinct, {census[level]['repeated_s']:7.1f} s")
     else:
-        print("\nno programs fingerprinted (this jax has no jax._src.compiler.backend_compile_and_load)")
+        print("\nno programs fingerprinted (nothing compiled in the tests' processes, or this jax has no "
+              "jax._src.compiler.backend_compile_and_load)")
     print(f"\n{'test s':>8} {'compile':>8}  slowest tests")
     for row in sorted(rows, key=lambda r: -r["wall_s"])[:args.top]:
         print(f"{row['wall_s']:8.1f} {row.get('compile_s', 0):8.1f}  {row['test']}")
