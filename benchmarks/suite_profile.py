@@ -91,7 +91,6 @@ class Plugin:
         real = getattr(compiler, "backend_compile_and_load", None)
         if real is None:
             return
-        plugin = self
 
         def backend_compile_and_load(backend, module, *args, **kwargs):
             start = time.perf_counter()
@@ -101,7 +100,7 @@ class Plugin:
                 seconds = time.perf_counter() - start
                 text = str(module)
                 name = re.search(r"module @([\w$.]+)", text)
-                plugin.programs.append([name.group(1) if name else "?", seconds, *fingerprints(text)])
+                self.programs.append([name.group(1) if name else "?", seconds, *fingerprints(text)])
 
         compiler.backend_compile_and_load = backend_compile_and_load
 
