@@ -56,7 +56,19 @@ def lowered_for_cuda(kernel, chains: int | None = None) -> str:
     state = init(jax.random.split(jax.random.key(0), chains) if chains else jax.random.key(0), d)
     exported = export.export(jax.jit(step), platforms=["cuda"],
                              disabled_checks=[export.DisabledSafetyCheck.custom_call(TRITON)])
-    return exported(key, state, d).mlir_module()
+    with abstract_gpu():
+        return exported(key, state, d).mlir_module()
+
+
+def abstract_gpu():
+    """A context in which Pallas lowers its Triton kernels for an H100 on a machine without a GPU.
+
+    From jax 0.11 on, the lowering asks the abstract mesh for the GPU's kind where no GPU is
+    attached (and raises "No supported GPU devices found" without one); jax 0.10 did not ask.
+    An H100 and an H200 are the same architecture (compute capability 9.0)."""
+    device = jax.sharding.AbstractDevice(device_kind="NVIDIA H100 80GB HBM3", num_cores=132, platform="gpu")
+    mesh = jax.sharding.AbstractMesh((1,), ("chip",), axis_types=(jax.sharding.AxisType.Auto,), abstract_device=device)
+    return jax.sharding.use_abstract_mesh(mesh)  # Auto: no sharding in the traced types
 
 
 def contents(text: str) -> dict:
