@@ -280,6 +280,27 @@ def test_accumulate_gives_per_chain_means_of_kept_draws():
     np.testing.assert_allclose(thinned.posterior_mean["count_acc"].values, np.full(3, np.mean(6 + 4 * np.arange(1, 6))))
 
 
+def test_running_means_do_not_depend_on_the_shape_they_are_summed_at():
+    """Each draw's accumulated quantity is rounded before it joins the running sum, so the means of
+    the same values are the same bits whatever the array's shape.  Fused into the sum, a product may
+    become a fused multiply-add in some elements and not in others (jax 0.12 on a CPU: the scalar
+    tail of a vectorised loop), and a run with documents over four devices gave posterior means
+    that differed from one device's in the last bit."""
+    rng = np.random.default_rng(1)
+    counts = jnp.asarray(rng.integers(0, 12, size=(41, 4)), jnp.float32)
+    lengths = counts.sum(axis=1) + 1.0
+
+    def means(n):
+        kernel = KERNEL._replace(
+            accumulate=lambda s, d: {"ratio": (d[0] + 0.1 * s.count) / (d[1][:, None] + 0.4)},
+            dims={**KERNEL.dims, "ratio": ("row", "topic")}, coords=None)
+        idata = sample(kernel, (counts[:n], lengths[:n]), seed=0, num_chains=1, num_warmup=0, num_draws=6,
+                       progress=False)
+        return idata.posterior_mean["ratio"].values[0]
+
+    np.testing.assert_array_equal(means(11), means(41)[:11])
+
+
 def test_the_data_fingerprint_hashed_beside_the_sweeps_is_the_datas_and_its_error_surfaces(monkeypatch):
     from gibbsjax.models import normal
     from gibbsjax.run import driver

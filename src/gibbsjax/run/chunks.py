@@ -94,10 +94,13 @@ def chunk_fn(
             s = jax.lax.cond(active, advance, lambda s: s, s)
             out = jax.lax.cond(keep, lambda s: records(s, data), no_records, s)
             if vacc is not None:
+                # the barrier rounds each draw's quantities before they join the sums: fused into the
+                # sum, a product may become a fused multiply-add in some elements and not others
+                # (jax 0.12 on a CPU), and the means would depend on the arrays' shapes (shards)
                 acc = jax.lax.cond(
                     active & accum,
                     lambda a: jax.tree_util.tree_map(
-                        lambda x, y: x + y.astype(x.dtype), a, vacc(s, data)
+                        lambda x, y: x + y.astype(x.dtype), a, jax.lax.optimization_barrier(vacc(s, data))
                     ),
                     lambda a: a,
                     acc,
