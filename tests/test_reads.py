@@ -304,6 +304,67 @@ def test_non_utf8_bytes_name_the_file_and_line(tmp_path, capsys):
     _cli_error(["run", _lda_config(tmp_path, "docword.txt", fmt="uci")], capsys, str(dw), "utf-8")
 
 
+BOM = b"\xef\xbb\xbf"  # the UTF-8 byte-order mark a spreadsheet writes first
+
+
+def test_bom_csv_column_of_a_config(tmp_path):
+    """A CSV file saved by a spreadsheet: the mark must not stick to the first header."""
+    from gibbsjax.sources import read_column
+
+    (tmp_path / "bom.csv").write_bytes(BOM + b"temperature_f,rate\r\n98.2,70\r\n98.9,74\r\n")
+    got = read_column({"file": "bom.csv", "column": "temperature_f"}, tmp_path)
+    np.testing.assert_array_equal(got, [98.2, 98.9])
+    (tmp_path / "one.csv").write_bytes(BOM + b"t\n1.5\n")  # the only column, found without its name
+    np.testing.assert_array_equal(read_column({"file": "one.csv"}, tmp_path), [1.5])
+
+
+def test_bom_config_file(tmp_path):
+    from gibbsjax.config import load_config
+
+    (tmp_path / "t.csv").write_text("t\n98.0\n98.5\n", encoding="utf-8")
+    (tmp_path / "bom.toml").write_bytes(BOM + NORMAL.format(file="t.csv").encode("utf-8"))
+    assert load_config(tmp_path / "bom.toml").sampler.num_chains == 2
+
+
+def test_bom_vocabulary_file(tmp_path):
+    from gibbsjax.corpus.files import read_vocab
+
+    (tmp_path / "vocab.txt").write_bytes(BOM + b"apple\nbond\n")
+    assert read_vocab(tmp_path / "vocab.txt") == ("apple", "bond")
+    with gzip.open(tmp_path / "vocab.txt.gz", "wb") as fh:
+        fh.write(BOM + b"apple\nbond\n")
+    assert read_vocab(tmp_path / "vocab.txt.gz") == ("apple", "bond")
+
+
+def test_bom_ldac_whole_and_in_parts(tmp_path):
+    (tmp_path / "c.ldac").write_bytes(BOM + b"2 0:1 1:2\n1 2:1\n")
+    (tmp_path / "vocab.txt").write_bytes(BOM + b"a\nb\nc\n")
+    want = [["a", "b", "b"], ["c"]]
+    assert read_ldac(tmp_path / "c.ldac", tmp_path / "vocab.txt").to_token_lists() == want
+    assert read_ldac(tmp_path / "c.ldac").to_token_lists() == [["0", "1", "1"], ["2"]]
+    assert read_ldac(tmp_path / "c.ldac", tmp_path / "vocab.txt", docs=(0, 1)).to_token_lists() == want[:1]
+    first = read_ldac(tmp_path / "c.ldac", tmp_path / "vocab.txt", part=(0, 2)).to_token_lists()
+    assert first == want[:len(first)] and first
+
+
+def test_bom_uci_whole_and_in_parts(tmp_path):
+    (tmp_path / "docword.txt").write_bytes(BOM + b"2\n3\n3\n1 1 2\n1 3 1\n2 2 4\n")
+    (tmp_path / "vocab.txt").write_bytes(BOM + b"apple\nbanana\ncherry\n")
+    c = read_uci(tmp_path / "docword.txt", tmp_path / "vocab.txt")
+    assert c.to_token_lists() == [["apple", "apple", "cherry"], ["banana"] * 4]
+    assert read_uci(tmp_path / "docword.txt").to_token_lists() == [["1", "1", "3"], ["2"] * 4]
+    part = read_uci(tmp_path / "docword.txt", tmp_path / "vocab.txt", docs=(0, 1))
+    assert part.to_token_lists() == [["apple", "apple", "cherry"]]
+
+
+def test_bom_text_files_of_a_folder(tmp_path):
+    (tmp_path / "a.txt").write_bytes(BOM + "apple banana apple".encode("utf-8"))
+    (tmp_path / "b.txt").write_bytes("banana cherry".encode("utf-8"))
+    for c in (read_folder(tmp_path), read_folder(tmp_path, tokenizer=str.split)):  # (split keeps any mark)
+        assert sorted(c.vocab) == ["apple", "banana", "cherry"]
+        assert sorted(c.to_token_lists()[0]) == ["apple", "apple", "banana"]
+
+
 def test_uci_bad_header(tmp_path):
     dw = tmp_path / "docword.txt"
     dw.write_text("2\nthree\n2\n1 1 1\n", encoding="utf-8")

@@ -7,7 +7,9 @@ folder, a device such as ``/dev/zero``, a FIFO or a socket) and be no larger
 than a limit, read from ``stat`` (a sparse file is never read to learn its
 size).  Then it is read with :func:`read_bytes` / :func:`read_text` /
 :func:`open_binary` / :func:`open_text`, which name the file in a permission
-error and in a decoding error (with the line, where it is known).
+error and in a decoding error (with the line, where it is known).  A UTF-8 file
+may start with a byte-order mark (as spreadsheets save CSV files): the text
+readers drop it, so that it never sticks to a first header, word or line.
 
 A result is opened with :func:`open_result` (ArviZ's ``from_netcdf`` after the
 same checks).  Every failure is a :class:`ReadError`, a ``ValueError`` whose message is one
@@ -39,6 +41,7 @@ gibbsjax.reading.ReadError: ... is a folder, not a file (expected a data file)
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import io
 import os
@@ -60,6 +63,7 @@ __all__ = [
     "format_bytes",
     "read_bytes",
     "read_text",
+    "strip_bom",
     "open_binary",
     "open_text",
     "decode_errors",
@@ -335,12 +339,32 @@ def _decode_message(path, data: bytes | None, e: UnicodeDecodeError, encoding: s
     return f"{path}{where}: not valid {encoding} text ({byte}{e.reason})"
 
 
+def _is_utf8(encoding: str) -> bool:
+    try:
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return False
+
+
+def strip_bom(data: bytes, encoding: str = "utf-8") -> bytes:
+    """``data`` without a leading UTF-8 byte-order mark when ``encoding`` is UTF-8 (other
+    encodings' codecs, such as ``utf-16``, handle their own).
+
+    >>> strip_bom(b"\\xef\\xbb\\xbfyear,temperature")
+    b'year,temperature'
+    """
+    if _is_utf8(encoding) and data.startswith(codecs.BOM_UTF8):
+        return data[len(codecs.BOM_UTF8):]
+    return data
+
+
 def read_text(path, *, kind: str = "data", encoding: str = "utf-8", what: str | None = None) -> str:
     """The text of ``path`` (:func:`read_bytes`, decoded); a decoding error names the file and line.
 
-    Line ends are kept as in the file (``str.splitlines`` splits any of them).
+    Line ends are kept as in the file (``str.splitlines`` splits any of them); a
+    leading UTF-8 byte-order mark is dropped (:func:`strip_bom`).
     """
-    data = read_bytes(path, kind=kind, what=what)
+    data = strip_bom(read_bytes(path, kind=kind, what=what), encoding)
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as e:
@@ -348,7 +372,8 @@ def read_text(path, *, kind: str = "data", encoding: str = "utf-8", what: str | 
 
 
 def open_text(path, *, kind: str = "data", encoding: str = "utf-8", what: str | None = None, sized: bool = True):
-    """``path`` opened as text (:func:`open_binary`, universal newlines).
+    """``path`` opened as text (:func:`open_binary`, universal newlines; a leading UTF-8
+    byte-order mark dropped).
 
     A decoding error happens while the caller reads; wrap the reading in
     :func:`decode_errors` so that it names the file.
@@ -384,7 +409,8 @@ def open_text(path, *, kind: str = "data", encoding: str = "utf-8", what: str | 
     ['one', 'two']
     >>> tmp.cleanup()
     """
-    return io.TextIOWrapper(open_binary(path, kind=kind, what=what, sized=sized), encoding=encoding, newline=None)
+    codec = "utf-8-sig" if _is_utf8(encoding) else encoding  # reads a leading mark as nothing
+    return io.TextIOWrapper(open_binary(path, kind=kind, what=what, sized=sized), encoding=codec, newline=None)
 
 
 @contextmanager

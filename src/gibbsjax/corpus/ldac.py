@@ -204,6 +204,8 @@ def _ldac_part_lines(path: Path, docs, part) -> tuple[list[str], int]:
         lines = []
         for j, x in enumerate(raw):
             try:
+                if first + j == 0:
+                    x = reading.strip_bom(x)  # the file's first line may start with a byte-order mark
                 lines.append(x.decode("utf-8").rstrip("\r\n"))
             except UnicodeDecodeError as e:
                 raise reading.ReadError(f"{path}, line {first + j + 1}: not valid utf-8 text "
