@@ -125,6 +125,186 @@ def test_resume_refuses_other_data_or_kernel(body):
         resume(bare, body.kernel, body.data, 5, progress=False)
 
 
+# ----------------------------------------------------------------------------- a damaged saved state
+def _damaged(idata, var: str, at: tuple, value):
+    """A copy of ``idata`` whose ``sampler_state[var]`` holds ``value`` at ``at`` (as an edited file would)."""
+    out = idata.copy()
+    st = out.sampler_state.copy(deep=True)
+    arr = st[var].values.copy()
+    if isinstance(value, float) and arr.dtype.kind in "iu":
+        arr = arr.astype(np.float64)
+    arr[at] = value
+    st[var] = (st[var].dims, arr)
+    out.sampler_state = st
+    return out
+
+
+def _refused(call, *fragments) -> str:
+    with pytest.raises(ValueError) as info:
+        call()
+    text = str(info.value)
+    assert "\n" not in text, text
+    assert "cannot be resumed" in text, text
+    for fragment in fragments:
+        assert fragment in text, (fragment, text)
+    return text
+
+
+@pytest.fixture(scope="module")
+def lda_run():
+    from gibbsjax.datasets import abc_corpus
+    from gibbsjax.models import lda
+
+    kernel, d = lda.partially_collapsed(3, alpha=0.5, eta=0.5), lda.data(abc_corpus())
+    return kernel, d, sample(kernel, d, seed=1, num_chains=2, num_warmup=3, num_draws=3, progress=False)
+
+
+def _never_step(key, state, data):
+    raise AssertionError("sampled from a damaged state")
+
+
+@pytest.mark.parametrize("var, at, value, fragments", [
+    ("state__z", (1, 0, 2), 99, ["sampler_state 'state__z'", "0..2", "got 99 at (1, 0, 2)"]),
+    ("state__z", (0, 1, 0), -1, ["sampler_state 'state__z'", "got -1 at (0, 1, 0)"]),
+    ("state__z", (0, 0, 1), 1.5, ["sampler_state 'state__z'", "1.5", "at (0, 0, 1)", "(chain 0)"]),
+    ("state__log_phi", (1, 2, 1), float("nan"), ["sampler_state 'state__log_phi'", "nan at (1, 2, 1)", "(chain 1)"]),
+    ("state__log_phi", (0, 1, 2), 5.0, ["sampler_state 'state__log_phi'", "sum to 1", "(0, 1)"]),
+    ("acc__topic_word", (1, 0, 0), float("inf"), ["sampler_state 'acc__topic_word'", "inf at (1, 0, 0)"]),
+])
+def test_damaged_lda_state_is_refused_before_sampling(lda_run, var, at, value, fragments):
+    kernel, d, first = lda_run
+    bad = _damaged(first, var, at, value)
+    _refused(lambda: resume(bad, kernel._replace(step=_never_step), d, 2, progress=False), *fragments)
+    assert resume(first, kernel, d, 0, progress=False).posterior.sizes["draw"] == 3  # the undamaged one resumes
+
+
+def test_damaged_state_of_other_models_names_the_entry(body):
+    from gibbsjax.models import bayes_net, naive_bayes
+    from gibbsjax.corpus import Corpus
+
+    first = sample(body.kernel, body.data, seed=0, num_chains=2, num_warmup=2, num_draws=2, progress=False)
+    _refused(lambda: resume(_damaged(first, "state__sigma2", (1,), -2.0), body.kernel, body.data, 1,
+                            progress=False), "sampler_state 'state__sigma2'", "> 0", "got -2 (chain 1)")
+    _refused(lambda: resume(_damaged(first, "state__mu", (0,), float("-inf")), body.kernel, body.data, 1,
+                            progress=False), "sampler_state 'state__mu'", "-inf at (0,)")
+    # labels whose number the data set (Kernel.check_state): naive Bayes with 2 classes
+    c = Corpus.from_token_lists([["a", "a"], ["b", "b"], ["a"], ["b"]], labels=[0, 1, -1, -1])
+    for kernel, var in ((naive_bayes.dirichlet_multinomial(), "state__labels"), (naive_bayes.uncollapsed(), "state__z")):
+        d = naive_bayes.data(c)
+        nb = sample(kernel, d, seed=0, num_chains=2, num_warmup=2, num_draws=2, progress=False)
+        _refused(lambda: resume(_damaged(nb, var, (1, 3), 2), kernel, d, 1, progress=False),
+                 f"sampler_state '{var}'", "0..1", "got 2 at (1, 3)")
+        assert resume(nb, kernel, d, 0, progress=False).posterior.sizes["draw"] == 2
+    # a categorical variable beyond its cardinality (the network in the data)
+    net = bayes_net.network([("A", 2, []), ("B", 3, ["A"])])
+    d = bayes_net.data(net, [[0, 1], [-1, 2], [1, -1]])
+    kernel = bayes_net.dirichlet_cpts()
+    bn = sample(kernel, d, seed=0, num_chains=2, num_warmup=2, num_draws=2, progress=False)
+    _refused(lambda: resume(_damaged(bn, "state__x", (0, 2, 0), 2), kernel, d, 1, progress=False),
+             "sampler_state 'state__x'", "variable 'A' (column 0) in 0..1", "got 2 at (0, 2, 0)")
+    assert resume(bn, kernel, d, 0, progress=False).posterior.sizes["draw"] == 2
+
+
+def _counting_kernel() -> Kernel:
+    """A toy kernel whose state holds assignments and their counts, and checks that they agree."""
+    def counts(z):
+        return jnp.zeros(3, jnp.int32).at[z].add(1)
+
+    def step(key, s, d):
+        z = jax.random.randint(key, (5,), 0, 3, dtype=jnp.int32)
+        return {"z": z, "n": counts(z)}
+
+    def check_state(state, data, label=None):
+        z, n = np.asarray(state["z"]), np.asarray(state["n"])
+        want = np.stack([np.bincount(row, minlength=3) for row in z])
+        at = np.argwhere(n != want)
+        if at.size:
+            c, k = (int(i) for i in at[0])
+            raise ValueError(f"{label('n')} holds {int(n[c, k])} at {(c, k)}, but state__z assigns "
+                             f"{int(want[c, k])} items to {k}")
+
+    return Kernel(init=lambda key, d: step(key, None, d), step=step, record=lambda s, d: {"n": s["n"]},
+                  name="counting", check_state=check_state)
+
+
+def test_counts_that_disagree_with_the_assignments_are_refused():
+    kernel = _counting_kernel()
+    first = sample(kernel, None, seed=0, num_chains=2, num_warmup=0, num_draws=2, progress=False)
+    n = first.sampler_state["state__n"].values
+    _refused(lambda: resume(_damaged(first, "state__n", (1, 2), int(n[1, 2]) + 1), kernel, None, 1, progress=False),
+             "sampler_state 'state__n'", f"holds {int(n[1, 2]) + 1} at (1, 2)")
+    assert resume(first, kernel, None, 1, progress=False).posterior.sizes["draw"] == 3
+
+
+def test_cli_resume_of_a_damaged_file_exits_2_naming_the_entry(tmp_path, capsys):
+    import arviz as az
+
+    config = tmp_path / "lda.toml"
+    config.write_text(textwrap.dedent("""
+        [model]
+        name = "lda.partially_collapsed"
+        K = 3
+        [data]
+        corpus = "abc"
+        [sampler]
+        seed = 3
+        num_chains = 2
+        num_warmup = 2
+        num_draws = 2
+    """), encoding="utf-8")
+    good, bad = tmp_path / "good.nc", tmp_path / "bad.nc"
+    assert main(["run", str(config), "--out", str(good), "--no-progress"]) == 0
+    idata = az.from_netcdf(str(good))
+    idata.sampler_state.load()
+    _damaged(idata, "state__z", (0, 0, 1), 99).to_netcdf(str(bad))
+    capsys.readouterr()
+    before = bad.read_bytes()
+    assert main(["resume", str(bad), "--draws", "2", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gibbsjax: error: ") and err.count("\n") == 1, err
+    assert "sampler_state 'state__z'" in err and "got 99 at (0, 0, 1)" in err, err
+    assert bad.read_bytes() == before  # the file is left as it was
+
+
+# ----------------------------------------------------------------------------- another float precision
+def test_resume_in_another_precision_says_so(tmp_path, capsys):
+    """A float32 result resumed with JAX_ENABLE_X64=1, and a float64 one resumed without: one line
+    naming both precisions and the setting to resume with, not "data_sha256 does not match"."""
+    here = "float64" if jax.config.jax_enable_x64 else "float32"
+    there, flag = ("float32", "0") if here == "float64" else ("float64", "1")
+    mine = tmp_path / "here.nc"
+    assert main(["run", str(CONFIGS / "body-temperature.toml"), "--out", str(mine), "--no-progress",
+                 "--draws", "5"]) == 0
+    import arviz as az
+
+    old = az.from_netcdf(str(mine))  # a result saved before float_dtype was recorded: told by its arrays
+    old.sampler_state.load()
+    del old.sampler_state.attrs["float_dtype"]
+    old.to_netcdf(str(tmp_path / "old.nc"))
+    script = textwrap.dedent(f"""
+        import sys
+        from gibbsjax.cli import main
+        assert main(["run", {str(CONFIGS / "body-temperature.toml")!r}, "--out", "there.nc", "--no-progress",
+                     "--draws", "5"]) == 0
+        sys.exit(10 * main(["resume", "here.nc", "--draws", "5", "--no-progress"])
+                 + main(["resume", "old.nc", "--draws", "5", "--no-progress"]))
+    """)
+    env = {**_env(), "JAX_ENABLE_X64": flag}
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 22, proc.stderr[-3000:]
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("gibbsjax: error:")]
+    assert len(errors) == 2, proc.stderr[-3000:]
+    for line in errors:
+        assert f"sampled in {here}" in line and f"computes in {there}" in line, line
+        assert "JAX_ENABLE_X64" in line and "data_sha256" not in line, line
+    capsys.readouterr()
+    assert main(["resume", str(tmp_path / "there.nc"), "--draws", "5", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"sampled in {there}" in err and f"computes in {here}" in err, err
+    assert ("JAX_ENABLE_X64=1" if there == "float64" else "JAX_ENABLE_X64 unset or 0") in err.split("resume it")[1]
+
+
 # ----------------------------------------------------------------------------- until
 def _stuck_kernel() -> Kernel:
     """Chains that never move: each stays at its own starting value (R-hat never comes down)."""

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["check_int", "check_positive", "check_choice", "check_finite", "check_concentration", "hashable",
-           "check_fits_dtype", "init_checker", "working_dtype", "safe_range", "check_values", "check_seed", "as_numbers",
+           "check_fits_dtype", "init_checker", "labels_checker", "working_dtype", "safe_range", "check_values", "check_seed", "as_numbers",
            "SEED_LIMIT"]
 
 #: seeds are integers in [0, SEED_LIMIT): ``jax.random.key`` keeps only the low 32 bits of
@@ -267,17 +267,26 @@ def init_checker(*, positive: tuple[str, ...] = (), log_simplex: tuple[str, ...]
     probabilities (each <= 0); ``log_positive`` fields hold logs of positive
     hyperparameters (a learned concentration), whose exponentials must lie in
     :func:`safe_range` of the working dtype.  The check raises ``ValueError``
-    naming the field.
+    naming the field as ``label(field)`` (default ``init['field']``; a resumed
+    run names the saved variable, ``sampler_state 'state__field'``) and the
+    first bad entry.
 
     >>> check = init_checker(positive=("sigma2",))
     >>> check({"sigma2": np.array([-0.1, 1.0])})
     Traceback (most recent call last):
     ...
     ValueError: init['sigma2'] must be > 0 (it is outside the support), got -0.1 (chain 0)
+    >>> check({"sigma2": np.array([1.0, 0.0])}, label=lambda f: f"sampler_state 'state__{f}'")
+    Traceback (most recent call last):
+    ...
+    ValueError: sampler_state 'state__sigma2' must be > 0 (it is outside the support), got 0 (chain 1)
     """
     labels = dict(labels or {})
 
-    def check(values: dict) -> None:
+    def check(values: dict, label=None) -> None:
+        def named(field: str) -> str:
+            return f"init[{field!r}]" if label is None else label(field)
+
         for name in positive:
             if name in values:
                 arr = np.asarray(values[name])
@@ -285,21 +294,24 @@ def init_checker(*, positive: tuple[str, ...] = (), log_simplex: tuple[str, ...]
                 if bad.size:
                     at = tuple(int(i) for i in bad[0])
                     raise ValueError(
-                        f"init[{name!r}] must be > 0 (it is outside the support), got "
+                        f"{named(name)} must be > 0 (it is outside the support), got "
                         f"{float(arr[at]):g} (chain {at[0]})"
                     )
         for name in log_simplex:
             if name in values:
                 arr = np.asarray(values[name], dtype=np.float64)
-                if np.any(np.isnan(arr)) or np.any(arr == np.inf):
-                    raise ValueError(f"init[{name!r}] holds log-probabilities: NaN and +inf are not allowed")
+                bad = np.argwhere(np.isnan(arr) | (arr == np.inf))
+                if bad.size:
+                    at = tuple(int(i) for i in bad[0])
+                    raise ValueError(f"{named(name)} holds log-probabilities: NaN and +inf are not allowed, got "
+                                     f"{float(arr[at])} at {at}")
                 m = np.max(arr, axis=-1, keepdims=True)
                 total = np.squeeze(m, -1) + np.log(np.sum(np.exp(arr - m), axis=-1))
                 off = np.argwhere(np.abs(total) > 1e-3)
                 if off.size:
                     at = tuple(int(i) for i in off[0])
                     raise ValueError(
-                        f"init[{name!r}] holds log-probabilities along its last axis, which must sum "
+                        f"{named(name)} holds log-probabilities along its last axis, which must sum "
                         f"to 1 (a point on the simplex); the probabilities at {at} sum to "
                         f"{float(np.exp(total[at])):.4g}"
                     )
@@ -309,7 +321,7 @@ def init_checker(*, positive: tuple[str, ...] = (), log_simplex: tuple[str, ...]
                 bad = np.argwhere(~(arr <= 0))
                 if bad.size:
                     at = tuple(int(i) for i in bad[0])
-                    raise ValueError(f"init[{name!r}] holds log-probabilities, each <= 0, got {float(arr[at]):g} "
+                    raise ValueError(f"{named(name)} holds log-probabilities, each <= 0, got {float(arr[at]):g} "
                                      f"at {at}")
         for name in log_positive:
             if name in values:
@@ -318,7 +330,7 @@ def init_checker(*, positive: tuple[str, ...] = (), log_simplex: tuple[str, ...]
                 bad = np.argwhere(~((arr >= math.log(lo)) & (arr <= math.log(hi))))
                 if bad.size:
                     at = tuple(int(i) for i in bad[0])
-                    raise ValueError(f"init[{name!r}] holds logs of a concentration, each in [{math.log(lo):.4g}, "
+                    raise ValueError(f"{named(name)} holds logs of a concentration, each in [{math.log(lo):.4g}, "
                                      f"{math.log(hi):.4g}] (see safe_range), got {float(arr[at]):g} at {at}")
         for name, k in labels.items():
             if name in values:
@@ -326,6 +338,31 @@ def init_checker(*, positive: tuple[str, ...] = (), log_simplex: tuple[str, ...]
                 bad = np.argwhere((arr < 0) | (arr >= k))
                 if bad.size:
                     at = tuple(int(i) for i in bad[0])
-                    raise ValueError(f"init[{name!r}] must hold values in 0..{k - 1}, got {int(arr[at])} at {at}")
+                    raise ValueError(f"{named(name)} must hold values in 0..{k - 1}, got {int(arr[at])} at {at}")
 
     return check
+
+
+def fields_of(state) -> dict:
+    """The fields of a state (a NamedTuple or a dict) as a dict of numpy arrays."""
+    items = state._asdict() if hasattr(state, "_asdict") else dict(state)
+    return {k: np.asarray(v) for k, v in items.items()}
+
+
+def labels_checker(**fields):
+    """A ``Kernel.check_state`` for integer fields whose number of values the data set:
+    ``labels_checker(z=num_classes)`` checks that ``z`` holds values in ``0..K-1`` with
+    ``K = num_classes(data)`` (as :func:`init_checker`'s ``labels``; the message names the
+    field by ``label`` and the first bad entry).
+
+    >>> check = labels_checker(z=lambda data: data["K"])
+    >>> check({"z": np.array([[0, 1], [3, 0]])}, {"K": 2})
+    Traceback (most recent call last):
+    ...
+    ValueError: init['z'] must hold values in 0..1, got 3 at (1, 0)
+    """
+    def check_state(state, data, label=None) -> None:
+        init_checker(labels={name: int(k(data)) for name, k in fields.items()})(fields_of(state), label=label)
+
+    return check_state
+

@@ -28,7 +28,16 @@ runner (:func:`gibbsjax.sample`) vmaps it over chains and scans it over sweeps.
 * ``check_init(values) -> None`` (optional): checks user-given initial values
   (a dict of the given state fields, numpy arrays with the chains first) for
   the support of the state (a variance > 0, weights on the simplex) and raises
-  ``ValueError`` naming the field; :func:`gibbsjax.sample` calls it on ``init``.
+  ``ValueError`` naming the field; :func:`gibbsjax.sample` calls it on ``init``,
+  and :func:`gibbsjax.resume` on the state saved in a result.
+* ``check_state(state, data, label=None) -> None`` (optional): checks a state
+  of every chain (numpy arrays, chains first) for what ``check_init`` cannot
+  know without the data (labels in ``0..K-1`` where the data set K, values of
+  categorical variables within their cardinality, counts equal to those of the
+  assignments where the state holds both) and raises ``ValueError`` naming the
+  field as ``label(field)`` and the first bad entry;
+  :func:`gibbsjax.resume` calls it on the saved state (a damaged or edited
+  result is refused before anything is sampled).
 * ``warmup_step(key, state, data) -> state`` (optional): the transition used
   during warm-up instead of ``step``.  Warm-up draws are discarded, so it need
   not leave the posterior invariant (e.g. a sweep that reaches the typical set
@@ -144,6 +153,10 @@ class Kernel(NamedTuple):
     sizes : callable, optional
         ``sizes(data) -> dict[str, int]``: the sizes of the dims, computed without
         tracing (for the memory check).
+    check_state : callable, optional
+        ``check_state(state, data, label=None) -> None``: checks the values of a state
+        of every chain (numpy, chains first) against the model and the data, naming a
+        field as ``label(field)``; ``resume`` calls it on the saved state.
 
     See Also
     --------
@@ -168,6 +181,7 @@ class Kernel(NamedTuple):
     label_dims: tuple[str, ...] = ()
     shard: Callable[..., "Sharded"] | None = None
     sizes: Callable[[Data], Mapping[str, int]] | None = None
+    check_state: Callable[..., None] | None = None
 
 
 class Sharded(NamedTuple):

@@ -79,7 +79,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from gibbsjax import conjugate as cj
-from gibbsjax._checks import as_numbers, check_values
+from gibbsjax._checks import as_numbers, check_values, fields_of
 from gibbsjax import random as gr
 from gibbsjax.kernel import Kernel, sweep
 
@@ -797,7 +797,23 @@ def _bayes_net(keep_draws: bool) -> Kernel:
         simulate_data=simulate_data,
         name="bayes_net.dirichlet_cpts",
         accumulate=accumulate,
+        check_state=_check_state,
     )
+
+
+def _check_state(state, d: NetworkData, label=None) -> None:
+    """``Kernel.check_state``: column v of the complete rows ``x`` holds values of variable v
+    (``0..cards[v]-1``); ``ValueError`` naming the first bad entry otherwise."""
+    net = _check_data(d).network
+    x = fields_of(state)["x"]
+    cards = np.asarray(net.cards)
+    bad = np.argwhere((x < 0) | (x >= cards))
+    if bad.size:
+        at = tuple(int(i) for i in bad[0])
+        v = at[-1]
+        name = "init['x']" if label is None else label("x")
+        raise ValueError(f"{name} must hold values of variable {net.names[v]!r} (column {v}) in "
+                         f"0..{cards[v] - 1}, got {int(x[at])} at {at}")
 
 
 # ============================================================================ spec

@@ -85,7 +85,7 @@ from gibbsjax import conjugate as cj
 from gibbsjax import one_label as ol
 from gibbsjax import random as gr
 from gibbsjax import rows as rw
-from gibbsjax._checks import check_concentration, init_checker
+from gibbsjax._checks import check_concentration, init_checker, labels_checker
 from gibbsjax.kernel import Kernel, sweep
 from gibbsjax.one_label import Documents
 
@@ -407,6 +407,7 @@ def _dirichlet_multinomial(gamma_pi, gamma_theta: float) -> Kernel:
         accumulate=accumulate,
         shard=_cannot_shard,
         check_init=init_checker(log_simplex=("log_theta",)),
+        check_state=labels_checker(labels=_num_classes),
     )
 
 
@@ -515,6 +516,8 @@ def _uncollapsed(gamma_pi, gamma_theta: float) -> Kernel:
         simulate_data=simulate_data,
         name="naive_bayes.uncollapsed",
         data_type=Documents,
+        check_init=init_checker(log_simplex=("log_pi", "log_beta")),
+        check_state=labels_checker(z=num_classes),
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from gibbsjax._checks import working_dtype
 from gibbsjax.diagnostics import to_inference_data
 from gibbsjax.kernel import Kernel
 from gibbsjax.run.chunks import records_fn
@@ -174,6 +175,7 @@ def _state_dataset(run: Run):
         "thin": run.settings.thin,
         "save_warmup": int(run.settings.save_warmup),
         "num_shards": run.plan.num_shards if run.plan is not None else 0,
+        "float_dtype": str(working_dtype()),  # resume refuses another precision (JAX_ENABLE_X64)
         "note": "the last state of every chain, its run key and the running sums of the "
                 "per-chain means: what gibbsjax.resume needs to continue this run",
     }

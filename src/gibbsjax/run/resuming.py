@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -11,6 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from gibbsjax._checks import check_int as _check_int
+from gibbsjax._checks import fields_of, working_dtype
 from gibbsjax.diagnostics import with_current_names
 from gibbsjax.kernel import Kernel
 from gibbsjax.run.chunks import start_fn, zero_accumulators_shape
@@ -19,7 +21,7 @@ from gibbsjax.run.placement import layout, place_run
 from gibbsjax.run.results import STATE_GROUP, Run, finish, leaf_names
 from gibbsjax.run.settings import Settings
 
-__all__ = ["resume"]
+__all__ = ["resume", "check_saved_state", "check_precision", "saved_float_dtype"]
 
 
 # ----------------------------------------------------------------------------- resume
@@ -74,7 +76,10 @@ def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None
     ------
     ValueError
         When ``idata`` has no ``sampler_state``, or ``kernel`` or ``data`` are not
-        the ones it ran.
+        the ones it ran, or the run computed in another float precision (resume
+        under the same ``JAX_ENABLE_X64`` setting), or the saved state is damaged
+        (:func:`check_saved_state`; the message names the variable and its first bad
+        entry).
 
     Examples
     --------
@@ -99,6 +104,7 @@ def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None
     if not (isinstance(data, tuple) and any(getattr(x, "ndim", 0) and isinstance(x, jax.Array)
                                             and not x.is_fully_addressable for x in data)):
         check_data_type(kernel, data)  # (data split over processes are checked by the kernel's shard plan)
+    check_precision(st)  # (before the data: data of another precision would not match either)
     stored = str(attrs.get("data_sha256", ""))
     if stored and stored != data_fingerprint(data):
         raise ValueError("the data differ from the data this run was sampled on (data_sha256 does not match); "
@@ -129,6 +135,11 @@ def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None
         start_fn(kernel.init), jax.random.key(0), jax.ShapeDtypeStruct((num_chains,), jnp.int32), data)
     state = _restore_tree(st, "state", abstract_state)
     acc = _restore_tree(st, "acc", zero_accumulators_shape(kernel.accumulate, abstract_state, data))
+    try:
+        check_saved_state(state, acc, user_kernel, kernel, data)
+    except ValueError as e:
+        raise ValueError(f"{e}; {_DAMAGED}") from None
+    state, acc = jax.tree_util.tree_map(jnp.asarray, (state, acc))
     run_keys = jax.random.wrap_key_data(jnp.asarray(st["run_key"].values, jnp.uint32),
                                         impl=str(st.attrs["key_impl"]))
     run_keys, state, acc, data = place_run(mode, devices, run_keys, state, acc, data, plan)
@@ -155,7 +166,13 @@ def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None
     return finish(run, keep)
 
 
+_DAMAGED = ("the saved state is damaged (or was edited), so this result cannot be resumed: run it again, "
+            "or resume an undamaged copy")
+
+
 def _restore_tree(st, prefix: str, abstract):
+    """The saved variables ``<prefix>__<leaf>`` as numpy arrays of ``abstract``'s structure, shapes
+    and dtypes (integers saved as whole floats are taken; other values are refused naming the entry)."""
     leaves, treedef = jax.tree_util.tree_flatten(abstract)
     names = leaf_names(abstract)
     out = []
@@ -168,8 +185,95 @@ def _restore_tree(st, prefix: str, abstract):
         if arr.shape != tuple(leaf.shape):
             raise ValueError(f"sampler_state {var!r} has shape {arr.shape}, the kernel's state needs "
                              f"{tuple(leaf.shape)}: not the same model or data")
-        out.append(jnp.asarray(arr.astype(leaf.dtype, copy=False)))
+        if np.issubdtype(leaf.dtype, np.integer) and arr.dtype.kind not in "iu":
+            info = np.iinfo(leaf.dtype)
+            bad = np.argwhere(~(np.isfinite(arr) & (arr == np.round(arr)) & (arr >= info.min) & (arr <= info.max))
+                              if arr.dtype.kind == "f" else np.ones(arr.shape, bool))
+            if bad.size:
+                at = tuple(int(i) for i in bad[0])
+                raise ValueError(f"sampler_state {var!r} holds integers ({leaf.dtype}), got {arr[at].item()!r} at "
+                                 f"{at} (chain {at[0]}); {_DAMAGED}")
+        out.append(arr.astype(leaf.dtype, copy=False))
     return jax.tree_util.tree_unflatten(treedef, out)
+
+
+def saved_float_dtype(st) -> np.dtype | None:
+    """The float dtype a result's run computed in: its ``sampler_state``'s ``float_dtype``, or (a
+    result saved without it) float64 if any saved float variable is float64, else float32; None for
+    a state without floats."""
+    recorded = st.attrs.get("float_dtype")
+    if recorded:
+        return np.dtype(str(recorded))
+    kinds = {np.dtype(v.dtype) for name, v in st.data_vars.items()
+             if name.startswith(("state__", "acc__")) and np.dtype(v.dtype).kind == "f"}
+    if not kinds:
+        return None
+    return np.dtype(np.float64) if np.dtype(np.float64) in kinds else np.dtype(np.float32)
+
+
+def check_precision(st) -> None:
+    """Refuse to resume a run in another float precision than it was sampled in (one line that says
+    which, and how to resume): its state, its running sums and its draws would change precision
+    midway, and the draws would no longer be those of one uninterrupted run."""
+    saved, now = saved_float_dtype(st), working_dtype()
+    if saved is None or saved == now:
+        return
+    setting = {np.dtype(np.float64): "JAX_ENABLE_X64=1", np.dtype(np.float32): "JAX_ENABLE_X64 unset or 0"}
+    raise ValueError(
+        f"this result was sampled in {saved} ({setting.get(saved, str(saved))}) and this process computes in "
+        f"{now} ({setting[now]}): a run cannot change precision midway; resume it with "
+        f"{setting.get(saved, 'the same JAX_ENABLE_X64 setting')}, as it was sampled")
+
+
+def _first(mask: np.ndarray) -> tuple[int, ...] | None:
+    bad = np.argwhere(mask)
+    return tuple(int(i) for i in bad[0]) if bad.size else None
+
+
+def check_saved_state(state, acc, kernel: Kernel, laid_out: Kernel | None = None, data: Any = None) -> None:
+    """Check the values of a saved state (numpy, chains first) before a run continues from it.
+
+    * every float is a number: no NaN; no infinity, except ``-inf`` in a field whose name
+      starts with ``log`` (the log of a probability zero, e.g. a padded CPT entry); the
+      running sums (``acc``) are all finite;
+    * ``kernel.check_init`` (the user's kernel) on the state's fields: labels and topic ids
+      within ``0..K-1``, log-probabilities on the simplex, variances > 0;
+    * ``laid_out.check_state(state, data, label)`` (the kernel that runs, default ``kernel``): what
+      needs the data (labels whose K the data set, counts equal to those of the assignments).
+
+    A ``ValueError`` names the saved variable (``sampler_state 'state__z'``) and the first bad
+    entry (its index, the chain first).
+    """
+    laid_out = kernel if laid_out is None else laid_out
+    for prefix, tree in (("state", state), ("acc", acc)):
+        for name, leaf in zip(leaf_names(tree), jax.tree_util.tree_leaves(tree)):
+            arr = np.asarray(leaf)
+            if arr.dtype.kind != "f":
+                continue
+            allowed = prefix == "state" and name.split("__")[-1].startswith("log")
+            at = _first(np.isnan(arr) | (arr == np.inf) | ((arr == -np.inf) & (not allowed)))
+            if at is not None:
+                what = ("running sums hold finite numbers" if prefix == "acc" else
+                        "a log-probability is finite or -inf" if allowed else "a state holds finite numbers")
+                raise ValueError(f"sampler_state '{prefix}__{name}' holds {arr[at]} at {at} (chain {at[0]}); {what}")
+    def label(field: str) -> str:
+        return f"sampler_state 'state__{field}'"
+
+    if kernel.check_init is not None and (hasattr(state, "_asdict") or isinstance(state, dict)):
+        values = {k: v for k, v in fields_of(state).items() if v.dtype != object}
+        try:
+            takes_label = "label" in inspect.signature(kernel.check_init).parameters
+        except (TypeError, ValueError):
+            takes_label = False
+        if takes_label:
+            kernel.check_init(values, label=label)
+        else:
+            try:
+                kernel.check_init(values)
+            except ValueError as e:
+                raise ValueError(f"sampler_state: {e}") from None
+    if laid_out.check_state is not None:
+        laid_out.check_state(state, data, label=label)
 
 
 def _previous_draws(idata, group: str, stats_group: str) -> dict | None:
