@@ -202,6 +202,47 @@ def test_repeated_vocabulary_words_are_refused_at_fit(guard):
     refused(guard, lambda: model.fit(X, vocab="abc"), r"vocab must be a sequence of words")
 
 
+# ----------------------------------------------------------------------------- documents of the wrong rank, bad counts
+RANK_CASES = [
+    ("3-D array", np.zeros((2, 3, 4), int), "(2, 3, 4)"),
+    ("3-D array of counts", np.ones((2, 3, 4), int), "(2, 3, 4)"),
+    ("1-D array", np.array([1, 2, 3]), "(3,)"),
+    ("1-D list", [1, 2, 3], "(3,)"),
+    ("3-D list", [[[1, 2, 3], [4, 5, 6]]], "(1, 2, 3)"),
+    ("0-D array", np.array(3), "()"),
+]
+
+
+@pytest.mark.parametrize("X, shape", [c[1:] for c in RANK_CASES], ids=[c[0] for c in RANK_CASES])
+def test_documents_of_the_wrong_rank_are_refused_with_their_shape(guard, X, shape):
+    model = gibbsjax.LDA(2, num_chains=1, num_warmup=1, num_draws=1, seed=0, progress=False)
+    refused(guard, lambda: model.fit(X), r"^X must be a 2-D document-term matrix \(documents x words\), got an "
+            rf"array of shape {re.escape(shape)}")
+
+
+COUNT_CASES = [
+    ("inf in float32", np.array([[1, 0, 2], [0, np.inf, 1]], np.float32), "inf", "document 1, word 1"),
+    ("nan", np.array([[1, 0, 2], [0, 1, np.nan]]), "nan", "document 1, word 2"),
+    ("negative", np.array([[1, 0, -3], [0, 1, -1]]), "-3", "document 0, word 2"),
+    ("fraction", np.array([[1, 0, 2], [0.25, 1, 1]]), "0.25", "document 1, word 0"),
+    ("fraction in float32", np.array([[1, 2.5, 2]], np.float32), "2.5", "document 0, word 1"),
+    ("huge", np.array([[1, 0, 0], [0, 0, 1e30]]), "1e+30", "document 1, word 2"),
+]
+
+
+@pytest.mark.parametrize("X, value, where", [c[1:] for c in COUNT_CASES], ids=[c[0] for c in COUNT_CASES])
+def test_bad_counts_name_the_value_and_its_position(guard, X, value, where):
+    import scipy.sparse as sp
+
+    model = gibbsjax.LDA(2, num_chains=1, num_warmup=1, num_draws=1, seed=0, progress=False)
+    for given in (X, sp.csr_matrix(X), sp.coo_matrix(X).tocsc()):
+        message = refused(guard, lambda: model.fit(given), rf"^X .*{re.escape(value)} at \({where}\)")
+        assert "repeats" not in message
+    named = refused(guard, lambda: model.fit(X, vocab=["apple", "bond", "cat"]), rf"\({where} '")
+    assert ["apple", "bond", "cat"][int(where[-1])] in named
+    refused(guard, lambda: Corpus.from_dtm(X), rf"^X .*{re.escape(value)} at \({where}\)")
+
+
 # ----------------------------------------------------------------------------- initial values
 def _lda_data():
     return lda.data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))

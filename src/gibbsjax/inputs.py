@@ -45,6 +45,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from gibbsjax.corpus import Corpus, apply_empty
+from gibbsjax.corpus.core import corpus_from_matrix, rank_message
 from gibbsjax.corpus.text import stop_word_set
 
 __all__ = ["as_corpus", "is_anonymous", "check_word_filters", "filter_words", "word_filters",
@@ -105,10 +106,7 @@ def _columns_only(X, name: str, vocab_size: int) -> Corpus:
     if isinstance(X, Corpus):
         corpus = X
     else:
-        try:
-            corpus = Corpus.from_dtm(X, empty="keep")
-        except ValueError as e:
-            raise ValueError(f"{name}: {e}") from None
+        corpus = corpus_from_matrix(X, None, name=name)
     if corpus.vocab_size != vocab_size:
         raise ValueError(
             f"{name} has a vocabulary of {corpus.vocab_size} words but the topics have {vocab_size}"
@@ -143,6 +141,9 @@ def _documents(X, name: str, vocab, known, filters) -> Corpus:
         got = "a single string" if X is not None else "None"
         raise ValueError(f"{name} must be a collection of documents (a Corpus, a document-term matrix, "
                          f"bag-of-words documents, token lists or strings), got {got}")
+    shape = getattr(X, "shape", None)
+    if shape is not None and not sp.issparse(X) and len(shape) != 2 and _numeric(X):
+        raise ValueError(rank_message(name, tuple(shape)))  # (an array of texts is documents)
     if sp.issparse(X) or len(getattr(X, "shape", ())) == 2:  # also pandas, JAX arrays
         return _matrix(X, name, vocab, known)
     try:
@@ -355,6 +356,9 @@ def _kind_of_documents(docs: list, name: str) -> str:
             try:
                 items = list(d)
             except TypeError:
+                shape = _array_shape(docs)  # numbers, not documents: a row given as a 1-D array
+                if shape is not None:
+                    raise ValueError(rank_message(name, shape)) from None
                 raise ValueError(f"{name}[{j}] must be a string or a list of words, got "
                                  f"{type(d).__name__}") from None
             words = sum(isinstance(w, str) for w in items)
@@ -374,6 +378,9 @@ def _kind_of_documents(docs: list, name: str) -> str:
                 raise ValueError(f"{name}[{j}] mixes (id, count) pairs with {bad!r}; a bag-of-words document "
                                  "holds pairs only")
             else:
+                shape = None if words else _array_shape(docs)
+                if shape is not None:  # e.g. rows of rows of numbers: an array of the wrong rank
+                    raise ValueError(rank_message(name, shape))
                 bad = next(w for w in items if not isinstance(w, str))
                 raise ValueError(f"{name}[{j}] mixes words with {type(bad).__name__} values; a token list "
                                  "holds strings only")
@@ -387,13 +394,34 @@ def _kind_of_documents(docs: list, name: str) -> str:
     return next(iter(kinds))
 
 
+def _numeric(X) -> bool:
+    """Whether the array-like ``X`` holds numbers (numpy, JAX, pandas dtypes)."""
+    try:
+        return np.dtype(getattr(X, "dtype", None)).kind in "biufc"
+    except TypeError:
+        return False
+
+
+def _array_shape(docs: list) -> tuple | None:
+    """The shape of ``docs`` read as a regular numeric array, or None when it is not one."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            arr = np.asarray(docs)
+    except (ValueError, TypeError):
+        return None
+    return tuple(arr.shape) if arr.dtype.kind in "biuf" else None
+
+
 def _matrix(X, name: str, vocab, known) -> Corpus:
     import scipy.sparse as sp
 
     if not sp.issparse(X):
         X = np.asarray(X)
         if X.ndim != 2:
-            raise ValueError(f"{name} must be a 2-D document-term matrix, got shape {X.shape}")
+            raise ValueError(rank_message(name, X.shape))
     if X.dtype.kind not in "biuf":
         raise ValueError(f"{name}: a document-term matrix holds counts, got dtype {X.dtype}")
     if vocab is not None and len(vocab) != X.shape[1]:
@@ -406,10 +434,7 @@ def _matrix(X, name: str, vocab, known) -> Corpus:
             order = _reorder(vocab, name, known)
             X = X[:, order]  # the model's word order
         vocab = known
-    try:
-        return Corpus.from_dtm(X, vocab=vocab, empty="keep")
-    except ValueError as e:
-        raise ValueError(f"{name}: {e}") from None
+    return corpus_from_matrix(X, vocab, name=name)  # (errors name it, and a bad count's position)
 
 
 def _reorder(vocab, name: str, known) -> np.ndarray:

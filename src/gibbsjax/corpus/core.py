@@ -827,7 +827,27 @@ class Corpus:
         return parts[0], parts[1]
 
 
-def corpus_from_matrix(X, vocab, *, doc_names=None, labels=None, label_names=()) -> Corpus:
+def rank_message(name: str, shape: tuple) -> str:
+    """The one-line refusal of an array of ``shape`` where a document-term matrix is expected.
+
+    >>> rank_message("X", (2, 3, 4))
+    'X must be a 2-D document-term matrix (documents x words), got an array of shape (2, 3, 4)'
+    """
+    hint = "; one document is a matrix of one row" if len(shape) == 1 else ""
+    return f"{name} must be a 2-D document-term matrix (documents x words), got an array of shape {shape}{hint}"
+
+
+def corpus_from_matrix(X, vocab, *, doc_names=None, labels=None, label_names=(), name: str = "X") -> Corpus:
+    """A Corpus of the document-term matrix ``X`` (dense or scipy.sparse, D x V; see
+    :meth:`Corpus.from_dtm`).  ``ValueError`` naming ``name`` for an array that is not 2-D
+    (its shape), values that are not counts (the first one and its (document, word) position:
+    NaN, an infinity, a negative or fractional number), or more tokens than the limit.
+
+    >>> corpus_from_matrix(np.array([[1, 0], [0, np.inf]]), None)
+    Traceback (most recent call last):
+    ...
+    ValueError: X must hold non-negative integer counts, got inf at (document 1, word 1)
+    """
     import scipy.sparse as sp
 
     if sp.issparse(X):
@@ -835,17 +855,35 @@ def corpus_from_matrix(X, vocab, *, doc_names=None, labels=None, label_names=())
     else:
         arr = np.asarray(X)
         if arr.ndim != 2:
-            raise ValueError(f"X must be a 2-D document-term matrix, got shape {arr.shape}")
+            raise ValueError(rank_message(name, arr.shape))
         M = sp.csr_matrix(arr)
+    if M.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must hold non-negative integer counts, got dtype {M.dtype}")
     M.sum_duplicates()
     M.sort_indices()
     data = M.data
-    if data.size and (np.any(data < 0) or np.any(data != np.round(data))):
-        raise ValueError("X must hold non-negative integer counts")
+    limit = token_limit()
+    if data.size:
+        bad = data < 0
+        if data.dtype.kind == "f":
+            bad = bad | ~np.isfinite(data) | (data != np.round(data))
+
+        def where(i: int) -> str:
+            d, w = int(np.searchsorted(M.indptr, i, side="right") - 1), int(M.indices[i])
+            word = f" {vocab[w]!r}" if vocab is not None and w < len(vocab) else ""
+            return f"(document {d}, word {w}{word})"
+
+        if bad.any():
+            i = int(np.argmax(bad))  # the first in row-major order
+            raise ValueError(f"{name} must hold non-negative integer counts, got {data[i].item()!r} at {where(i)}")
+        if data.max() > limit:  # (before the cast: a count beyond int64 would wrap around)
+            i = int(np.argmax(data))
+            raise ValueError(f"{name} has the count {data[i].item()!r} at {where(i)}, more tokens than a corpus "
+                             f"can hold here ({limit}); is a count wrong?")
     counts = data.astype(np.int64)
-    total, limit = int(counts.sum()), token_limit()
+    total = int(counts.sum())
     if total > limit:
-        raise ValueError(too_many_tokens(total, limit))
+        raise ValueError(f"{name}: {too_many_tokens(total, limit)}")
     tokens = np.repeat(M.indices.astype(np.int32), counts)
     cum = np.concatenate([[0], np.cumsum(counts)])
     offsets = cum[M.indptr]  # tokens before each row (rows may be empty, also at the end)
