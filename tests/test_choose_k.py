@@ -39,6 +39,44 @@ def test_stability_score_by_hand():
     assert stability(stable_topics(same)) == 1.0
 
 
+def _stability_from_the_clusters(st) -> float:
+    """The score from its definition, read off the clusters themselves (``assignment``): the mean,
+    over every topic of every chain, of the share of chains holding a topic of its cluster; a
+    topic in no cluster (−1) is held by its own chain only."""
+    chains, k = st.assignment.shape
+    holders = {m: sum(m in row for row in st.assignment.tolist()) for m in set(st.assignment.ravel().tolist())}
+    return float(np.mean([(holders[m] if m >= 0 else 1) / chains for m in st.assignment.ravel().tolist()]))
+
+
+def test_stability_beyond_64_chains_counts_the_unclustered_topics():
+    """Only chains beyond the 64 that seed the clusters can hold topics that match no cluster."""
+    v = 3 + 16
+
+    def peaked(w):
+        p = np.full(v, 0.01 / (v - 1))
+        p[w] = 0.99
+        return p
+
+    a, b, c = peaked(0), peaked(1), peaked(2)
+    # 64 chains hold a, b, c; 16 more hold b, a and a topic of their own (words 3..18)
+    est = np.stack([[a, b, c] if i < 64 else [b, peaked(3 + i - 64), a] for i in range(80)])
+    st = stable_topics(est)
+    assert st.num_unclustered == 16 and sorted(st.recurrence.tolist()) == [64, 80, 80]
+    want = (80 * 80 + 80 * 80 + 64 * 64 + 16 * 1) / (80 * 80 * 3)  # the 16 own topics: one chain each
+    assert _stability_from_the_clusters(st) == pytest.approx(want, rel=1e-12)
+    assert stability(st) == pytest.approx(want, rel=1e-12)
+
+
+def test_choose_num_topics_beyond_64_chains_scores_every_topic():
+    """A fit of 72 chains barely warmed up: chains 64..71 have topics no cluster holds."""
+    corpus, phi, theta = _corpus(num_docs=30, vocab=60, length=10)
+    table = choose_num_topics(corpus, [8], num_chains=72, num_warmup=1, num_draws=1, heldout=0, eta=0.01,
+                              keep_models=True)
+    st = table.attrs["models"][8].stable_topics_
+    assert st.num_chains == 72 and st.num_unclustered > 0, st.num_unclustered  # what the test is about
+    assert table["stability"].iloc[0] == pytest.approx(_stability_from_the_clusters(st), rel=1e-9)
+
+
 def test_table_perplexity_coherence_and_the_true_k_more_stable():
     corpus, phi, theta = _corpus()
     table = choose_num_topics(corpus, [5, 10], keep_models=True, **FAST)
