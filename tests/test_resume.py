@@ -189,7 +189,8 @@ def test_damaged_state_of_other_models_names_the_entry(body):
                             progress=False), "sampler_state 'state__mu'", "-inf at (0,)")
     # labels whose number the data set (Kernel.check_state): naive Bayes with 2 classes
     c = Corpus.from_token_lists([["a", "a"], ["b", "b"], ["a"], ["b"]], labels=[0, 1, -1, -1])
-    for kernel, var in ((naive_bayes.dirichlet_multinomial(), "state__labels"), (naive_bayes.uncollapsed(), "state__z")):
+    for kernel, var in ((naive_bayes.dirichlet_multinomial(), "state__labels"),
+                        (naive_bayes.uncollapsed(), "state__z")):
         d = naive_bayes.data(c)
         nb = sample(kernel, d, seed=0, num_chains=2, num_warmup=2, num_draws=2, progress=False)
         _refused(lambda: resume(_damaged(nb, var, (1, 3), 2), kernel, d, 1, progress=False),

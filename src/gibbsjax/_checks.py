@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 __all__ = ["check_int", "check_positive", "check_choice", "check_finite", "check_concentration", "hashable",
-           "check_fits_dtype", "init_checker", "labels_checker", "working_dtype", "safe_range", "check_values", "check_seed", "as_numbers",
+           "check_fits_dtype", "init_checker", "labels_checker", "first_where", "fields_of", "working_dtype",
+           "safe_range", "check_values", "check_seed", "as_numbers",
            "SEED_LIMIT"]
 
 #: seeds are integers in [0, SEED_LIMIT): ``jax.random.key`` keeps only the low 32 bits of
@@ -255,6 +256,29 @@ def check_fits_dtype(name: str, values: Any, dtype: Any) -> None:
         )
 
 
+def first_where(arr: np.ndarray, test, block: int = 2**22) -> tuple[int, ...] | None:
+    """The index of the first entry (row-major) where ``test`` is true, or None.
+
+    ``test`` maps a block of ``arr`` (leading-axis slices, about ``block`` elements) to a
+    boolean array of the block's shape, or of its shape without the last axis (a test of
+    whole rows); blocks keep the memory of the test bounded for a state of many chains.
+
+    >>> first_where(np.array([[1.0, 2.0], [3.0, np.nan]]), np.isnan)
+    (1, 1)
+    """
+    arr = np.asarray(arr)
+    if arr.ndim == 0:
+        return () if bool(test(arr)) else None
+    per = max(1, block // max(1, arr[0].size))
+    for start in range(0, arr.shape[0], per):
+        hit = np.argwhere(test(arr[start:start + per]))
+        if len(hit) and hit.shape[1] == 0:  # a test of the whole row of a 1-D array
+            return ()
+        if hit.size:
+            return (int(hit[0][0]) + start, *(int(i) for i in hit[0][1:]))
+    return None
+
+
 def init_checker(*, positive: tuple[str, ...] = (), log_simplex: tuple[str, ...] = (),
                  labels: dict[str, int] | None = None, log_probability: tuple[str, ...] = (),
                  log_positive: tuple[str, ...] = ()):
@@ -283,6 +307,11 @@ def init_checker(*, positive: tuple[str, ...] = (), log_simplex: tuple[str, ...]
     """
     labels = dict(labels or {})
 
+    def log_sum(block):
+        block = block.astype(np.float64)
+        m = np.max(block, axis=-1, keepdims=True)
+        return np.squeeze(m, -1) + np.log(np.sum(np.exp(block - m), axis=-1))
+
     def check(values: dict, label=None) -> None:
         def named(field: str) -> str:
             return f"init[{field!r}]" if label is None else label(field)
@@ -290,54 +319,44 @@ def init_checker(*, positive: tuple[str, ...] = (), log_simplex: tuple[str, ...]
         for name in positive:
             if name in values:
                 arr = np.asarray(values[name])
-                bad = np.argwhere(~(arr > 0))
-                if bad.size:
-                    at = tuple(int(i) for i in bad[0])
-                    raise ValueError(
-                        f"{named(name)} must be > 0 (it is outside the support), got "
-                        f"{float(arr[at]):g} (chain {at[0]})"
-                    )
+                at = first_where(arr, lambda b: ~(b > 0))
+                if at is not None:
+                    raise ValueError(f"{named(name)} must be > 0 (it is outside the support), got "
+                                     f"{float(arr[at]):g} (chain {at[0]})")
         for name in log_simplex:
             if name in values:
-                arr = np.asarray(values[name], dtype=np.float64)
-                bad = np.argwhere(np.isnan(arr) | (arr == np.inf))
-                if bad.size:
-                    at = tuple(int(i) for i in bad[0])
+                arr = np.asarray(values[name])
+                at = first_where(arr, lambda b: np.isnan(b) | (b == np.inf))
+                if at is not None:
                     raise ValueError(f"{named(name)} holds log-probabilities: NaN and +inf are not allowed, got "
                                      f"{float(arr[at])} at {at}")
-                m = np.max(arr, axis=-1, keepdims=True)
-                total = np.squeeze(m, -1) + np.log(np.sum(np.exp(arr - m), axis=-1))
-                off = np.argwhere(np.abs(total) > 1e-3)
-                if off.size:
-                    at = tuple(int(i) for i in off[0])
+                at = first_where(arr, lambda b: np.abs(log_sum(b)) > 1e-3)
+                if at is not None:
                     raise ValueError(
                         f"{named(name)} holds log-probabilities along its last axis, which must sum "
                         f"to 1 (a point on the simplex); the probabilities at {at} sum to "
-                        f"{float(np.exp(total[at])):.4g}"
+                        f"{float(np.exp(log_sum(arr[at]))):.4g}"
                     )
         for name in log_probability:
             if name in values:
-                arr = np.asarray(values[name], dtype=np.float64)
-                bad = np.argwhere(~(arr <= 0))
-                if bad.size:
-                    at = tuple(int(i) for i in bad[0])
+                arr = np.asarray(values[name])
+                at = first_where(arr, lambda b: ~(b <= 0))
+                if at is not None:
                     raise ValueError(f"{named(name)} holds log-probabilities, each <= 0, got {float(arr[at]):g} "
                                      f"at {at}")
         for name in log_positive:
             if name in values:
-                arr = np.asarray(values[name], dtype=np.float64)
-                lo, hi = safe_range()
-                bad = np.argwhere(~((arr >= math.log(lo)) & (arr <= math.log(hi))))
-                if bad.size:
-                    at = tuple(int(i) for i in bad[0])
-                    raise ValueError(f"{named(name)} holds logs of a concentration, each in [{math.log(lo):.4g}, "
-                                     f"{math.log(hi):.4g}] (see safe_range), got {float(arr[at]):g} at {at}")
+                arr = np.asarray(values[name])
+                lo, hi = (math.log(x) for x in safe_range())  # (of the working dtype now)
+                at = first_where(arr, lambda b: ~((b >= lo) & (b <= hi)))
+                if at is not None:
+                    raise ValueError(f"{named(name)} holds logs of a concentration, each in [{lo:.4g}, "
+                                     f"{hi:.4g}] (see safe_range), got {float(arr[at]):g} at {at}")
         for name, k in labels.items():
             if name in values:
                 arr = np.asarray(values[name])
-                bad = np.argwhere((arr < 0) | (arr >= k))
-                if bad.size:
-                    at = tuple(int(i) for i in bad[0])
+                at = first_where(arr, lambda b: (b < 0) | (b >= k))
+                if at is not None:
                     raise ValueError(f"{named(name)} must hold values in 0..{k - 1}, got {int(arr[at])} at {at}")
 
     return check

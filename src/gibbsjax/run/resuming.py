@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from gibbsjax._checks import check_int as _check_int
-from gibbsjax._checks import fields_of, working_dtype
+from gibbsjax._checks import fields_of, first_where, working_dtype
 from gibbsjax.diagnostics import with_current_names
 from gibbsjax.kernel import Kernel
 from gibbsjax.run.chunks import start_fn, zero_accumulators_shape
@@ -187,10 +187,9 @@ def _restore_tree(st, prefix: str, abstract):
                              f"{tuple(leaf.shape)}: not the same model or data")
         if np.issubdtype(leaf.dtype, np.integer) and arr.dtype.kind not in "iu":
             info = np.iinfo(leaf.dtype)
-            bad = np.argwhere(~(np.isfinite(arr) & (arr == np.round(arr)) & (arr >= info.min) & (arr <= info.max))
-                              if arr.dtype.kind == "f" else np.ones(arr.shape, bool))
-            if bad.size:
-                at = tuple(int(i) for i in bad[0])
+            at = first_where(arr, lambda b: ~(np.isfinite(b) & (b == np.round(b)) & (b >= info.min) & (b <= info.max))
+                             if b.dtype.kind == "f" else np.ones(b.shape, bool))
+            if at is not None:
                 raise ValueError(f"sampler_state {var!r} holds integers ({leaf.dtype}), got {arr[at].item()!r} at "
                                  f"{at} (chain {at[0]}); {_DAMAGED}")
         out.append(arr.astype(leaf.dtype, copy=False))
@@ -225,11 +224,6 @@ def check_precision(st) -> None:
         f"{setting.get(saved, 'the same JAX_ENABLE_X64 setting')}, as it was sampled")
 
 
-def _first(mask: np.ndarray) -> tuple[int, ...] | None:
-    bad = np.argwhere(mask)
-    return tuple(int(i) for i in bad[0]) if bad.size else None
-
-
 def check_saved_state(state, acc, kernel: Kernel, laid_out: Kernel | None = None, data: Any = None) -> None:
     """Check the values of a saved state (numpy, chains first) before a run continues from it.
 
@@ -251,7 +245,7 @@ def check_saved_state(state, acc, kernel: Kernel, laid_out: Kernel | None = None
             if arr.dtype.kind != "f":
                 continue
             allowed = prefix == "state" and name.split("__")[-1].startswith("log")
-            at = _first(np.isnan(arr) | (arr == np.inf) | ((arr == -np.inf) & (not allowed)))
+            at = first_where(arr, lambda b: np.isnan(b) | (b == np.inf) | ((b == -np.inf) & (not allowed)))
             if at is not None:
                 what = ("running sums hold finite numbers" if prefix == "acc" else
                         "a log-probability is finite or -inf" if allowed else "a state holds finite numbers")
