@@ -249,7 +249,9 @@ def check_saved_state(state, acc, kernel: Kernel, laid_out: Kernel | None = None
             if at is not None:
                 what = ("running sums hold finite numbers" if prefix == "acc" else
                         "a log-probability is finite or -inf" if allowed else "a state holds finite numbers")
-                raise ValueError(f"sampler_state '{prefix}__{name}' holds {arr[at]} at {at} (chain {at[0]}); {what}")
+                chain = f" (chain {at[0]})" if at else ""
+                raise ValueError(f"sampler_state '{prefix}__{name}' holds {arr[at]} at {at}{chain}; {what}")
+
     def label(field: str) -> str:
         return f"sampler_state 'state__{field}'"
 
