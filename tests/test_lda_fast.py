@@ -13,7 +13,7 @@ import gibbsjax
 from gibbsjax.corpus import Corpus
 from gibbsjax.datasets.synthetic import lda_corpus
 from gibbsjax.models import lda
-from gibbsjax.models.lda import kernels, z_updates
+from gibbsjax.models.lda import kernels, native, z_updates
 from gibbsjax.models.lda import shard as lda_shard
 from gibbsjax.models.lda.conditionals import draw_by_prefix_products
 from gibbsjax.testing import chi_square_test, geweke_test
@@ -101,7 +101,8 @@ def test_lanes_draws_equal_the_dense_draws_for_the_same_key(k):
 
 # ---------------------------------------------------------------- options and wiring
 def test_auto_resolution_and_bad_options(monkeypatch):
-    assert lda.resolve_z_update("auto", backend="cpu") == "lanes"
+    cpu_auto = "native" if native.available() else "lanes"  # tests/test_lda_native.py checks both cases
+    assert lda.resolve_z_update("auto", backend="cpu") == cpu_auto
     monkeypatch.setattr(z_updates, "pallas_module", lambda: None)
     monkeypatch.setattr(z_updates, "_warned_fallback", set())
     monkeypatch.setattr(z_updates.fused_triton, "jax_triton_importable", lambda: False)  # as on most GPUs today
@@ -117,7 +118,7 @@ def test_auto_resolution_and_bad_options(monkeypatch):
 
     monkeypatch.setattr(z_updates, "pallas_module", lambda: Available)
     assert lda.resolve_z_update("auto", backend="gpu") == "pallas"
-    assert lda.resolve_z_update("auto", backend="cpu") == "lanes"
+    assert lda.resolve_z_update("auto", backend="cpu") == cpu_auto
     with pytest.raises(ValueError, match="z_update"):
         lda.partially_collapsed(3, z_update="fastest")
     with pytest.raises(ValueError, match="warmup"):
@@ -291,9 +292,11 @@ def test_frozen_warmup_draws_do_not_depend_on_the_lanes():
     lane-grid sweep ("fast_grid") does depend on the lanes (so this comparison can fail).  The same
     with documents over 4 devices: tests/test_lda_shard.py."""
     corpus, _, _ = lda_corpus(num_docs=40, num_topics=4, vocab_size=30, doc_length=10, seed=0)
-    if jax.default_backend() == "cpu":  # the CPU's default is this warm-up (a GPU's is exact sweeps)
-        assert lda.partially_collapsed(5).warmup_step is not None
-        assert lda.partially_collapsed(5) is lda.partially_collapsed(5, warmup="fast")
+    if jax.default_backend() == "cpu":  # without the native kernels, the CPU's default is this warm-up
+        # (a GPU's, and the native kernels', is exact sweeps)
+        native_default = native.available()
+        assert (lda.partially_collapsed(5).warmup_step is None) == native_default
+        assert lda.partially_collapsed(5) is lda.partially_collapsed(5, warmup="exact" if native_default else "fast")
     one, *others = (_warmed_z(lda.sample_z_collapsed_frozen, lda.data(corpus, num_lanes=r)) for r in (1, 3, 7))
     for z in others:
         np.testing.assert_array_equal(z, one)

@@ -26,7 +26,7 @@ from jax import export
 from gibbsjax import random as gr
 from gibbsjax.corpus import Corpus
 from gibbsjax.models import lda
-from gibbsjax.models.lda import conditionals, pallas, z_updates
+from gibbsjax.models.lda import conditionals, native, pallas, z_updates
 from gibbsjax.models.lda.layout import LDAData
 from gibbsjax.testing import chi_square_test
 from test_lda import ALPHA, ETA, K, TINY_DOCS, _state_counts, _tiny, exact_posterior, final_states
@@ -79,11 +79,11 @@ def contents(text: str) -> dict:
 
 
 def test_auto_choices_on_each_backend():
-    assert lda.resolve_dirichlet_draw("auto", backend="cpu") == "sparse"
+    assert lda.resolve_dirichlet_draw("auto", backend="cpu") == ("native" if native.available() else "sparse")
     assert lda.resolve_dirichlet_draw("auto", backend="gpu") == "dense"
     assert lda.resolve_dirichlet_draw("auto", backend="tpu") == "dense"
     assert lda.resolve_dirichlet_draw("sparse", backend="gpu") == "sparse"
-    assert lda.resolve_z_update("auto", backend="cpu") == "lanes"
+    assert lda.resolve_z_update("auto", backend="cpu") == ("native" if native.available() else "lanes")
     with pytest.raises(ValueError, match="dirichlet_draw"):
         lda.resolve_dirichlet_draw("gamma")
     with pytest.raises(ValueError, match="dirichlet_draw"):
@@ -256,9 +256,13 @@ def test_a_gpu_run_without_the_fused_kernel_warns_once(on_gpu, monkeypatch):
 
 
 def test_a_cpu_run_does_not_warn():
+    """Where the native kernels are built (tests/test_lda_native.py checks the warning where they are not)."""
+    if not native.available():
+        pytest.skip(f"native kernels not built here: {native.unavailable_reason()}")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert lda.resolve_z_update("auto", backend="cpu") == "lanes"
+        assert lda.resolve_z_update("auto", backend="cpu") == "native"
+        assert lda.resolve_dirichlet_draw("auto", backend="cpu") == "native"
 
 
 @pytest.mark.parametrize("sampler", ["partially_collapsed", "uncollapsed"])
@@ -289,14 +293,17 @@ def test_a_wrong_dense_draw_fails_the_enumeration_test(monkeypatch):
 
 @ON_A_CPU
 def test_cpu_defaults_are_the_explicit_cpu_choices():
-    """On a CPU "auto" is the sparse-count draw and the frozen-count "fast" warm-up: the default
-    kernel is the explicitly chosen one (the same cached kernel, so the same draws)."""
-    assert lda.partially_collapsed(3) is lda.partially_collapsed(3, dirichlet_draw="sparse", warmup="fast")
-    assert lda.uncollapsed(3) is lda.uncollapsed(3, dirichlet_draw="sparse", warmup="fast")
-    assert lda.collapsed(3) is lda.collapsed(3, dirichlet_draw="sparse", warmup="fast")
+    """On a CPU "auto" is the native draw and z-update with exact warm-up where the native kernels
+    are built, else the sparse-count draw and the frozen-count "fast" warm-up: the default kernel
+    is the explicitly chosen one (the same cached kernel, so the same draws)."""
+    draw = "native" if native.available() else "sparse"
+    pc = dict(z_update="native", warmup="exact") if native.available() else dict(warmup="fast")
+    assert lda.partially_collapsed(3) is lda.partially_collapsed(3, dirichlet_draw=draw, **pc)
+    assert lda.uncollapsed(3) is lda.uncollapsed(3, dirichlet_draw=draw, warmup="fast")
+    assert lda.collapsed(3) is lda.collapsed(3, dirichlet_draw=draw, warmup="fast")
     d = _tiny()[1]
     after_one_sweep = [k.step(jax.random.key(1), k.init(jax.random.key(0), d), d).log_phi
-                       for k in (lda.partially_collapsed(3, dirichlet_draw=dd) for dd in ("auto", "sparse"))]
+                       for k in (lda.partially_collapsed(3, dirichlet_draw=dd) for dd in ("auto", draw))]
     assert np.array_equal(*map(np.asarray, after_one_sweep))
 
 

@@ -150,13 +150,20 @@ assert model.idata_.attrs["sharding"].startswith("data: documents split into 4 s
 fast = gibbsjax.sample(lda.partially_collapsed(4), d, devices=4, **kw)
 np.testing.assert_array_equal(model.doc_topic_per_chain_[0], fast.posterior_mean["doc_topic"].values[0])
 print("estimator shards")
-# the DEFAULT path (warm-up "auto" -> "fast" on a CPU: frozen-count sweeps) on 1 and on 4 devices
+# the DEFAULT path on 1 and on 4 devices (warm-up "auto": exact sweeps with the native kernels, the
+# frozen-count "fast" sweeps without them), and the frozen-count warm-up asked for, on 1 and on 4 devices
 default_one = gibbsjax.sample(lda.partially_collapsed(4), d, **kw)
-assert default_one.attrs["warmup"] == fast.attrs["warmup"] and default_one.attrs["warmup"].startswith("fast: ")
+assert default_one.attrs["warmup"] == fast.attrs["warmup"]
 same(default_one, fast, lp_exact=False)
 np.testing.assert_array_equal(lda.tokens_in_corpus_order(d, default_one.sampler_state["state__z"].values[0]),
                               lda_shard.tokens_in_corpus_order(sd, fast.sampler_state["state__z"].values[0]))
-assert not np.array_equal(default_one.posterior["topic_share"].values, one.posterior["topic_share"].values)
+frozen = lda.partially_collapsed(4, warmup="fast")
+frozen_one, frozen_four = gibbsjax.sample(frozen, d, **kw), gibbsjax.sample(frozen, d, devices=4, **kw)
+assert frozen_one.attrs["warmup"] == frozen_four.attrs["warmup"] and frozen_one.attrs["warmup"].startswith("fast: ")
+same(frozen_one, frozen_four, lp_exact=False)
+np.testing.assert_array_equal(lda.tokens_in_corpus_order(d, frozen_one.sampler_state["state__z"].values[0]),
+                              lda_shard.tokens_in_corpus_order(sd, frozen_four.sampler_state["state__z"].values[0]))
+assert not np.array_equal(frozen_one.posterior["topic_share"].values, one.posterior["topic_share"].values)
 print("default path identical")
 # the command line: --devices 4 with one chain splits the documents; the summary says so; resume continues.
 # The corpus above, from a file, with the default kernel's K and run lengths: the programs compiled for

@@ -23,7 +23,7 @@ from test_lda import ALPHA, ETA, K, TINY_DOCS, _lp_test_functions, _state_counts
 from gibbsjax.corpus import Corpus
 from gibbsjax.kernel import sweep
 from gibbsjax.models import lda
-from gibbsjax.models.lda import sparse, z_updates
+from gibbsjax.models.lda import native, sparse, z_updates
 from gibbsjax.testing import chi_square_test, geweke_test
 
 # 4 documents in 2 lanes: one lane walks two documents (lengths 3 + 1 and 3 + 2 by the packing)
@@ -138,10 +138,13 @@ def test_alpha_term_draw_against_its_weights(k):
         assert chi_square_test(counts, weights[w] / weights[w].sum()).p_value > 1e-4
 
 
-def test_resolution_and_wiring():
-    """``"sparse"`` is an explicit choice; "auto" keeps the measured fastest: on a CPU lanes below
+def test_resolution_and_wiring(monkeypatch):
+    """``"sparse"`` is an explicit choice; "auto" keeps the measured fastest: on a CPU without the
+    native kernels (here made unavailable; tests/test_lda_native.py checks the other case) lanes below
     SPARSE_FROM_TOPICS_ON_CPU topics, sparse from there on (the factory passes its K); on a GPU
     the fused kernel whatever K."""
+    monkeypatch.setattr(native, "_load", lambda: (None, "made unavailable by the test"))
+    monkeypatch.setattr(native, "_warned", {"made unavailable by the test"})  # its one-time warning: given
     assert "sparse" in lda.Z_UPDATES
     assert lda.resolve_z_update("sparse") == "sparse"
     assert lda.resolve_z_update("auto", backend="cpu") == "lanes"

@@ -28,6 +28,8 @@ from gibbsjax.run.driver import SEED_LIMIT, STOP_SIGNALS, data_fingerprint, samp
 from gibbsjax.run.placement import check_memory, estimate_result_bytes, splits_data  # noqa: F401
 from gibbsjax.run.results import DRAW_GROUPS, STATE_GROUP, keep_raw_draws  # noqa: F401
 from gibbsjax.run.resuming import resume
-from gibbsjax.run.settings import DEFAULT_NUM_CHUNKS, SHARD_MODES, Settings, enable_compilation_cache  # noqa: F401
+from gibbsjax.run.settings import (DEFAULT_NUM_CHUNKS, SHARD_MODES, Settings, enable_compilation_cache,  # noqa: F401
+                                   enable_default_cache)
 
-__all__ = ["sample", "resume", "keep_raw_draws", "Settings", "enable_compilation_cache", "DEFAULT_NUM_CHUNKS"]
+__all__ = ["sample", "resume", "keep_raw_draws", "Settings", "enable_compilation_cache", "enable_default_cache",
+           "DEFAULT_NUM_CHUNKS"]

@@ -4,7 +4,9 @@ values), interrupts, progress, the loop over chunks, and :func:`sample`."""
 from __future__ import annotations
 
 import hashlib
+import importlib
 import signal
+import sys
 import threading
 import time
 import warnings
@@ -22,7 +24,7 @@ from gibbsjax.memory import check_sizes
 from gibbsjax.run.chunks import compiled, records_fn, start_fn, zero_accumulators
 from gibbsjax.run.placement import check_layout_memory, fetch, layout, place_data, place_run, sharding_note
 from gibbsjax.run.results import Run, finish, stack_chunks, to_host
-from gibbsjax.run.settings import Settings
+from gibbsjax.run.settings import Settings, enable_default_cache
 from gibbsjax.stopping import check_until, parse_until
 
 __all__ = ["sample", "drive", "run_phase", "check_data_type", "check_until_rule", "data_fingerprint",
@@ -119,6 +121,28 @@ def data_fingerprint(data) -> str:
         h.update(f"{arr.dtype.str}{arr.shape}".encode())
         h.update(memoryview(arr).cast("B"))
     return h.hexdigest()
+
+
+def import_beside_the_run(module: str = "arviz") -> None:
+    """Start importing ``module`` on a daemon thread where it is not imported yet.
+
+    A run ends by building ArviZ's InferenceData, and ``import arviz`` takes 1-3 s on a CPU
+    (it imports matplotlib, SciPy and xarray): in a new process the first run would wait for
+    it after its last sweep.  Compiling and sampling release the GIL, so the import overlaps
+    them instead.  An import that fails here fails again, with its message, where it is used.
+
+    >>> import_beside_the_run("json")
+    """
+    if module in sys.modules:
+        return
+
+    def work():
+        try:
+            importlib.import_module(module)
+        except Exception:  # noqa: BLE001 - raised again by the import that needs it
+            pass
+
+    threading.Thread(target=work, name=f"gibbsjax-import-{module}", daemon=True).start()
 
 
 def _fingerprint_later(data) -> Callable[[], str]:
@@ -531,6 +555,8 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         raise ValueError(f"settings must be a gibbsjax.run.Settings, got {type(settings).__name__}")
     if callback is not None and not callable(callback):
         raise ValueError(f"callback must be a function taking one dict, got {type(callback).__name__}")
+    import_beside_the_run("arviz")  # the result is ArviZ's: imported while the chains compile and run
+    enable_default_cache()
     s = (settings or Settings()).replace(**options)
     rule, max_draws = check_until_rule(s.until, s.max_draws, s.num_draws, s.num_chains)
     key, seed_used = _resolve_key(s.seed, key)

@@ -15,7 +15,7 @@ from gibbsjax._checks import check_int as _check_int
 from gibbsjax._checks import check_seed as _check_seed
 from gibbsjax.stopping import parse_until
 
-__all__ = ["Settings", "enable_compilation_cache", "DEFAULT_NUM_CHUNKS", "SHARD_MODES"]
+__all__ = ["Settings", "enable_compilation_cache", "enable_default_cache", "DEFAULT_NUM_CHUNKS", "SHARD_MODES"]
 
 #: a run is cut into about this many chunks per phase (warm-up, sampling)
 DEFAULT_NUM_CHUNKS = 20
@@ -155,13 +155,42 @@ class Settings:
 
 
 # ----------------------------------------------------------------------------- compilation cache
+def enable_default_cache() -> str | None:
+    """Turn on the persistent compilation cache (:func:`enable_compilation_cache`) unless it is
+    off: ``GIBBSJAX_NO_CACHE`` set, or a folder already chosen (``jax_compilation_cache_dir``,
+    e.g. by ``JAX_COMPILATION_CACHE_DIR``), which is kept.  :func:`gibbsjax.sample` (so
+    :class:`gibbsjax.LDA` too) calls it, as the command line does, so a new process reuses the
+    programs an earlier one compiled for the same model and shapes.  A folder that cannot be
+    created leaves the cache off.
+
+    Returns
+    -------
+    str or None
+        The cache folder in use, or None when the cache is off.
+
+    Examples
+    --------
+    >>> folder = enable_default_cache()
+    >>> folder is None or isinstance(folder, str)
+    True
+    """
+    current = jax.config.jax_compilation_cache_dir
+    if current or os.environ.get("GIBBSJAX_NO_CACHE"):
+        return current or None
+    try:
+        return enable_compilation_cache()
+    except OSError:  # a read-only home: run without the cache
+        return None
+
+
 def enable_compilation_cache(path: str | None = None) -> str:
     """Keep compiled samplers on disk, so a new process skips most compilation.
 
     XLA takes 0.3-2 s per compiled function on a CPU; with this cache, a second
     ``gibbsjax run`` of the same model and shapes reuses the first one's code.
-    This sets JAX's process-wide ``jax_compilation_cache_dir``; the command line
-    turns it on (``GIBBSJAX_NO_CACHE=1`` turns it off).
+    This sets JAX's process-wide ``jax_compilation_cache_dir``; the command line and
+    :func:`gibbsjax.sample` turn it on (:func:`enable_default_cache`; ``GIBBSJAX_NO_CACHE=1``
+    turns it off).
 
     Parameters
     ----------

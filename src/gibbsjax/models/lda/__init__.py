@@ -25,8 +25,10 @@ where each lane holds whole documents one after another (:mod:`gibbsjax.models.l
 says how, and how the samplers visit it).
 
 Options of the partially collapsed sampler: ``z_update`` picks how the
-z-update runs — ``"lanes"`` (each lane carries its document's count row;
-cumulative sums by matrix products: the fastest on a CPU), ``"dense"`` (the
+z-update runs — ``"native"`` (C++ behind an XLA FFI call, documents over every core, built by
+``pip install``: the fastest on a CPU, :mod:`gibbsjax.models.lda.native`), ``"lanes"`` (each lane
+carries its document's count row; cumulative sums by matrix products: the fastest pure-XLA one
+on a CPU), ``"dense"`` (the
 reference XLA scan), ``"pallas"`` (a fused GPU kernel,
 :mod:`gibbsjax.models.lda.pallas`), ``"triton"`` (that kernel through jax-triton,
 :mod:`gibbsjax.models.lda.fused_triton`), ``"sparse"`` (a document term over the document's
@@ -41,11 +43,11 @@ devices: :func:`sample_z_collapsed_frozen`); ``"fast_grid"`` the older APPROXIMA
 sweeps that refresh the counts after every step of the lane grid (the best fit per
 second measured on a CPU, but layout-dependent: :func:`sample_z_collapsed_parallel`);
 ``"exact"`` warms up with the sampling sweep; ``"auto"`` (the default) is ``"exact"``
-on a GPU and ``"fast"`` elsewhere (:func:`resolve_warmup`).  Sampling sweeps are always
+on a GPU and with the native z-update, ``"fast"`` elsewhere (:func:`resolve_warmup`).  Sampling sweeps are always
 exact, and ``attrs["warmup"]`` records which warm-up ran.  Every sampler takes ``dirichlet_draw``: how the
-Dirichlet rows (φ; θ too in the uncollapsed sampler) are drawn, ``"sparse"``
-(the fast one on a CPU) or ``"dense"`` (``jax.random.loggamma``, the fast one on a
-GPU), the same exact distribution; ``"auto"`` chooses by backend
+Dirichlet rows (φ; θ too in the uncollapsed sampler) are drawn, ``"native"`` (C++, the fast one
+on a CPU), ``"sparse"`` (the fastest pure-XLA one on a CPU) or ``"dense"`` (``jax.random.loggamma``,
+the fast one on a GPU), the same exact distribution; ``"auto"`` chooses by backend
 (:func:`resolve_dirichlet_draw`).
 
 Learned priors (``learn_alpha``, ``asymmetric_alpha``, ``learn_eta``, ``alpha_prior``,
@@ -65,6 +67,7 @@ D × K), Rao-Blackwellised; ``posterior`` records each topic's share of tokens.
 The package's modules import downward only (each from those above it in this list):
 
 * :mod:`~gibbsjax.models.lda.layout`: ``LDAData``, packing into lanes, ``LDAState``, counts, uniforms;
+* :mod:`~gibbsjax.models.lda.native`: the native CPU z-update and Dirichlet rows (C++, XLA FFI calls);
 * :mod:`~gibbsjax.models.lda.conditionals`: the collapsed log joint, the φ draw and the z-updates;
 * :mod:`~gibbsjax.models.lda.chain_launch`: one launch of a fused kernel for every chain, split
   along the chains over devices;

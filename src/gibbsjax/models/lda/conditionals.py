@@ -25,6 +25,7 @@ import jax.numpy as jnp
 from jax.scipy.special import gammaln
 
 from gibbsjax import random as gr
+from gibbsjax.models.lda import native
 from gibbsjax.models.lda.layout import (LDAData, LDAState, hashed_uniforms, num_docs_of, token_uniforms, topic_counts,
                                         vocab_size_of, word_topic_counts)
 
@@ -63,8 +64,12 @@ def inverse_cdf(weights, u):
     return jnp.minimum(k, last).astype(jnp.int32)
 
 
-def log_joint_collapsed(state: LDAState, d: LDAData, *, K: int, alpha: float, eta: float):
+def log_joint_collapsed(state: LDAState, d: LDAData, *, K: int, alpha: float, eta: float, native_sums: bool = False):
     """log p(w, z) with θ and φ integrated out (Griffiths & Steyvers 2004, eq. 2–3).
+
+    With ``native_sums`` the sums Σ log Γ(n + c) − log Γ(c) over the (D × K) and (K × V) count
+    tables run in C++ over their nonzero entries only (:func:`~gibbsjax.models.lda.native.log_gamma_sums`,
+    float64 inside): the same quantity, without evaluating log Γ at every zero count.
 
     Parameters
     ----------
@@ -78,6 +83,8 @@ def log_joint_collapsed(state: LDAState, d: LDAData, *, K: int, alpha: float, et
         The symmetric θ concentration α.
     eta : float
         The symmetric φ concentration η.
+    native_sums : bool, default False
+        Sum the log-gamma terms of the count tables in C++ (the CPU's native kernels).
 
     Returns
     -------
@@ -96,6 +103,10 @@ def log_joint_collapsed(state: LDAState, d: LDAData, *, K: int, alpha: float, et
     ndk, nkw, nk = topic_counts(state.z, d, K)
     v = vocab_size_of(d)
     nd = d.doc_lengths.astype(jnp.float32)
+    if native_sums:  # Σ [log Γ(n + c) − log Γ(c)] per table, minus the same for the row totals
+        doc_part = jnp.sum(native.log_gamma_sums(ndk[:-1], alpha)) - jnp.sum(gammaln(nd + K * alpha) - gammaln(K * alpha))
+        topic_part = jnp.sum(native.log_gamma_sums(nkw, eta)) - jnp.sum(gammaln(nk + v * eta) - gammaln(v * eta))
+        return doc_part + topic_part
     doc_part = jnp.sum(gammaln(ndk[:-1] + alpha)) - jnp.sum(gammaln(nd + K * alpha))
     doc_part += num_docs_of(d) * (gammaln(K * alpha) - K * gammaln(alpha))
     topic_part = jnp.sum(gammaln(nkw + eta)) - jnp.sum(gammaln(nk + v * eta))
@@ -108,7 +119,8 @@ def log_joint_collapsed(state: LDAState, d: LDAData, *, K: int, alpha: float, et
 #: ``"sparse"`` (:func:`gibbsjax.random.log_dirichlet_counts`: a cheap exact sampler for the many
 #: zero counts, the fastest on a CPU) and ``"dense"`` (:func:`gibbsjax.random.log_dirichlet_dense`:
 #: ``jax.random.loggamma`` on every entry, the fastest on a GPU)
-DIRICHLET_ROWS = {"sparse": gr.log_dirichlet_counts, "dense": gr.log_dirichlet_dense}
+DIRICHLET_ROWS = {"sparse": gr.log_dirichlet_counts, "dense": gr.log_dirichlet_dense,
+                  "native": native.log_dirichlet_native}
 
 
 def sample_log_phi(key, state: LDAState, d: LDAData, *, K: int, eta: float, draw: str = "sparse"):

@@ -277,7 +277,8 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
         record=record,
         dims={"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic")},
         shard=shard,
-        log_joint=functools.partial(log_joint_collapsed, K=K, alpha=alpha, eta=eta),
+        log_joint=functools.partial(log_joint_collapsed, K=K, alpha=alpha, eta=eta,
+                                    native_sums="native" in (z_update, dirichlet_draw)),
         sample_prior=sample_prior,
         simulate_data=simulate_data,
         name=f"lda.{sampler}",
@@ -435,16 +436,15 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
         Symmetric Dirichlet concentration of θ (the starting value when learned).
     eta : float, default 0.01
         Symmetric Dirichlet concentration of φ (the starting value when learned).
-    z_update : {"auto", "lanes", "dense", "pallas", "triton", "sparse", "sparse_triton"}, default "auto"
-        How the conditional is computed (the same conditional and visiting order in
-        every case): ``"dense"`` (:func:`sample_z_partially_collapsed`), ``"lanes"``
-        (:func:`sample_z_lanes`, the fast one on a CPU), ``"pallas"`` (the fused GPU kernel, Pallas),
-        ``"triton"`` (it through jax-triton, :mod:`~gibbsjax.models.lda.fused_triton`), ``"sparse"``
-        (:func:`~gibbsjax.models.lda.sample_z_sparse`: a document term and a per-word α-term,
-        O(longest document + √K) per token, for K in the thousands; ``"sparse_triton"``: it as one
-        Triton kernel) or ``"auto"`` (the fastest measured for the backend and K, see
-        :func:`resolve_z_update`; "sparse" on a CPU from 2,000 topics).  With a learned α, ``"auto"``
-        never picks a fused kernel (its α is a compile-time constant); "pallas"/"triton" are refused.
+    z_update : {"auto", "native", "lanes", "dense", "pallas", "triton", "sparse", "sparse_triton"}, default "auto"
+        How the conditional is computed (the same conditional and visiting order in every case):
+        ``"native"`` (:func:`~gibbsjax.models.lda.native.sample_z_native`, C++ over every core: the fast
+        one on a CPU), ``"dense"`` (:func:`sample_z_partially_collapsed`), ``"lanes"``
+        (:func:`sample_z_lanes`, the fastest pure-XLA one on a CPU), ``"pallas"`` (the fused GPU kernel),
+        ``"triton"`` (it through jax-triton), ``"sparse"`` (:func:`~gibbsjax.models.lda.sample_z_sparse`,
+        O(longest document + √K) per token; ``"sparse_triton"``: it as one Triton kernel) or
+        ``"auto"`` (the fastest measured for the backend and K: :func:`resolve_z_update`).  With a
+        learned α, ``"auto"`` never picks a fused GPU kernel (its α is a compile-time constant).
     warmup : {"auto", "fast", "fast_grid", "exact"}, default "auto"
         What warm-up sweeps run (sampling sweeps are always exact; ``attrs["warmup"]`` says
         which ran): ``"fast"``, APPROXIMATE collapsed sweeps from the counts frozen at each
@@ -452,8 +452,8 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
         the same draws for any lanes, shards or devices); ``"fast_grid"``, APPROXIMATE sweeps
         refreshing the counts per step of the lane grid (:func:`sample_z_collapsed_parallel`;
         the best fit per second measured on a CPU, but its draws depend on the lanes and
-        shards); ``"exact"``, the sampling sweep; ``"auto"``: ``"exact"`` on a GPU, else
-        ``"fast"`` (:func:`resolve_warmup`).
+        shards); ``"exact"``, the sampling sweep; ``"auto"``: ``"exact"`` on a GPU and with the
+        native z-update, else ``"fast"`` (:func:`resolve_warmup`).
     learn_alpha : {"fixed", "sample", "minka"}, default "fixed"
         ``"sample"``: α is sampled in every sweep from p(α | z), θ integrated out
         (:func:`sample_log_alpha`), and recorded per draw as ``alpha`` in the posterior
@@ -484,10 +484,11 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
         which ``gibbsjax run`` and :class:`gibbsjax.LDA` apply) turn them into draws
         θ_d ~ Dir(n_d· + α), one per recorded draw: jointly with z, a draw from the
         posterior of θ_d.
-    dirichlet_draw : {"auto", "sparse", "dense"}, default "auto"
-        How φ ~ Dir(n_k· + η) is drawn (the same exact distribution either way):
-        ``"sparse"`` (:func:`gibbsjax.random.log_dirichlet_counts`, the fast one on a
-        CPU), ``"dense"`` (``jax.random.loggamma``, the fast one on a GPU) or ``"auto"``
+    dirichlet_draw : {"auto", "native", "sparse", "dense"}, default "auto"
+        How φ ~ Dir(n_k· + η) is drawn (the same exact distribution every way):
+        ``"native"`` (:func:`~gibbsjax.models.lda.native.log_dirichlet_native`, C++: the fast one on
+        a CPU), ``"sparse"`` (:func:`gibbsjax.random.log_dirichlet_counts`, the fastest pure-XLA one
+        on a CPU), ``"dense"`` (``jax.random.loggamma``, the fast one on a GPU) or ``"auto"``
         (by backend: :func:`resolve_dirichlet_draw`).
 
     Returns
@@ -523,7 +524,7 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
     z_update = resolve_z_update(z_update, K=K)
     if learned_alpha and z_update in FIXED_ALPHA_Z_UPDATES:
         z_update = "dense"
-    warmup = resolve_warmup(warmup)
+    warmup = resolve_warmup(warmup, z_update=z_update)
     return _kernel_recording(*_check(K, alpha, eta), "partially_collapsed", z_update, warmup, priors,
                              *_check_recorded(record_phi, record_theta), resolve_dirichlet_draw(dirichlet_draw))
 

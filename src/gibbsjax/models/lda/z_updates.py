@@ -4,8 +4,9 @@ The partially collapsed sampler's z-update samples one exact conditional,
 p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α), in one of several forms
 (:data:`Z_UPDATES`): ``"dense"`` (the reference XLA scan,
 :func:`~gibbsjax.models.lda.conditionals.sample_z_partially_collapsed`), ``"lanes"``
-(:func:`~gibbsjax.models.lda.conditionals.sample_z_lanes`, the fastest on a CPU) and
-``"pallas"`` (the fused GPU kernel of :mod:`gibbsjax.models.lda.pallas`), ``"triton"`` (the same
+(:func:`~gibbsjax.models.lda.conditionals.sample_z_lanes`, the fastest pure-XLA update on a CPU),
+``"native"`` (:func:`~gibbsjax.models.lda.native.sample_z_native`: C++ behind an XLA FFI call, the
+fastest on a CPU where it is built) and ``"pallas"`` (the fused GPU kernel of :mod:`gibbsjax.models.lda.pallas`), ``"triton"`` (the same
 kernel in Triton's language, called through ``jax-triton``: :mod:`gibbsjax.models.lda.fused_triton`,
 which survives the removal of Pallas's deprecated Triton backend), ``"sparse"``
 (:func:`~gibbsjax.models.lda.sparse.sample_z_sparse`, O(longest document + √K) per token instead
@@ -33,6 +34,7 @@ import jax
 
 from gibbsjax._checks import check_choice
 from gibbsjax.models.lda import fused_triton
+from gibbsjax.models.lda import native
 from gibbsjax.models.lda import pallas as fused
 from gibbsjax.models.lda.conditionals import sample_z_lanes, sample_z_partially_collapsed
 from gibbsjax.models.lda.layout import LDAData, LDAState
@@ -44,12 +46,12 @@ __all__ = ["Z_UPDATES", "WARMUPS", "WARMUP_NAMES", "WARMUP_SWEEPS", "resolve_war
            "SPARSE_FROM_TOPICS_ON_CPU"]
 
 #: z-updates of :func:`~gibbsjax.models.lda.partially_collapsed`, all sampling the same exact conditional
-Z_UPDATES = ("auto", "dense", "lanes", "pallas", "triton", "sparse", "sparse_triton")
+Z_UPDATES = ("auto", "dense", "lanes", "native", "pallas", "triton", "sparse", "sparse_triton")
 #: from this many topics on, ``z_update="auto"`` on a CPU is ``"sparse"`` instead of ``"lanes"``
 #: (:func:`resolve_z_update`; measured with ``benchmarks/lda_sparse.py``)
 SPARSE_FROM_TOPICS_ON_CPU = 2000
 #: how the LDA kernels draw their Dirichlet rows (φ; θ in the uncollapsed sampler), all exact
-DIRICHLET_DRAWS = ("auto", "sparse", "dense")
+DIRICHLET_DRAWS = ("auto", "sparse", "dense", "native")
 #: what the one-time warning says when a GPU run cannot use the fused z-update
 FALLBACK_WARNING = (
     "gibbsjax LDA: neither fused z-update can run here ({why}); z_update='auto' falls back to the XLA "
@@ -70,10 +72,12 @@ WARMUP_NAMES = {
 WARMUP_SWEEPS = {"fast": sample_z_collapsed_frozen, "fast_grid": sample_z_collapsed_parallel}
 
 
-def resolve_warmup(warmup: str = "auto", backend: str | None = None) -> str:
+def resolve_warmup(warmup: str = "auto", backend: str | None = None, z_update: str | None = None) -> str:
     """The warm-up an LDA kernel runs for ``warmup`` on ``backend`` (default: JAX's default backend).
 
-    ``"auto"`` is ``"exact"`` on a GPU and ``"fast"`` elsewhere.  On an H100 the exact
+    ``"auto"`` is ``"exact"`` on a GPU and with the native CPU z-update (``z_update="native"``, whose
+    exact sweeps are cheap: the approximate warm-up exists for the slow XLA sweeps of a CPU), and
+    ``"fast"`` elsewhere.  On an H100 the exact
     fused sweeps reach a given fit sooner than the approximate ones (synthetic
     Reuters-sized corpus, K = 20: 1,000 exact sweeps, 23.5 s, Hellinger distance to the
     true topics 0.148; 200 ``"fast_grid"`` sweeps, 25.2 s, 0.154); on a CPU the
@@ -90,6 +94,9 @@ def resolve_warmup(warmup: str = "auto", backend: str | None = None) -> str:
         The option asked for.
     backend : str, optional
         ``"cpu"``, ``"gpu"``, ...; default JAX's default backend.
+    z_update : str, optional
+        The resolved z-update of a partially collapsed kernel (:func:`resolve_z_update`); None for
+        the other samplers.
 
     Returns
     -------
@@ -105,13 +112,15 @@ def resolve_warmup(warmup: str = "auto", backend: str | None = None) -> str:
     --------
     >>> resolve_warmup("auto", backend="cpu"), resolve_warmup("auto", backend="gpu")
     ('fast', 'exact')
+    >>> resolve_warmup("auto", backend="cpu", z_update="native")
+    'exact'
     >>> resolve_warmup("fast_grid")
     'fast_grid'
     """
     check_choice("warmup", warmup, WARMUPS)
     if warmup != "auto":
         return warmup
-    return "exact" if (backend or jax.default_backend()) == "gpu" else "fast"
+    return "exact" if (backend or jax.default_backend()) == "gpu" or z_update == "native" else "fast"
 
 
 def pallas_module():
@@ -127,14 +136,18 @@ def pallas_module():
 def resolve_z_update(z_update: str = "auto", backend: str | None = None, K: int | None = None) -> str:
     """The z-update :func:`~gibbsjax.models.lda.partially_collapsed` runs for ``z_update`` on ``backend``.
 
-    ``"auto"`` picks the fastest measured option for the backend: on a GPU the
+    ``"auto"`` picks the fastest measured option for the backend: on a CPU the native
+    kernel (``"native"``, :mod:`gibbsjax.models.lda.native`: dense O(K) per token for few
+    topics, sparse from :data:`~gibbsjax.models.lda.native.SPARSE_FROM_TOPICS`; faster than every
+    pure-XLA update at every K measured, ``benchmarks/cpu_native.py``) where it is built and
+    loaded, else (with a one-time warning saying so) the pure-XLA choice below; on a GPU the
     fused Pallas kernel (:mod:`gibbsjax.models.lda.pallas`) where it is
     available; else the same kernel through ``jax-triton`` (``"triton"``,
     :mod:`gibbsjax.models.lda.fused_triton`: for when jax removes Pallas's deprecated
     Triton backend; not yet measured on a GPU); else ``"dense"``, with a one-time
-    warning that says what was lost; on a CPU ``"lanes"`` (several times faster
-    there than ``"dense"``) below :data:`SPARSE_FROM_TOPICS_ON_CPU` (2,000) topics and
-    ``"sparse"`` from there on.
+    warning that says what was lost; on a CPU without the native kernel ``"lanes"`` (several
+    times faster there than ``"dense"``) below :data:`SPARSE_FROM_TOPICS_ON_CPU` (2,000) topics
+    and ``"sparse"`` from there on.
 
     ``"sparse"`` (:func:`~gibbsjax.models.lda.sparse.sample_z_sparse`, O(S + √K) per token, S
     the grid's steps, a little above the longest document) against ``"lanes"`` (O(K)), whole
@@ -161,7 +174,7 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None, K: int 
 
     Parameters
     ----------
-    z_update : {"auto", "lanes", "dense", "pallas", "triton", "sparse", "sparse_triton"}, default "auto"
+    z_update : {"auto", "lanes", "dense", "native", "pallas", "triton", "sparse", "sparse_triton"}, default "auto"
         The option asked for.
     backend : str, optional
         ``"cpu"``, ``"gpu"``, ...; default JAX's default backend.
@@ -177,15 +190,14 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None, K: int 
     Raises
     ------
     ValueError
-        For an unknown option, for ``"pallas"`` where Pallas cannot be imported, or for
-        ``"triton"`` or ``"sparse_triton"`` where the ``triton`` package cannot.
+        For an unknown option, for ``"pallas"`` where Pallas cannot be imported, for
+        ``"triton"`` or ``"sparse_triton"`` where the ``triton`` package cannot, or for
+        ``"native"`` where the native kernel is not available or the backend is not a CPU.
 
     Examples
     --------
-    >>> resolve_z_update("auto", backend="cpu"), resolve_z_update("auto", backend="cpu", K=100)
-    ('lanes', 'lanes')
-    >>> resolve_z_update("auto", backend="cpu", K=SPARSE_FROM_TOPICS_ON_CPU)
-    'sparse'
+    >>> resolve_z_update("auto", backend="cpu", K=100) == ("native" if native.available() else "lanes")
+    True
     >>> resolve_z_update("dense")
     'dense'
     """
@@ -193,6 +205,9 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None, K: int 
     backend = backend or jax.default_backend()
     if z_update == "auto":
         if backend == "cpu":
+            if native.available():
+                return "native"
+            native.warn_unavailable()
             return "sparse" if _as_int(K) >= SPARSE_FROM_TOPICS_ON_CPU else "lanes"
         pallas = pallas_module() if backend == "gpu" else None
         if pallas is not None and pallas.available():
@@ -204,6 +219,11 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None, K: int 
                             else "Pallas is importable but the default backend is not a GPU it can compile for")
                            + ", and jax_triton cannot be imported")
         return "dense"
+    if z_update == "native" and not native.available():
+        raise ValueError(f"z_update='native' needs gibbsjax's native CPU kernels, which cannot run here: "
+                         f"{native.unavailable_reason()}")
+    if z_update == "native" and backend != "cpu":
+        raise ValueError(f"z_update='native' runs on a CPU only; the default backend is {backend!r}")
     if z_update == "pallas" and pallas_module() is None:
         raise ValueError("z_update='pallas' needs Pallas (jax.experimental.pallas with its Triton backend, for "
                          "gibbsjax.models.lda.pallas), which cannot be imported here")
@@ -234,12 +254,14 @@ def resolve_dirichlet_draw(dirichlet_draw: str = "auto", backend: str | None = N
     """The Dirichlet draw (:data:`~gibbsjax.models.lda.conditionals.DIRICHLET_ROWS`) an LDA kernel
     runs for ``dirichlet_draw`` on ``backend`` (default: JAX's default backend).
 
-    ``"auto"`` picks the fastest measured draw: ``"sparse"`` on a CPU (the project's sparse-count
-    sampler: ``jax.random.gamma`` draws only about 1.6 M variates/s there) and ``"dense"``
+    ``"auto"`` picks the fastest measured draw: on a CPU ``"native"``
+    (:func:`~gibbsjax.models.lda.native.log_dirichlet_native`, C++ behind an XLA FFI call, every row
+    on its own threads) where it is built, else ``"sparse"`` (the project's sparse-count
+    sampler in XLA: ``jax.random.gamma`` draws only about 1.6 M variates/s there); ``"dense"``
     (``jax.random.loggamma`` on every entry) elsewhere (on an H100 27–53× faster than the
-    sparse-count sampler: 1.4 ms against 74 ms for K = 100, V = 10,000).  Both are exact draws
-    of the same distribution; they give different variates, so a GPU run and a CPU run of the
-    same seed differ.
+    sparse-count sampler: 1.4 ms against 74 ms for K = 100, V = 10,000).  All three are exact
+    draws of the same distribution; they give different variates, so a GPU run and a CPU run of
+    the same seed differ.
 
     Large K (1,000 to 10,000 topics): a sweep needs every φ_kw (the z-update's α-term totals
     Σ_k α φ_kw of every word involve all K·V entries), so it draws K·V gammas, 10⁸ at
@@ -255,7 +277,7 @@ def resolve_dirichlet_draw(dirichlet_draw: str = "auto", backend: str | None = N
 
     Parameters
     ----------
-    dirichlet_draw : {"auto", "sparse", "dense"}, default "auto"
+    dirichlet_draw : {"auto", "sparse", "dense", "native"}, default "auto"
         The option asked for.
     backend : str, optional
         ``"cpu"``, ``"gpu"``, ...; default JAX's default backend.
@@ -263,22 +285,37 @@ def resolve_dirichlet_draw(dirichlet_draw: str = "auto", backend: str | None = N
     Returns
     -------
     str
-        ``"sparse"`` or ``"dense"``.
+        ``"sparse"``, ``"dense"`` or ``"native"``.
 
     Raises
     ------
     ValueError
-        For an unknown option.
+        For an unknown option, or ``"native"`` where the native kernel is not available or the
+        backend is not a CPU.
 
     Examples
     --------
-    >>> resolve_dirichlet_draw("auto", backend="cpu"), resolve_dirichlet_draw("auto", backend="gpu")
-    ('sparse', 'dense')
+    >>> resolve_dirichlet_draw("auto", backend="gpu")
+    'dense'
+    >>> resolve_dirichlet_draw("auto", backend="cpu") == ("native" if native.available() else "sparse")
+    True
     """
     check_choice("dirichlet_draw", dirichlet_draw, DIRICHLET_DRAWS)
+    backend = backend or jax.default_backend()
+    if dirichlet_draw == "native":
+        if not native.available():
+            raise ValueError("dirichlet_draw='native' needs gibbsjax's native CPU kernels, which cannot run here: "
+                             f"{native.unavailable_reason()}")
+        if backend != "cpu":
+            raise ValueError(f"dirichlet_draw='native' runs on a CPU only; the default backend is {backend!r}")
     if dirichlet_draw != "auto":
         return dirichlet_draw
-    return "sparse" if (backend or jax.default_backend()) == "cpu" else "dense"
+    if backend == "cpu":
+        if native.available():
+            return "native"
+        native.warn_unavailable()
+        return "sparse"
+    return "dense"
 
 
 def _sample_z_pallas(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
@@ -298,4 +335,4 @@ def _sample_z_sparse_triton(key, state: LDAState, d: LDAData, *, K: int, alpha):
 FIXED_ALPHA_Z_UPDATES = ("pallas", "triton")
 SAMPLE_Z = {"dense": sample_z_partially_collapsed, "lanes": sample_z_lanes, "pallas": _sample_z_pallas,
             "triton": _sample_z_triton, "sparse_triton": _sample_z_sparse_triton,
-            "sparse": sample_z_sparse}
+            "sparse": sample_z_sparse, "native": native.sample_z_native}

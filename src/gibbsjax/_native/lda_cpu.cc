@@ -1,0 +1,744 @@
+// gibbsjax's native CPU kernels for LDA, called from the jitted sweep as XLA FFI custom calls.
+//
+// Two pure functions of their inputs (no state kept between calls):
+//
+//   gibbsjax_lda_z_pc       the partially collapsed z-update (Magnusson et al., JCGS 2018): given phi,
+//                           documents are independent, and each document's tokens are visited in order,
+//                           every token drawn from p(z_i = k | z_-i, phi, w) ∝ phi_{k,w_i} (n_dk,-i + alpha_k);
+//   gibbsjax_log_dirichlet  log Dirichlet(counts + concentration) rows (phi given z; theta given z);
+//   gibbsjax_log_gamma_sums per row, sum_j log Gamma(n_j + c_j) - log Gamma(c_j) (the collapsed log joint).
+//
+// Random numbers are counter-based, so the draws depend only on the keys and on the data, never on the
+// number of threads nor on which thread visits what:
+//   - a token's uniform is the first word of Threefry-2x32 (20 rounds; Salmon et al., SC 2011) of the
+//     counter (document id, position in the document) under the sweep's 64-bit key: the same uniform as
+//     gibbsjax.models.lda.layout.token_uniforms, so this z-update and the XLA ones draw from the same
+//     numbers (they can differ only where float32 sums round differently);
+//   - the Dirichlet draw's variates use SplitMix64 (Steele, Lea & Flood, OOPSLA 2014) at counter
+//     (proposal round, entry) under a 64-bit key from the call's key.
+// Integer counts are int32, updated in a fixed order per document; float sums run in a fixed order.
+//
+// The batch axes that jax.vmap adds (vmap_method="expand_dims") lead every buffer: an input whose leading
+// sizes multiply to 1 is shared by every batch element, one with the output's leading sizes is per element.
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <condition_variable>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "xla/ffi/api/ffi.h"
+
+namespace ffi = xla::ffi;
+
+namespace {
+
+// ------------------------------------------------------------------------------------------ threads
+std::atomic<int> g_num_threads{1};
+// Work (in elementary steps, about a nanosecond each) below which a loop runs on fewer threads: waking a
+// thread costs some microseconds, more than small loops take.
+constexpr int64_t kWorkPerThread = 100000;
+
+// A persistent pool of worker threads, made on first use (again in a forked child) and never destroyed:
+// one job at a time; the calling thread works on its job too. Jobs from several XLA threads (several CPU
+// devices) take turns.
+class Pool {
+ public:
+  static Pool& get() {
+    static Pool* pool = nullptr;
+    static std::mutex made;
+    std::lock_guard<std::mutex> lock(made);
+    if (pool == nullptr || pool->pid_ != getpid()) pool = new Pool();  // a forked child has no workers
+    return *pool;
+  }
+
+  // Run work() on `helpers` workers and on the caller; return when every call has returned.
+  void run(int helpers, const std::function<void()>& work) {
+    std::lock_guard<std::mutex> one_job(job_);
+    {
+      std::unique_lock<std::mutex> lock(m_);
+      while (static_cast<int>(workers_.size()) < helpers) {
+        const int index = static_cast<int>(workers_.size());
+        workers_.emplace_back([this, index] { loop(index); });
+        workers_.back().detach();
+      }
+      work_ = &work;
+      wanted_ = helpers;
+      busy_ = helpers;
+      ++generation_;
+    }
+    wake_.notify_all();
+    work();
+    std::unique_lock<std::mutex> lock(m_);
+    done_.wait(lock, [this] { return busy_ == 0; });
+    work_ = nullptr;
+  }
+
+ private:
+  Pool() : pid_(getpid()) {}
+
+  void loop(int index) {
+    uint64_t seen = 0;
+    for (;;) {
+      const std::function<void()>* work;
+      {
+        std::unique_lock<std::mutex> lock(m_);
+        wake_.wait(lock, [&] { return generation_ != seen && index < wanted_; });
+        seen = generation_;
+        work = work_;
+      }
+      (*work)();
+      std::lock_guard<std::mutex> lock(m_);
+      if (--busy_ == 0) done_.notify_one();
+    }
+  }
+
+  pid_t pid_;
+  std::mutex job_, m_;
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> workers_;
+  const std::function<void()>* work_ = nullptr;
+  uint64_t generation_ = 0;
+  int wanted_ = 0, busy_ = 0;
+};
+
+// Run fn(i) for i in [0, n) on up to g_num_threads threads (the caller's included), fewer where `work` (the
+// loop's elementary steps) is small; items are taken in chunks from a shared counter. What fn computes must
+// not depend on which thread runs it.
+template <typename F>
+void parallel_for(int64_t n, int64_t chunk, int64_t work, F&& fn) {
+  if (n <= 0) return;
+  chunk = std::max<int64_t>(1, chunk);
+  const int64_t chunks = (n + chunk - 1) / chunk;
+  const int64_t by_work = std::max<int64_t>(1, work / kWorkPerThread);
+  const int threads = static_cast<int>(std::min<int64_t>({std::max(1, g_num_threads.load()), chunks, by_work}));
+  std::atomic<int64_t> next{0};
+  const std::function<void()> loop = [&]() {
+    for (;;) {
+      const int64_t c = next.fetch_add(1);
+      if (c >= chunks) return;
+      const int64_t hi = std::min(n, (c + 1) * chunk);
+      for (int64_t i = c * chunk; i < hi; ++i) fn(i);
+    }
+  };
+  if (threads == 1) {
+    loop();
+    return;
+  }
+  Pool::get().run(threads - 1, loop);
+}
+
+// ------------------------------------------------------------------------------------------ random numbers
+inline uint32_t rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
+
+// Threefry-2x32, 20 rounds: the function behind jax.random (and gibbsjax.random.threefry2x32).
+inline void threefry2x32(uint32_t k0, uint32_t k1, uint32_t& x0, uint32_t& x1) {
+  static constexpr int kRot[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
+  const uint32_t ks[3] = {k0, k1, k0 ^ k1 ^ 0x1BD11BDAu};
+  x0 += ks[0];
+  x1 += ks[1];
+  for (int i = 0; i < 5; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      x0 += x1;
+      x1 = rotl32(x1, kRot[i % 2][j]) ^ x0;
+    }
+    x0 += ks[(i + 1) % 3];
+    x1 += ks[(i + 2) % 3] + static_cast<uint32_t>(i + 1);
+  }
+}
+
+// uint32 bits -> float in [0, 1): the top 23 bits as the mantissa of a number in [1, 2), minus 1
+// (the construction of jax.random.uniform and of gibbsjax.models.lda.layout.token_uniforms).
+inline float unit_float(uint32_t bits) {
+  const uint32_t b = (bits >> 9) | 0x3F800000u;
+  float f;
+  std::memcpy(&f, &b, sizeof f);
+  return f - 1.0f;
+}
+
+inline uint64_t mix64(uint64_t z) {  // SplitMix64's output function
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
+
+// Two uniforms in the open interval (0, 1) from one 64-bit word (24 bits each, centred in their cells).
+inline float open_unit_hi(uint64_t w) { return (static_cast<float>(w >> 40) + 0.5f) * 5.9604645e-8f; }
+inline float open_unit_lo(uint64_t w) {
+  return (static_cast<float>((w >> 8) & 0xFFFFFFu) + 0.5f) * 5.9604645e-8f;
+}
+
+// ------------------------------------------------------------------------------------------ float helpers
+inline float bits_to_float(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, sizeof f);
+  return f;
+}
+inline uint32_t float_to_bits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
+
+// Natural log of a positive, finite, normal float, branch-free (so loops of it vectorise): x = m 2^e with
+// m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.1716, by its series to s^11.
+inline float fast_log(float x) {
+  const int32_t ix = static_cast<int32_t>(float_to_bits(x)) - 0x3F3504F3;
+  const int32_t e = ix >> 23;
+  const float m = bits_to_float(static_cast<uint32_t>((ix & 0x007FFFFF) + 0x3F3504F3));
+  const float s = (m - 1.0f) / (m + 1.0f);
+  const float s2 = s * s;
+  const float p = 2.0f + s2 * (0.6666667f + s2 * (0.4f + s2 * (0.28571430f + s2 * (0.22222222f + s2 * 0.18181819f))));
+  return static_cast<float>(e) * 0.69314718f + s * p;
+}
+
+// e^x for x <= 0 (0 below -87), branch-free: x = n ln2 + r, |r| <= ln2 / 2, e^r by its Taylor series to r^7.
+inline float fast_exp_nonpos(float x) {
+  const float xc = std::max(x, -87.0f);
+  const float n = std::nearbyint(xc * 1.44269504f);
+  const float r = (xc - n * 0.693145752f) - n * 1.42860677e-6f;
+  const float p =
+      1.0f + r * (1.0f + r * (0.5f + r * (0.16666667f + r * (0.041666668f + r * (0.008333334f + r * (0.0013888889f + r * 0.00019841270f))))));
+  const float scale = bits_to_float(static_cast<uint32_t>(static_cast<int32_t>(n) + 127) << 23);
+  return x < -87.0f ? 0.0f : p * scale;
+}
+
+// ------------------------------------------------------------------------------------------ batches
+// The leading (batch) axes of a buffer of `base_rank` trailing axes: their product, or -1 for a rank too small.
+int64_t leading_size(ffi::AnyBuffer::Dimensions dims, int base_rank) {
+  const int64_t lead = static_cast<int64_t>(dims.size()) - base_rank;
+  if (lead < 0) return -1;
+  int64_t n = 1;
+  for (int64_t i = 0; i < lead; ++i) n *= dims[i];
+  return n;
+}
+int64_t trailing(ffi::AnyBuffer::Dimensions dims, int from_end) { return dims[dims.size() - from_end]; }
+
+// Offset of batch element b in a buffer with `lead` leading elements (1: shared) of `size` elements each.
+inline int64_t batch_offset(int64_t lead, int64_t b, int64_t size) { return lead == 1 ? 0 : b * size; }
+
+// ------------------------------------------------------------------------------------------ draws
+// The hot loops are compiled for three instruction sets and picked at load time (GCC's target_clones);
+// with -ffp-contract=off every clone rounds exactly alike, so the draws do not depend on the CPU's vector unit.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GJ_CLONES __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
+#else
+#define GJ_CLONES
+#endif
+
+// Prefix sums in groups of four, the same additions on every CPU: within a group, lane i gets
+// (x_i + x_{i-1}) + (x_{i-2} + x_{i-3}) (two shift-and-add steps), then the running total of the groups
+// before it. With SSE2 (every x86-64 CPU) a group is one vector; elsewhere the same sums in scalar code.
+// `n` is rounded up to a multiple of 4: w must have room for it, and the padding is set to 0.
+inline float prefix_sums(float* w, int64_t n, float* cum) {
+  const int64_t n4 = (n + 3) & ~int64_t{3};
+  for (int64_t i = n; i < n4; ++i) w[i] = 0.0f;
+#if defined(__SSE2__)
+  __m128 carry = _mm_setzero_ps();
+  for (int64_t i = 0; i < n4; i += 4) {
+    __m128 x = _mm_loadu_ps(w + i);
+    x = _mm_add_ps(x, _mm_castsi128_ps(_mm_slli_si128(_mm_castps_si128(x), 4)));
+    x = _mm_add_ps(x, _mm_castsi128_ps(_mm_slli_si128(_mm_castps_si128(x), 8)));
+    x = _mm_add_ps(x, carry);
+    _mm_storeu_ps(cum + i, x);
+    carry = _mm_shuffle_ps(x, x, _MM_SHUFFLE(3, 3, 3, 3));
+  }
+#else
+  float carry = 0.0f;
+  for (int64_t i = 0; i < n4; i += 4) {
+    const float y0 = w[i], y1 = w[i + 1] + w[i], y2 = w[i + 2] + w[i + 1], y3 = w[i + 3] + w[i + 2];
+    cum[i] = y0 + carry;
+    cum[i + 1] = y1 + carry;
+    cum[i + 2] = (y2 + y0) + carry;
+    cum[i + 3] = (y3 + y1) + carry;
+    carry = cum[i + 3];
+  }
+#endif
+  return n4 ? cum[n4 - 1] : 0.0f;
+}
+
+// The inverse CDF at target: the number of prefix sums at or below it (a branch-free count), clamped to
+// n - 1 for rounding (every weight the callers pass is positive).
+// (Up to 32 sums a vectorised count; beyond, a branch-free binary search: the prefix sums are nondecreasing.)
+inline int64_t count_at_or_below(const float* cum, int64_t n, float target) {
+  if (n <= 32) {
+    int32_t k = 0;
+    for (int64_t i = 0; i < n; ++i) k += cum[i] <= target;
+    return k < n ? k : n - 1;
+  }
+  int64_t k = 0, step = 1;
+  while (step * 2 <= n) step *= 2;
+  for (; step > 0; step >>= 1) {
+    const int64_t next = k + step;
+    k = (next <= n && cum[next - 1] <= target) ? next : k;
+  }
+  return k < n ? k : n - 1;
+}
+
+// ------------------------------------------------------------------------------------------ the z-update
+// Topics per block of the word table of the sparse draw (block sums first, then one block).
+constexpr int kBlock = 32;
+// log phi is floored this many nats below each word's largest topic, as in the XLA z-updates
+// (gibbsjax.models.lda.conditionals.LOG_PHI_FLOOR): every weight stays positive in float32.
+constexpr float kLogPhiFloor = -80.0f;
+// Words per block of the word-major transposition.
+constexpr int kWords = 16;
+
+struct WordTables {
+  int64_t K = 0, V = 0, blocks = 0;
+  std::vector<float> phi;               // (V, K): phi_{k,w} / max_k phi_{k,w}, floored
+  std::vector<float> alpha_phi_blocks;  // (V, blocks): sum over each block of alpha_k phi~_{k,w}
+  std::vector<float> alpha_phi_total;   // (V,): their sum, in block order
+};
+
+// kWords words (w0 ...): phi~ word-major, and the word table's block sums.
+GJ_CLONES void word_block(const float* log_phi, const float* alpha, int64_t K, int64_t V, int64_t w0, bool sparse,
+                          float* tmp, WordTables& t) {
+  const int64_t nw = std::min<int64_t>(kWords, V - w0);
+  float mx[kWords];
+  for (int j = 0; j < kWords; ++j) mx[j] = -INFINITY;
+  if (nw == kWords) {
+    for (int64_t k = 0; k < K; ++k) {
+      const float* row = log_phi + k * V + w0;
+      for (int j = 0; j < kWords; ++j) mx[j] = std::max(mx[j], row[j]);
+    }
+    for (int64_t k = 0; k < K; ++k) {
+      const float* row = log_phi + k * V + w0;
+      float* out = tmp + k * kWords;
+      for (int j = 0; j < kWords; ++j) out[j] = fast_exp_nonpos(std::max(row[j] - mx[j], kLogPhiFloor));
+    }
+  } else {
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < nw; ++j) mx[j] = std::max(mx[j], log_phi[k * V + w0 + j]);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < nw; ++j)
+        tmp[k * kWords + j] = fast_exp_nonpos(std::max(log_phi[k * V + w0 + j] - mx[j], kLogPhiFloor));
+  }
+  for (int64_t j = 0; j < nw; ++j) {
+    float* p = &t.phi[(w0 + j) * K];
+    for (int64_t k = 0; k < K; ++k) p[k] = tmp[k * kWords + j];
+    if (sparse) {
+      float total = 0.0f;
+      for (int64_t b = 0; b < t.blocks; ++b) {
+        float sum = 0.0f;
+        const int64_t hi = std::min(K, (b + 1) * kBlock);
+        for (int64_t k = b * kBlock; k < hi; ++k) sum += alpha[k] * p[k];
+        t.alpha_phi_blocks[(w0 + j) * t.blocks + b] = sum;
+        total += sum;
+      }
+      t.alpha_phi_total[w0 + j] = total;
+    }
+  }
+}
+
+// Fill the word-major tables of one batch element from log phi (K, V), word blocks in parallel.
+void build_word_tables(const float* log_phi, const float* alpha, int64_t K, int64_t V, bool sparse, WordTables& t) {
+  t.K = K;
+  t.V = V;
+  t.blocks = (K + kBlock - 1) / kBlock;
+  t.phi.resize(static_cast<size_t>(K * V));
+  if (sparse) {
+    t.alpha_phi_blocks.resize(static_cast<size_t>(V * t.blocks));
+    t.alpha_phi_total.resize(static_cast<size_t>(V));
+  }
+  const int64_t word_blocks = (V + kWords - 1) / kWords;
+  parallel_for(word_blocks, std::max<int64_t>(1, word_blocks / 64), K * V, [&](int64_t wb) {
+    thread_local std::vector<float> tmp;
+    tmp.resize(static_cast<size_t>(K * kWords));
+    word_block(log_phi, alpha, K, V, wb * kWords, sparse, tmp.data(), t);
+  });
+}
+
+struct Grid {
+  const int32_t* words;        // (S, R)
+  const int32_t* docs;         // (S, R); padding: D
+  const int32_t* doc_lengths;  // (D,)
+  const int32_t* doc_ids;      // (D + 1,)
+  int64_t S, R, D;
+};
+
+struct LaneScratch {
+  std::vector<int32_t> counts, present, where;
+  std::vector<float> weights, cum, uniforms;
+};
+
+// The uniforms of a document's tokens: Threefry-2x32 of (document id, position) (independent lanes: vectorised).
+GJ_CLONES void document_uniforms(uint32_t k0, uint32_t k1, uint32_t doc_id, int64_t len, float* u) {
+  for (int64_t j = 0; j < len; ++j) {
+    uint32_t x0 = doc_id, x1 = static_cast<uint32_t>(j);
+    threefry2x32(k0, k1, x0, x1);
+    u[j] = unit_float(x0);
+  }
+}
+
+inline void add_present(LaneScratch& m, int32_t k) {
+  m.where[k] = static_cast<int32_t>(m.present.size());
+  m.present.push_back(k);
+}
+inline void drop_present(LaneScratch& m, int32_t k) {  // swap with the last
+  const int32_t at = m.where[k], last = m.present.back();
+  m.present[at] = last;
+  m.where[last] = at;
+  m.present.pop_back();
+  m.where[k] = -1;
+}
+
+// One lane of one batch element: its documents in order, each token from its conditional.
+// `keep_own` (the planted wrong variant, for tests only) leaves the token's own topic in its count.
+GJ_CLONES void update_lane(const Grid& g, int64_t r, const int32_t* z_in, int32_t* z_out, const WordTables& t,
+                           const float* alpha, uint32_t k0, uint32_t k1, bool sparse, bool keep_own, LaneScratch& m) {
+  const int64_t K = t.K;
+  m.counts.assign(static_cast<size_t>(K), 0);
+  m.where.assign(static_cast<size_t>(K), -1);
+  m.present.clear();
+  m.weights.resize(static_cast<size_t>(K + 4));
+  m.cum.resize(static_cast<size_t>(K + 4));
+  int32_t* counts = m.counts.data();
+  float* wts = m.weights.data();
+  float* cum = m.cum.data();
+  int64_t s = 0;
+  while (s < g.S) {
+    const int64_t slot0 = s * g.R + r;
+    const int32_t doc = g.docs[slot0];
+    if (doc >= g.D) {  // padding: topic 0, as the XLA updates leave it
+      z_out[slot0] = 0;
+      ++s;
+      continue;
+    }
+    const int64_t len = g.doc_lengths[doc];
+    m.uniforms.resize(static_cast<size_t>(len));
+    document_uniforms(k0, k1, static_cast<uint32_t>(g.doc_ids[doc]), len, m.uniforms.data());
+    for (int64_t j = 0; j < len; ++j) {  // the document's counts from its old topics
+      const int32_t k = z_in[(s + j) * g.R + r];
+      if (counts[k]++ == 0 && sparse) add_present(m, k);
+    }
+    for (int64_t j = 0; j < len; ++j) {
+      const int64_t slot = (s + j) * g.R + r;
+      const int32_t w = g.words[slot];
+      const int32_t old = z_in[slot];
+      if (!keep_own && --counts[old] == 0 && sparse) drop_present(m, old);
+      const float u = m.uniforms[j];
+      const float* p = &t.phi[static_cast<int64_t>(w) * K];
+      int32_t knew;
+      if (!sparse) {
+        for (int64_t k = 0; k < K; ++k) wts[k] = p[k] * (static_cast<float>(counts[k]) + alpha[k]);
+        const float total = prefix_sums(wts, K, cum);
+        knew = static_cast<int32_t>(count_at_or_below(cum, K, u * total));
+      } else {
+        // p(k) ∝ phi~_{k,w} n_dk + alpha_k phi~_{k,w}: the document's topics, then the word's table
+        const int64_t np = static_cast<int64_t>(m.present.size());
+        const int32_t* present = m.present.data();
+        for (int64_t i = 0; i < np; ++i) wts[i] = p[present[i]] * static_cast<float>(counts[present[i]]);
+        const float doc_total = prefix_sums(wts, np, cum);
+        const float target = u * (doc_total + t.alpha_phi_total[w]);
+        if (target < doc_total) {
+          knew = present[count_at_or_below(cum, np, target)];
+        } else {
+          float rest = target - doc_total;
+          const float* bsum = &t.alpha_phi_blocks[static_cast<int64_t>(w) * t.blocks];
+          int64_t b = 0;
+          while (b < t.blocks - 1 && bsum[b] <= rest) {
+            rest -= bsum[b];
+            ++b;
+          }
+          const int64_t hi = std::min(K, (b + 1) * kBlock);
+          int64_t k = b * kBlock;
+          float acc = 0.0f;
+          for (; k < hi - 1; ++k) {
+            acc += alpha[k] * p[k];
+            if (acc > rest) break;
+          }
+          knew = static_cast<int32_t>(k);
+        }
+      }
+      if (keep_own && --counts[old] == 0 && sparse) drop_present(m, old);
+      if (counts[knew]++ == 0 && sparse) add_present(m, knew);
+      z_out[slot] = knew;
+    }
+    if (sparse) {  // clear the document's counts for the next one
+      for (int32_t k : m.present) {
+        counts[k] = 0;
+        m.where[k] = -1;
+      }
+      m.present.clear();
+    } else {
+      std::fill(m.counts.begin(), m.counts.end(), 0);
+    }
+    s += len;
+  }
+}
+
+ffi::Error ZUpdateImpl(ffi::Buffer<ffi::U32> key, ffi::Buffer<ffi::S32> z, ffi::Buffer<ffi::F32> log_phi,
+                       ffi::Buffer<ffi::F32> alpha, ffi::Buffer<ffi::S32> words, ffi::Buffer<ffi::S32> docs,
+                       ffi::Buffer<ffi::S32> doc_lengths, ffi::Buffer<ffi::S32> doc_ids, ffi::ResultBuffer<ffi::S32> z_out, int64_t sparse_from,
+                       int64_t keep_own) {
+  const auto zd = z.dimensions();
+  if (zd.size() < 2) return ffi::Error::InvalidArgument("gibbsjax_lda_z_pc: z must be (..., S, R)");
+  const int64_t S = trailing(zd, 2), R = trailing(zd, 1);
+  const int64_t batch = leading_size(z_out->dimensions(), 2);
+  const int64_t z_lead = leading_size(zd, 2);
+  const auto pd = log_phi.dimensions();
+  if (pd.size() < 2) return ffi::Error::InvalidArgument("gibbsjax_lda_z_pc: log_phi must be (..., K, V)");
+  const int64_t K = trailing(pd, 2), V = trailing(pd, 1);
+  const int64_t D = trailing(doc_lengths.dimensions(), 1);
+  struct In {
+    int64_t lead, size;
+  };
+  const In ins[] = {{leading_size(key.dimensions(), 1), 2},
+                    {z_lead, S * R},
+                    {leading_size(pd, 2), K * V},
+                    {leading_size(alpha.dimensions(), 1), K},
+                    {leading_size(words.dimensions(), 2), S * R},
+                    {leading_size(docs.dimensions(), 2), S * R},
+                    {leading_size(doc_lengths.dimensions(), 1), D},
+                    {leading_size(doc_ids.dimensions(), 1), D + 1}};
+  for (const In& in : ins) {
+    if (in.lead != 1 && in.lead != batch)
+      return ffi::Error::InvalidArgument("gibbsjax_lda_z_pc: an input is batched over other axes than z");
+  }
+  if (trailing(key.dimensions(), 1) != 2 || trailing(alpha.dimensions(), 1) != K)
+    return ffi::Error::InvalidArgument("gibbsjax_lda_z_pc: key must be (..., 2) and alpha (..., K)");
+  const bool sparse = K >= sparse_from;
+  thread_local WordTables own_tables;  // reused by the calling thread from call to call
+  WordTables& tables = own_tables;     // (a reference: the workers must see the caller's tables)
+  for (int64_t b = 0; b < batch; ++b) {
+    const uint32_t* kp = key.typed_data() + batch_offset(ins[0].lead, b, 2);
+    const float* a = alpha.typed_data() + batch_offset(ins[3].lead, b, K);
+    build_word_tables(log_phi.typed_data() + batch_offset(ins[2].lead, b, K * V), a, K, V, sparse, tables);
+    Grid g{words.typed_data() + batch_offset(ins[4].lead, b, S * R),
+           docs.typed_data() + batch_offset(ins[5].lead, b, S * R),
+           doc_lengths.typed_data() + batch_offset(ins[6].lead, b, D),
+           doc_ids.typed_data() + batch_offset(ins[7].lead, b, D + 1),
+           S, R, D};
+    const int32_t* zi = z.typed_data() + batch_offset(ins[1].lead, b, S * R);
+    int32_t* zo = z_out->typed_data() + b * S * R;
+    const int nt = std::max(1, g_num_threads.load());
+    const int64_t per_token = sparse ? 64 : K + 16;
+    parallel_for(R, std::max<int64_t>(1, R / (8 * nt)), S * R * per_token, [&](int64_t r) {
+      thread_local LaneScratch scratch;
+      update_lane(g, r, zi, zo, tables, a, kp[0], kp[1], sparse, keep_own != 0, scratch);
+    });
+  }
+  return ffi::Error::Success();
+}
+
+// ------------------------------------------------------------------------------------------ Dirichlet rows
+// log Gamma(a) for 0 < a < 1 by G(a) = G(1 + a) U^(1/a) (Marsaglia & Tsang 2000, sec. 6) with G(1 + a) by
+// rejection from an exponential envelope of rate 1/(1 + a): propose x = (1 + a) E, E ~ Exp(1), accept with
+// probability exp(a (1 + log E - E)) (at least 68 % for every a < 1, 99.4 % at a = 0.01); given acceptance,
+// U_acc / p is again uniform and independent of E, so it serves as the U of the boost:
+//   log G(a) = log(1 + a) + log E + (log U_acc - log p) / a.
+// One 64-bit word per proposal. Returns NaN where the proposal is rejected.
+inline float small_shape_proposal(uint64_t w, float a, float log1p_a, float inv_a) {
+  const float e = -fast_log(open_unit_hi(w));
+  const float log_e = fast_log(e);
+  const float log_p = a * (1.0f + log_e - e);
+  const float log_u = fast_log(open_unit_lo(w));
+  const float out = log1p_a + log_e + (log_u - log_p) * inv_a;
+  return log_u <= log_p ? out : NAN;
+}
+
+// log Gamma(a) for a >= 1 by Marsaglia & Tsang (2000), in double: d = a - 1/3, c = 1/sqrt(9 d), z ~ N(0, 1)
+// (Marsaglia's polar method), v = (1 + c z)^3, accept if v > 0 and log U < z^2/2 + d - d v + d log v;
+// then log(d v).
+double large_shape_log_gamma(uint64_t seed, uint64_t entry, double a) {
+  const double d = a - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
+  for (uint64_t round = 1;; ++round) {
+    const uint64_t w1 = mix64(seed + ((round << 40) ^ entry) * kGolden);
+    const uint64_t w2 = mix64(seed + ((round << 40) ^ entry ^ (uint64_t{1} << 39)) * kGolden);
+    const double v1 = static_cast<double>(static_cast<int64_t>(w1) >> 11) * 0x1.0p-52;  // in [-1, 1)
+    const double v2 = static_cast<double>(static_cast<int64_t>(w2) >> 11) * 0x1.0p-52;
+    const double q = v1 * v1 + v2 * v2;
+    if (q >= 1.0 || q == 0.0) continue;
+    const double zn = v1 * std::sqrt(-2.0 * std::log(q) / q);
+    const double t = c * zn;
+    if (t <= -1.0) continue;
+    const double u = (static_cast<double>(mix64(w1 ^ (w2 << 1)) >> 11) + 0.5) * 0x1.0p-53;
+    // z^2/2 + d - d v + d log v with v = (1 + t)^3, written without cancelling terms of size d
+    const double l1p = std::log1p(t);
+    const double bound = zn * zn * (1.0 / 6.0 - c * zn / 9.0) + 3.0 * d * (l1p - t);
+    if (std::log(u) < bound) return std::log(d) + 3.0 * l1p;
+  }
+}
+
+// Per column: the zero-count shape (conc if below 1, else a dummy 0.5 whose proposal is replaced), log1p of it
+// and its inverse.
+struct ColumnShapes {
+  std::vector<float> a, log1p_a, inv_a;
+  void set(const float* conc, int64_t C) {
+    a.resize(C);
+    log1p_a.resize(C);
+    inv_a.resize(C);
+    for (int64_t j = 0; j < C; ++j) {
+      a[j] = conc[j] < 1.0f ? conc[j] : 0.5f;
+      log1p_a[j] = std::log1p(a[j]);
+      inv_a[j] = 1.0f / a[j];
+    }
+  }
+};
+
+// Step 1 of a row: every entry's first proposal as if its count were 0 (branch-free: vectorised).
+GJ_CLONES void first_proposals(uint64_t seed, uint64_t first_entry, const ColumnShapes& cs, int64_t C, float* out) {
+  const float* a = cs.a.data();
+  const float* l1p = cs.log1p_a.data();
+  const float* inv = cs.inv_a.data();
+  for (int64_t j = 0; j < C; ++j) {
+    const uint64_t w = mix64(seed + (first_entry + static_cast<uint64_t>(j)) * kGolden);
+    out[j] = small_shape_proposal(w, a[j], l1p[j], inv[j]);
+  }
+}
+
+// Step 3: out -= logsumexp(out), the max and the sum in kLanes partial results combined in a fixed order.
+GJ_CLONES void log_normalise(float* out, int64_t C) {
+  constexpr int kLanes = 16;
+  float mx[kLanes], sm[kLanes];
+  for (int i = 0; i < kLanes; ++i) mx[i] = -INFINITY, sm[i] = 0.0f;
+  const int64_t full = C / kLanes * kLanes;
+  for (int64_t j = 0; j < full; j += kLanes)
+    for (int i = 0; i < kLanes; ++i) mx[i] = std::max(mx[i], out[j + i]);
+  for (int64_t j = full; j < C; ++j) mx[0] = std::max(mx[0], out[j]);
+  float m = -INFINITY;
+  for (int i = 0; i < kLanes; ++i) m = std::max(m, mx[i]);
+  for (int64_t j = 0; j < full; j += kLanes)
+    for (int i = 0; i < kLanes; ++i) sm[i] += fast_exp_nonpos(out[j + i] - m);
+  for (int64_t j = full; j < C; ++j) sm[0] += fast_exp_nonpos(out[j] - m);
+  float total = 0.0f;
+  for (int i = 0; i < kLanes; ++i) total += sm[i];
+  const float shift = m + std::log(total);
+  for (int64_t j = 0; j < C; ++j) out[j] -= shift;
+}
+
+// One row: log G_j ~ log Gamma(counts_j + conc_j), then minus their logsumexp.
+void dirichlet_row(uint64_t seed, uint64_t first_entry, const int32_t* counts, const float* conc,
+                   const ColumnShapes& cs, int64_t C, float* out) {
+  first_proposals(seed, first_entry, cs, C, out);
+  // 2. the rest: shapes of at least 1 (a count, or a concentration of at least 1), and rejected proposals
+  for (int64_t j = 0; j < C; ++j) {
+    const uint64_t entry = first_entry + static_cast<uint64_t>(j);
+    if (counts[j] > 0 || conc[j] >= 1.0f) {
+      out[j] = static_cast<float>(
+          large_shape_log_gamma(seed, entry, static_cast<double>(counts[j]) + static_cast<double>(conc[j])));
+    } else if (std::isnan(out[j])) {
+      for (uint64_t round = 1; std::isnan(out[j]); ++round) {
+        const uint64_t w = mix64(seed + ((round << 40) ^ entry) * kGolden);
+        out[j] = small_shape_proposal(w, cs.a[j], cs.log1p_a[j], cs.inv_a[j]);
+      }
+    }
+  }
+  log_normalise(out, C);
+}
+
+ffi::Error LogDirichletImpl(ffi::Buffer<ffi::U32> key, ffi::Buffer<ffi::S32> counts, ffi::Buffer<ffi::F32> conc,
+                            ffi::ResultBuffer<ffi::F32> out) {
+  const auto od = out->dimensions();
+  if (od.size() < 2) return ffi::Error::InvalidArgument("gibbsjax_log_dirichlet: counts must be (..., rows, C)");
+  const int64_t rows = trailing(od, 2), C = trailing(od, 1);
+  const int64_t batch = leading_size(od, 2);
+  const int64_t key_lead = leading_size(key.dimensions(), 1);
+  const int64_t counts_lead = leading_size(counts.dimensions(), 2);
+  const int64_t conc_lead = leading_size(conc.dimensions(), 1);
+  for (int64_t lead : {key_lead, counts_lead, conc_lead}) {
+    if (lead != 1 && lead != batch)
+      return ffi::Error::InvalidArgument("gibbsjax_log_dirichlet: an input is batched over other axes than the output");
+  }
+  if (trailing(key.dimensions(), 1) != 2 || trailing(conc.dimensions(), 1) != C)
+    return ffi::Error::InvalidArgument("gibbsjax_log_dirichlet: key must be (..., 2) and concentration (..., C)");
+  const int64_t n = batch * rows;
+  std::vector<ColumnShapes> shapes(static_cast<size_t>(conc_lead));
+  for (int64_t b = 0; b < conc_lead; ++b) shapes[b].set(conc.typed_data() + b * C, C);
+  parallel_for(n, std::max<int64_t>(1, n / (16 * std::max(1, g_num_threads.load()))), 8 * n * C, [&](int64_t i) {
+    const int64_t b = i / rows, row = i % rows;
+    const uint32_t* kp = key.typed_data() + batch_offset(key_lead, b, 2);
+    const uint64_t seed = mix64((static_cast<uint64_t>(kp[0]) << 32) | kp[1]);
+    const int32_t* c = counts.typed_data() + batch_offset(counts_lead, b, rows * C) + row * C;
+    const float* a = conc.typed_data() + batch_offset(conc_lead, b, C);
+    dirichlet_row(seed, static_cast<uint64_t>(row) * static_cast<uint64_t>(C), c, a, shapes[conc_lead == 1 ? 0 : b],
+                  C, out->typed_data() + b * rows * C + row * C);
+  });
+  return ffi::Error::Success();
+}
+
+// ------------------------------------------------------------------------------------------ log-gamma sums
+// Per row: sum_j [log Gamma(n_j + c_j) - log Gamma(c_j)], the count-dependent part of a Dirichlet-multinomial
+// log likelihood; zero counts add nothing, so only the nonzero ones are evaluated (in double, lgamma_r: no
+// shared state).
+ffi::Error LogGammaSumsImpl(ffi::Buffer<ffi::S32> counts, ffi::Buffer<ffi::F32> conc, ffi::ResultBuffer<ffi::F32> out) {
+  const auto cd = counts.dimensions();
+  if (cd.size() < 2) return ffi::Error::InvalidArgument("gibbsjax_log_gamma_sums: counts must be (..., rows, C)");
+  const int64_t rows = trailing(cd, 2), C = trailing(cd, 1);
+  const int64_t batch = leading_size(out->dimensions(), 1);
+  const int64_t counts_lead = leading_size(cd, 2), conc_lead = leading_size(conc.dimensions(), 1);
+  if ((counts_lead != 1 && counts_lead != batch) || (conc_lead != 1 && conc_lead != batch) ||
+      trailing(conc.dimensions(), 1) != C || trailing(out->dimensions(), 1) != rows)
+    return ffi::Error::InvalidArgument("gibbsjax_log_gamma_sums: counts (..., rows, C), concentration (..., C)");
+  std::vector<std::vector<double>> base(static_cast<size_t>(conc_lead));
+  for (int64_t b = 0; b < conc_lead; ++b) {
+    base[b].resize(C);
+    int sign;
+    for (int64_t j = 0; j < C; ++j) base[b][j] = lgamma_r(static_cast<double>(conc.typed_data()[b * C + j]), &sign);
+  }
+  const int64_t n = batch * rows;
+  parallel_for(n, std::max<int64_t>(1, n / (16 * std::max(1, g_num_threads.load()))), n * C, [&](int64_t i) {
+    const int64_t b = i / rows, row = i % rows;
+    const int32_t* c = counts.typed_data() + batch_offset(counts_lead, b, rows * C) + row * C;
+    const float* a = conc.typed_data() + batch_offset(conc_lead, b, C);
+    const double* lg = base[conc_lead == 1 ? 0 : b].data();
+    double sum = 0.0;
+    int sign;
+    for (int64_t j = 0; j < C; ++j) {
+      if (c[j] != 0) sum += lgamma_r(static_cast<double>(c[j]) + static_cast<double>(a[j]), &sign) - lg[j];
+    }
+    out->typed_data()[b * rows + row] = static_cast<float>(sum);
+  });
+  return ffi::Error::Success();
+}
+
+}  // namespace
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(GibbsjaxLdaZPc, ZUpdateImpl,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::Buffer<ffi::U32>>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()
+                                  .Ret<ffi::Buffer<ffi::S32>>()
+                                  .Attr<int64_t>("sparse_from")
+                                  .Attr<int64_t>("keep_own"));
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(GibbsjaxLogDirichlet, LogDirichletImpl,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::Buffer<ffi::U32>>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>());
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(GibbsjaxLogGammaSums, LogGammaSumsImpl,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::Buffer<ffi::S32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>());
+
+extern "C" {
+// The number of threads the kernels use (at least 1); draws do not depend on it.
+__attribute__((visibility("default"))) void gibbsjax_set_num_threads(int n) { g_num_threads.store(n < 1 ? 1 : n); }
+__attribute__((visibility("default"))) int gibbsjax_num_threads() { return g_num_threads.load(); }
+// The version of these kernels' interface, checked by the Python side when it loads the library.
+__attribute__((visibility("default"))) int gibbsjax_native_abi() { return 1; }
+}

@@ -1,0 +1,354 @@
+"""The native CPU kernels of LDA: the partially collapsed z-update and the Dirichlet rows in C++,
+called from inside the jitted sweep as XLA FFI custom calls.
+
+``z_update="native"`` (:func:`sample_z_native`) samples the same conditional as every other
+z-update of :func:`~gibbsjax.models.lda.partially_collapsed`,
+p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α_k), documents in parallel and each document's
+tokens in order (exact: documents are independent given φ; Magnusson, Jonsson, Villani &
+Broman, JCGS 2018).  Per token it is O(K) for few topics (a running sum and a search) and, from
+:data:`SPARSE_FROM_TOPICS` topics on, O(K_d + K/32 + 32) (K_d the topics present in the
+document): the weight splits into a document part φ̃_kw n_dk over the document's topics and a word
+part α_k φ̃_kw, whose block sums are tabled once per sweep for every word.  A token's uniform is
+:func:`~gibbsjax.models.lda.layout.token_uniforms`'s, so the draws depend on the key, the
+document and the position only: not on the number of threads, lanes or devices, and equal to the
+XLA z-updates' except where float32 sums round differently.
+
+``dirichlet_draw="native"`` (:func:`log_dirichlet_native`) draws log Dir(n + c) rows exactly:
+log-gammas of shape below 1 by G(a) = G(1 + a) U^(1/a) with G(1 + a) from an exponential envelope,
+shapes of at least 1 by Marsaglia–Tsang, normalised in log space; its random numbers are
+SplitMix64 at counter (round, entry) under the call's key.
+
+Both run on the threads :func:`set_num_threads` sets (default: the CPUs this process may use),
+over chains × documents (z) or chains × rows (Dirichlet).  The library is built by
+``pip install`` (``src/gibbsjax/_native/lda_cpu.cc``); where it is missing or cannot be loaded,
+:func:`available` is False, ``"auto"`` picks the pure-XLA updates with a one-time warning saying
+what was lost (:func:`warn_unavailable`), and asking for ``"native"`` is a ``ValueError``.
+``GIBBSJAX_NATIVE=0`` turns the native kernels off.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import importlib.machinery
+import os
+import pathlib
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+__all__ = ["available", "unavailable_reason", "warn_unavailable", "sample_z_native", "log_dirichlet_native",
+           "log_gamma_sums",
+           "set_num_threads", "num_threads", "SPARSE_FROM_TOPICS", "UNAVAILABLE_WARNING", "library_path"]
+
+#: from this many topics on, the native z-update uses its sparse form (document topics + word table)
+SPARSE_FROM_TOPICS = 64
+#: what the one-time warning says when the native kernels cannot run on a CPU
+UNAVAILABLE_WARNING = (
+    "gibbsjax LDA: the native CPU kernels cannot run here ({why}); z_update='auto' and dirichlet_draw='auto' "
+    "use the pure-XLA updates instead: exact, but several times slower per sweep on a CPU. Reinstall with a C++ "
+    "compiler on the PATH (pip install --force-reinstall --no-deps .) to build them.")
+_ABI = 1
+_LIB_STEM = "_lda_cpu"
+_TARGETS = {"gibbsjax_lda_z_pc": "GibbsjaxLdaZPc", "gibbsjax_log_dirichlet": "GibbsjaxLogDirichlet",
+            "gibbsjax_log_gamma_sums": "GibbsjaxLogGammaSums"}
+_warned: set = set()
+
+
+def library_path() -> pathlib.Path | None:
+    """The built kernel library inside the package (``gibbsjax/_native/_lda_cpu*.so``).
+
+    Returns
+    -------
+    pathlib.Path or None
+        The file, or None where ``pip install`` did not build it.
+
+    Examples
+    --------
+    >>> p = library_path()
+    >>> p is None or p.name.startswith("_lda_cpu")
+    True
+    """
+    folder = pathlib.Path(__file__).resolve().parents[2] / "_native"
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        path = folder / f"{_LIB_STEM}{suffix}"
+        if path.is_file():
+            return path
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def _load() -> tuple[ctypes.CDLL | None, str]:
+    """(the loaded library with its FFI targets registered, "") or (None, why not)."""
+    if os.environ.get("GIBBSJAX_NATIVE", "1").strip().lower() in ("0", "false", "no", "off"):
+        return None, "GIBBSJAX_NATIVE=0 turns them off"
+    path = library_path()
+    if path is None:
+        return None, "the library gibbsjax/_native/_lda_cpu*.so was not built at install time"
+    try:
+        ffi = jax.ffi
+    except AttributeError:  # jax older than the FFI module
+        return None, f"jax {jax.__version__} has no jax.ffi"
+    try:
+        lib = ctypes.cdll.LoadLibrary(str(path))
+        if lib.gibbsjax_native_abi() != _ABI:
+            return None, f"{path.name} is from another gibbsjax version (reinstall gibbsjax)"
+        for name, symbol in _TARGETS.items():
+            ffi.register_ffi_target(name, ffi.pycapsule(getattr(lib, symbol)), platform="cpu")
+    except (OSError, AttributeError, ValueError, RuntimeError) as err:
+        return None, f"{path.name} cannot be loaded: {err}"
+    lib.gibbsjax_set_num_threads(_default_threads())
+    return lib, ""
+
+
+def _default_threads() -> int:
+    """GIBBSJAX_NUM_THREADS if set, else the CPUs this process may run on."""
+    given = os.environ.get("GIBBSJAX_NUM_THREADS", "").strip()
+    if given:
+        try:
+            return max(1, int(given))
+        except ValueError:
+            raise ValueError(f"GIBBSJAX_NUM_THREADS must be a positive integer, got {given!r}") from None
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def available() -> bool:
+    """Whether the native CPU kernels are built, loaded and allowed here.
+
+    Returns
+    -------
+    bool
+        True where ``z_update="native"`` and ``dirichlet_draw="native"`` can run.
+
+    Examples
+    --------
+    >>> isinstance(available(), bool)
+    True
+    """
+    return _load()[0] is not None
+
+
+def unavailable_reason() -> str:
+    """Why the native CPU kernels cannot run here.
+
+    Returns
+    -------
+    str
+        The reason, or "" when :func:`available` is True.
+
+    Examples
+    --------
+    >>> (unavailable_reason() == "") == available()
+    True
+    """
+    return _load()[1]
+
+
+def warn_unavailable() -> None:
+    """Warn once per reason that a CPU run uses the pure-XLA updates instead of the native kernels.
+
+    ``"auto"`` calls it when it picks the pure-XLA updates on a CPU; where the kernels are
+    available it says nothing.
+
+    Examples
+    --------
+    >>> warn_unavailable() if available() else None
+    """
+    why = unavailable_reason()
+    if why and why not in _warned:
+        _warned.add(why)
+        warnings.warn(UNAVAILABLE_WARNING.format(why=why), RuntimeWarning, stacklevel=4)
+
+
+def set_num_threads(n: int) -> None:
+    """Use ``n`` threads in the native kernels (the draws are the same for every ``n``).
+
+    Parameters
+    ----------
+    n : int
+        At least 1.
+
+    Raises
+    ------
+    ValueError
+        For ``n`` < 1, or where the kernels are not available.
+
+    Examples
+    --------
+    >>> if available():
+    ...     before = num_threads(); set_num_threads(1); set_num_threads(before)
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    lib = _require()
+    lib.gibbsjax_set_num_threads(int(n))
+
+
+def num_threads() -> int:
+    """The threads the native kernels use.
+
+    Returns
+    -------
+    int
+        At least 1 (1 where the kernels are not available).
+
+    Examples
+    --------
+    >>> num_threads() >= 1
+    True
+    """
+    lib = _load()[0]
+    return int(lib.gibbsjax_num_threads()) if lib is not None else 1
+
+
+def _require():
+    lib, why = _load()
+    if lib is None:
+        raise ValueError(f"the native CPU kernels are not available: {why}")
+    return lib
+
+
+def _key_words(key):
+    """The 64-bit key (two uint32 words) a native kernel hashes with: the pair of
+    :func:`~gibbsjax.models.lda.layout.token_uniforms` (works for every PRNG implementation)."""
+    return jax.random.bits(key, (2,), jnp.uint32)
+
+
+def sample_z_native(key, state, d, *, K: int, alpha, keep_own: bool = False, sparse_from: int | None = None):
+    """The partially collapsed z-update in C++: p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α_k).
+
+    The same conditional, visiting order and uniforms as
+    :func:`~gibbsjax.models.lda.sample_z_partially_collapsed` (see the module docs).
+
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key (of the sweep).
+    state : LDAState or LDALearnedState
+        The current state.
+    d : LDAData
+        The packed corpus.
+    K : int
+        Number of topics.
+    alpha : float or jax.Array
+        α: a number, a traced scalar, or (K,) one per topic.
+    keep_own : bool, default False
+        For tests only: a planted WRONG variant that leaves each token's own topic in its
+        document's count (n_dk instead of n_dk,−i), so that the exactness tests can show they fail.
+    sparse_from : int, optional
+        The number of topics from which the sparse form runs (default :data:`SPARSE_FROM_TOPICS`;
+        the tests set it to check both forms at every K).
+
+    Returns
+    -------
+    jax.Array
+        (S, R) int32: the new topics (padding: 0).
+
+    Examples
+    --------
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models.lda import data, partially_collapsed
+    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> s = partially_collapsed(2, z_update="dense").init(jax.random.key(0), d)
+    >>> z = sample_z_native(jax.random.key(1), s, d, K=2, alpha=0.1) if available() else s.z
+    >>> z.shape == d.words.shape
+    True
+    """
+    _require()
+    alpha_k = jnp.broadcast_to(jnp.asarray(alpha, jnp.float32), (K,))
+    i32 = jnp.int32
+    call = jax.ffi.ffi_call("gibbsjax_lda_z_pc", jax.ShapeDtypeStruct(state.z.shape, i32),
+                            vmap_method="expand_dims")
+    return call(_key_words(key), state.z.astype(i32), state.log_phi.astype(jnp.float32), alpha_k,
+                d.words.astype(i32), d.docs.astype(i32), d.doc_lengths.astype(i32), d.doc_ids.astype(i32),
+                sparse_from=np.int64(SPARSE_FROM_TOPICS if sparse_from is None else sparse_from),
+                keep_own=np.int64(bool(keep_own)))
+
+
+def log_dirichlet_native(key, counts, concentration, dtype=None):
+    """log p ~ log Dir(counts + concentration) along the last axis, in C++ (exact).
+
+    Every entry is an independent log Gamma(n + c) variate (shapes below 1: G(1 + a) U^(1/a),
+    G(1 + a) by an exponential envelope; the others: Marsaglia–Tsang), each row normalised in
+    log space.  The same distribution as :func:`gibbsjax.random.log_dirichlet_counts`, other
+    variates.
+
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key.
+    counts : array_like
+        Nonnegative integer counts, shape ``(..., C)``.
+    concentration : array_like
+        Positive: a scalar or ``(C,)``.
+    dtype : dtype, optional
+        The float type of the result (default: that of ``concentration``, float32 for Python
+        numbers; the draw itself is float32).
+
+    Returns
+    -------
+    jax.Array
+        Log-probabilities of ``counts``' shape.
+
+    Examples
+    --------
+    >>> if available():
+    ...     p = jnp.exp(log_dirichlet_native(jax.random.key(0), jnp.array([[3, 0, 1]]), 0.5))
+    ...     assert abs(float(p.sum()) - 1) < 1e-5
+    """
+    _require()
+    counts = jnp.asarray(counts)
+    shape = counts.shape
+    cols = shape[-1]
+    rows = int(np.prod(shape[:-1], dtype=np.int64))
+    conc = jnp.broadcast_to(jnp.asarray(concentration, jnp.float32), (cols,))
+    call = jax.ffi.ffi_call("gibbsjax_log_dirichlet", jax.ShapeDtypeStruct((rows, cols), jnp.float32),
+                            vmap_method="expand_dims")
+    out = call(_key_words(key), counts.astype(jnp.int32).reshape(rows, cols), conc).reshape(shape)
+    if dtype is None:
+        given = jnp.asarray(concentration).dtype
+        dtype = given if jnp.issubdtype(given, jnp.floating) else jnp.float32
+    return out.astype(dtype)
+
+
+def log_gamma_sums(counts, concentration):
+    """Σ_j [log Γ(n_j + c_j) − log Γ(c_j)] along the last axis, in C++: only the nonzero counts are
+    evaluated (in float64), so a (K × V) table of mostly zero counts costs a pass over memory.
+
+    The count-dependent part of a Dirichlet-multinomial log likelihood (the collapsed LDA log joint,
+    :func:`~gibbsjax.models.lda.log_joint_collapsed`).
+
+    Parameters
+    ----------
+    counts : array_like
+        Nonnegative integer counts, shape ``(..., C)``.
+    concentration : array_like
+        Positive: a scalar or ``(C,)``.
+
+    Returns
+    -------
+    jax.Array
+        float32, ``counts.shape[:-1]``.
+
+    Examples
+    --------
+    >>> from jax.scipy.special import gammaln
+    >>> if available():
+    ...     got = float(log_gamma_sums(jnp.array([[2, 0, 5]]), 0.5)[0])
+    ...     want = float(gammaln(2.5) + gammaln(5.5) - 2 * gammaln(0.5))
+    ...     assert abs(got - want) < 1e-5
+    """
+    _require()
+    counts = jnp.asarray(counts)
+    shape = counts.shape
+    cols = shape[-1]
+    rows = int(np.prod(shape[:-1], dtype=np.int64))
+    conc = jnp.broadcast_to(jnp.asarray(concentration, jnp.float32), (cols,))
+    call = jax.ffi.ffi_call("gibbsjax_log_gamma_sums", jax.ShapeDtypeStruct((rows,), jnp.float32),
+                            vmap_method="expand_dims")
+    return call(counts.astype(jnp.int32).reshape(rows, cols), conc).reshape(shape[:-1])
