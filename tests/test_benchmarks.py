@@ -1,7 +1,8 @@
 """Smoke test of the GPU benchmark on a CPU (Pallas in interpret mode, a tiny corpus): the one
 command that measures the GPU path keeps running, and reports every row it promises.
 Timings are not checked (they mean nothing here); the rows and their JSON are.  The same for the
-sparse z-update's CPU benchmark (benchmarks/lda_sparse.py), on a tiny corpus."""
+sparse z-update's CPU benchmark (benchmarks/lda_sparse.py), on a tiny corpus, and part 1 of the
+native CPU kernels' benchmark (benchmarks/cpu_native.py) at its --quick sizes."""
 
 from __future__ import annotations
 
@@ -308,3 +309,20 @@ def test_infer_benchmark_runs_and_the_two_updates_agree(capsys):
                                "--sweeps", "10", "--reps", "1"])
     assert out["ratio"] > 0 and out["max_theta_gap"] < 0.5
     assert "lanes" in capsys.readouterr().out
+
+
+def test_cpu_native_benchmark_quick_part_one(capsys):
+    """benchmarks/cpu_native.py --quick, part 1 on Reuters: one chain of gibbsjax (every thread
+    count) and tomotopy (1 and all workers) give finite tokens/s and perplexities, gibbsjax's draws
+    are the same whatever its thread count, and the ratios are printed."""
+    pytest.importorskip("tomotopy")
+    pytest.importorskip("lda")
+    results = _load("cpu_native").main(["--quick", "--parts", "1", "--corpora", "reuters", "--sweeps", "5"])
+    (job,) = results[1]
+    assert job["corpus"] == "reuters" and job["k"] == 20 and job["sweeps"] == 5 and job["same_draws"] is True
+    assert {row["system"] for row in job["rows"]} == {"gibbsjax", "tomotopy"}
+    for row in job["rows"]:
+        assert math.isfinite(row["tokens_per_s"]) and row["tokens_per_s"] > 0, row
+        assert math.isfinite(row["score"][0]) and row["score"][0] > 1, row
+    assert job["ratios"] and all(math.isfinite(r["speed"]) and math.isfinite(r["perplexity"]) for r in job["ratios"])
+    assert "Part 1 summary" in capsys.readouterr().out

@@ -237,7 +237,7 @@ def test_auto_picks_the_native_kernels_on_a_cpu_and_refuses_them_elsewhere():
     with pytest.raises(ValueError, match="dirichlet_draw='native' runs on a CPU only"):
         lda.resolve_dirichlet_draw("native", backend="gpu")
     if jax.default_backend() == "cpu":
-        assert lda.partially_collapsed(5) is lda.partially_collapsed(5, z_update="native", warmup="exact",
+        assert lda.partially_collapsed(5) is lda.partially_collapsed(5, z_update="native", warmup="fast",
                                                                      dirichlet_draw="native")
         # a learned α goes through the native update too (α read from the state, per topic)
         kernel = lda.partially_collapsed(4, learn_alpha="sample", asymmetric_alpha=True)
@@ -342,3 +342,72 @@ def test_native_log_joint_matches_a_float64_reference():
     assert abs(got - want) <= 2e-6 * abs(want), (got, want)
     assert abs(xla - want) <= 2e-5 * abs(want), (xla, want)
     assert lda.partially_collapsed(k, alpha=alpha, eta=eta).log_joint.keywords["native_sums"]
+
+
+def _exact_frozen_transition(words, z_old, nkw, alpha, eta):
+    """P(z' | z) of one document's frozen-count sweep over all K^L outcomes (itertools order): token i
+    weighs (n_kw,−i + η)/(n_k,−i + Vη)(n_dk,−i + α), n_kw and n_k frozen at the sweep's start."""
+    import itertools
+
+    k, v = nkw.shape
+    alpha = np.broadcast_to(np.asarray(alpha, float), (k,))
+    nk = nkw.sum(axis=1)
+    outcomes = list(itertools.product(range(k), repeat=len(words)))
+    probs = np.empty(len(outcomes))
+    for o, z_new in enumerate(outcomes):
+        z = list(z_old)
+        p = 1.0
+        for i, w in enumerate(words):
+            own = np.arange(k) == z_old[i]
+            n_d = np.bincount([z[j] for j in range(len(z)) if j != i], minlength=k)
+            weights = (nkw[:, w] - own + eta) / (nk - own + v * eta) * (n_d + alpha)
+            p *= weights[z_new[i]] / weights.sum()
+            z[i] = z_new[i]
+        probs[o] = p
+    return probs
+
+
+@pytest.mark.parametrize("k, sparse_from", [(3, DENSE), (3, SPARSE), (7, SPARSE)])
+def test_frozen_warmup_sweep_against_its_exact_transition(k, sparse_from):
+    """The approximate warm-up (``warmup="fast"``) in the native kernel: one sweep from a fixed state
+    against the transition it is defined by (frozen word–topic counts, the token's own topic out),
+    enumerated in float64; 20,000 sweeps, chi-square per document."""
+    d, state = _problem(k, 1)
+    eta, alpha, draws = 0.3, 0.4, 20_000
+    f = functools.partial(native.sample_z_native_frozen, K=k, alpha=alpha, eta=eta, sparse_from=sparse_from)
+    z = np.asarray(jax.jit(jax.vmap(lambda key: f(key, state, d)))(jax.random.split(jax.random.key(1), draws)))
+    words, docs_grid, mask = (np.asarray(a) for a in (d.words, d.docs, d.mask))
+    z_old = np.asarray(state.z)
+    nkw = np.zeros((k, len(VOCAB)))
+    np.add.at(nkw, (z_old[mask], words[mask]), 1)
+    p_values = []
+    for doc in range(len(DOCS)):
+        slots = np.nonzero((docs_grid == doc) & mask)
+        probs = _exact_frozen_transition(words[slots], z_old[slots], nkw, alpha, eta)
+        index = np.zeros(draws, np.int64)
+        for z_i in z[:, slots[0], slots[1]].T:
+            index = index * k + z_i
+        p_values.append(chi_square_test(np.bincount(index, minlength=probs.size), probs).p_value)
+    assert min(p_values) * len(p_values) > 1e-4, p_values
+
+
+def test_the_frozen_warmup_draws_as_the_xla_one():
+    """Dense form: the native and the XLA frozen-count sweeps draw each token from the same uniform."""
+    from gibbsjax.datasets.synthetic import lda_corpus
+
+    corpus, _, _ = lda_corpus(200, 8, 300, 40, alpha=0.3, eta=0.1, seed=3)
+    d = lda.data(corpus)
+    k = 12
+    rng = np.random.default_rng(3)
+    state = lda.LDAState(jnp.asarray(rng.integers(0, k, size=d.words.shape) * np.asarray(d.mask), jnp.int32),
+                         jnp.zeros((k, 300), jnp.float32))
+    a = native.sample_z_native_frozen(jax.random.key(4), state, d, K=k, alpha=0.2, eta=0.05, sparse_from=DENSE)
+    b = lda.sample_z_collapsed_frozen(jax.random.key(4), state, d, K=k, alpha=0.2, eta=0.05)
+    mask = np.asarray(d.mask)
+    assert np.mean(np.asarray(a)[mask] == np.asarray(b)[mask]) > 0.999
+    if jax.default_backend() == "cpu":  # the default CPU kernel warms up by it
+        kernel = lda.partially_collapsed(k)
+        assert kernel.warmup_name.startswith("fast: ")
+        s1 = kernel.warmup_step(jax.random.key(4), state, d)
+        assert np.array_equal(np.asarray(s1.z), np.asarray(native.sample_z_native_frozen(
+            jax.random.split(jax.random.key(4), 1)[0], state, d, K=k, alpha=0.1, eta=0.01)))

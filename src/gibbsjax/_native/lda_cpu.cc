@@ -193,16 +193,28 @@ inline uint32_t float_to_bits(float f) {
   return b;
 }
 
-// Natural log of a positive, finite, normal float, branch-free (so loops of it vectorise): x = m 2^e with
-// m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.1716, by its series to s^11.
+// Natural log of a positive, finite, normal float, branch-free and without a division (so loops of it
+// vectorise well): x = m 2^e with m in [sqrt(1/2), sqrt(2)), f = m - 1, and
+// log(1 + f) = f - f^2/2 + f^3 P(f) with the degree-8 minimax polynomial P and the split ln 2 of the Cephes
+// library's logf (S. L. Moshier, Cephes Mathematical Library); relative error about 1e-7 over that range.
 inline float fast_log(float x) {
   const int32_t ix = static_cast<int32_t>(float_to_bits(x)) - 0x3F3504F3;
-  const int32_t e = ix >> 23;
-  const float m = bits_to_float(static_cast<uint32_t>((ix & 0x007FFFFF) + 0x3F3504F3));
-  const float s = (m - 1.0f) / (m + 1.0f);
-  const float s2 = s * s;
-  const float p = 2.0f + s2 * (0.6666667f + s2 * (0.4f + s2 * (0.28571430f + s2 * (0.22222222f + s2 * 0.18181819f))));
-  return static_cast<float>(e) * 0.69314718f + s * p;
+  const float e = static_cast<float>(ix >> 23);
+  const float f = bits_to_float(static_cast<uint32_t>((ix & 0x007FFFFF) + 0x3F3504F3)) - 1.0f;
+  const float f2 = f * f;
+  float poly = 7.0376836292e-2f;
+  poly = poly * f - 1.1514610310e-1f;
+  poly = poly * f + 1.1676998740e-1f;
+  poly = poly * f - 1.2420140846e-1f;
+  poly = poly * f + 1.4249322787e-1f;
+  poly = poly * f - 1.6668057665e-1f;
+  poly = poly * f + 2.0000714765e-1f;
+  poly = poly * f - 2.4999993993e-1f;
+  poly = poly * f + 3.3333331174e-1f;
+  float y = poly * f * f2;
+  y += -2.12194440e-4f * e;
+  y += -0.5f * f2;
+  return (f + y) + 0.693359375f * e;
 }
 
 // e^x for x <= 0 (0 below -87), branch-free: x = n ln2 + r, |r| <= ln2 / 2, e^r by its Taylor series to r^7.
@@ -239,55 +251,6 @@ inline int64_t batch_offset(int64_t lead, int64_t b, int64_t size) { return lead
 #define GJ_CLONES
 #endif
 
-// Prefix sums in groups of four, the same additions on every CPU: within a group, lane i gets
-// (x_i + x_{i-1}) + (x_{i-2} + x_{i-3}) (two shift-and-add steps), then the running total of the groups
-// before it. With SSE2 (every x86-64 CPU) a group is one vector; elsewhere the same sums in scalar code.
-// `n` is rounded up to a multiple of 4: w must have room for it, and the padding is set to 0.
-inline float prefix_sums(float* w, int64_t n, float* cum) {
-  const int64_t n4 = (n + 3) & ~int64_t{3};
-  for (int64_t i = n; i < n4; ++i) w[i] = 0.0f;
-#if defined(__SSE2__)
-  __m128 carry = _mm_setzero_ps();
-  for (int64_t i = 0; i < n4; i += 4) {
-    __m128 x = _mm_loadu_ps(w + i);
-    x = _mm_add_ps(x, _mm_castsi128_ps(_mm_slli_si128(_mm_castps_si128(x), 4)));
-    x = _mm_add_ps(x, _mm_castsi128_ps(_mm_slli_si128(_mm_castps_si128(x), 8)));
-    x = _mm_add_ps(x, carry);
-    _mm_storeu_ps(cum + i, x);
-    carry = _mm_shuffle_ps(x, x, _MM_SHUFFLE(3, 3, 3, 3));
-  }
-#else
-  float carry = 0.0f;
-  for (int64_t i = 0; i < n4; i += 4) {
-    const float y0 = w[i], y1 = w[i + 1] + w[i], y2 = w[i + 2] + w[i + 1], y3 = w[i + 3] + w[i + 2];
-    cum[i] = y0 + carry;
-    cum[i + 1] = y1 + carry;
-    cum[i + 2] = (y2 + y0) + carry;
-    cum[i + 3] = (y3 + y1) + carry;
-    carry = cum[i + 3];
-  }
-#endif
-  return n4 ? cum[n4 - 1] : 0.0f;
-}
-
-// The inverse CDF at target: the number of prefix sums at or below it (a branch-free count), clamped to
-// n - 1 for rounding (every weight the callers pass is positive).
-// (Up to 32 sums a vectorised count; beyond, a branch-free binary search: the prefix sums are nondecreasing.)
-inline int64_t count_at_or_below(const float* cum, int64_t n, float target) {
-  if (n <= 32) {
-    int32_t k = 0;
-    for (int64_t i = 0; i < n; ++i) k += cum[i] <= target;
-    return k < n ? k : n - 1;
-  }
-  int64_t k = 0, step = 1;
-  while (step * 2 <= n) step *= 2;
-  for (; step > 0; step >>= 1) {
-    const int64_t next = k + step;
-    k = (next <= n && cum[next - 1] <= target) ? next : k;
-  }
-  return k < n ? k : n - 1;
-}
-
 // ------------------------------------------------------------------------------------------ the z-update
 // Topics per block of the word table of the sparse draw (block sums first, then one block).
 constexpr int kBlock = 32;
@@ -295,14 +258,26 @@ constexpr int kBlock = 32;
 // (gibbsjax.models.lda.conditionals.LOG_PHI_FLOOR): every weight stays positive in float32.
 constexpr float kLogPhiFloor = -80.0f;
 // Words per block of the word-major transposition.
-constexpr int kWords = 16;
+constexpr int kWords = 64;
 
 struct WordTables {
-  int64_t K = 0, V = 0, blocks = 0;
-  std::vector<float> phi;               // (V, K): phi_{k,w} / max_k phi_{k,w}, floored
+  int64_t K = 0, Kp = 0, V = 0, blocks = 0;  // Kp: K rounded up to 4, the row stride of phi
+  std::vector<float> phi;               // (V, Kp): phi_{k,w} / max_k phi_{k,w}, floored; padding 0
   std::vector<float> alpha_phi_blocks;  // (V, blocks): sum over each block of alpha_k phi~_{k,w}
   std::vector<float> alpha_phi_total;   // (V,): their sum, in block order
+  // The frozen-count warm-up only: phi_{k,w} = (n_kw + eta) / (n_k + V eta) from the counts at the sweep's start
+  const int32_t* nkw = nullptr;         // (K, V)
+  std::vector<float> inv_nk;            // (K,): 1 / (n_k + V eta)
+  std::vector<float> scale;             // (V,): max_k phi_{k,w}, the divisor of the table's row w
+  float eta = 0.0f;
 };
+
+// Frozen-count mode: a token's own old topic k taken out of n_kw and n_k, in the table's scale of word w.
+inline float own_removed(const WordTables& t, int32_t k, int32_t w) {
+  const float n_kw = static_cast<float>(t.nkw[static_cast<int64_t>(k) * t.V + w]) - 1.0f;
+  const float n_k = 1.0f / t.inv_nk[k] - 1.0f;
+  return (n_kw + t.eta) / n_k / t.scale[w];
+}
 
 // kWords words (w0 ...): phi~ word-major, and the word table's block sums.
 GJ_CLONES void word_block(const float* log_phi, const float* alpha, int64_t K, int64_t V, int64_t w0, bool sparse,
@@ -310,15 +285,28 @@ GJ_CLONES void word_block(const float* log_phi, const float* alpha, int64_t K, i
   const int64_t nw = std::min<int64_t>(kWords, V - w0);
   float mx[kWords];
   for (int j = 0; j < kWords; ++j) mx[j] = -INFINITY;
-  if (nw == kWords) {
-    for (int64_t k = 0; k < K; ++k) {
-      const float* row = log_phi + k * V + w0;
-      for (int j = 0; j < kWords; ++j) mx[j] = std::max(mx[j], row[j]);
-    }
+  if (t.nkw != nullptr) {  // frozen counts: (n_kw + eta) / (n_k + V eta), scaled to a largest entry of 1
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < nw; ++j) {
+        const float v = (static_cast<float>(t.nkw[k * V + w0 + j]) + t.eta) * t.inv_nk[k];
+        tmp[k * kWords + j] = v;
+        mx[j] = std::max(mx[j], v);
+      }
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < nw; ++j) tmp[k * kWords + j] /= mx[j];
+    for (int64_t j = 0; j < nw; ++j) t.scale[w0 + j] = mx[j];
+  } else if (nw == kWords) {  // rows read in order, each a contiguous run of kWords words
     for (int64_t k = 0; k < K; ++k) {
       const float* row = log_phi + k * V + w0;
       float* out = tmp + k * kWords;
-      for (int j = 0; j < kWords; ++j) out[j] = fast_exp_nonpos(std::max(row[j] - mx[j], kLogPhiFloor));
+      for (int j = 0; j < kWords; ++j) {
+        out[j] = row[j];
+        mx[j] = std::max(mx[j], row[j]);
+      }
+    }
+    for (int64_t k = 0; k < K; ++k) {
+      float* out = tmp + k * kWords;
+      for (int j = 0; j < kWords; ++j) out[j] = fast_exp_nonpos(std::max(out[j] - mx[j], kLogPhiFloor));
     }
   } else {
     for (int64_t k = 0; k < K; ++k)
@@ -328,8 +316,9 @@ GJ_CLONES void word_block(const float* log_phi, const float* alpha, int64_t K, i
         tmp[k * kWords + j] = fast_exp_nonpos(std::max(log_phi[k * V + w0 + j] - mx[j], kLogPhiFloor));
   }
   for (int64_t j = 0; j < nw; ++j) {
-    float* p = &t.phi[(w0 + j) * K];
+    float* p = &t.phi[(w0 + j) * t.Kp];
     for (int64_t k = 0; k < K; ++k) p[k] = tmp[k * kWords + j];
+    for (int64_t k = K; k < t.Kp; ++k) p[k] = 0.0f;
     if (sparse) {
       float total = 0.0f;
       for (int64_t b = 0; b < t.blocks; ++b) {
@@ -345,11 +334,24 @@ GJ_CLONES void word_block(const float* log_phi, const float* alpha, int64_t K, i
 }
 
 // Fill the word-major tables of one batch element from log phi (K, V), word blocks in parallel.
-void build_word_tables(const float* log_phi, const float* alpha, int64_t K, int64_t V, bool sparse, WordTables& t) {
+void build_word_tables(const float* log_phi, const float* alpha, int64_t K, int64_t V, bool sparse, WordTables& t,
+                       const int32_t* nkw = nullptr, float eta = 0.0f) {
   t.K = K;
+  t.Kp = (K + 3) & ~int64_t{3};
   t.V = V;
+  t.nkw = nkw;
+  t.eta = eta;
+  if (nkw != nullptr) {
+    t.inv_nk.resize(static_cast<size_t>(K));
+    t.scale.resize(static_cast<size_t>(V));
+    for (int64_t k = 0; k < K; ++k) {
+      int64_t n = 0;
+      for (int64_t w = 0; w < V; ++w) n += nkw[k * V + w];
+      t.inv_nk[k] = 1.0f / (static_cast<float>(n) + static_cast<float>(V) * eta);
+    }
+  }
   t.blocks = (K + kBlock - 1) / kBlock;
-  t.phi.resize(static_cast<size_t>(K * V));
+  t.phi.resize(static_cast<size_t>(t.Kp * V));
   if (sparse) {
     t.alpha_phi_blocks.resize(static_cast<size_t>(V * t.blocks));
     t.alpha_phi_total.resize(static_cast<size_t>(V));
@@ -371,8 +373,8 @@ struct Grid {
 };
 
 struct LaneScratch {
-  std::vector<int32_t> counts, present, where;
-  std::vector<float> weights, cum, uniforms;
+  std::vector<int32_t> present, where;
+  std::vector<float> counts, cum, uniforms;  // counts: the document's topic counts (exact integers in float)
 };
 
 // The uniforms of a document's tokens: Threefry-2x32 of (document id, position) (independent lanes: vectorised).
@@ -396,19 +398,124 @@ inline void drop_present(LaneScratch& m, int32_t k) {  // swap with the last
   m.where[k] = -1;
 }
 
+// The dense draw: weights w_k = p_k (n_k - own_k + alpha_k) (p_old in place of p_k at k = old), their prefix
+// sums as prefix_sums adds them, and the inverse CDF at u * total, all in registers four topics at a time
+// (no store of a weight is read back by a wider load). p, n and alpha hold Kp = K rounded up to 4 entries,
+// the padding zero. Returns min(#{k : cum_k <= u total}, K - 1).
+inline int32_t dense_draw(const float* p, const float* n, const float* alpha, int64_t K, int64_t Kp, int32_t old,
+                          float own, float p_old, float u, float* cum) {
+#if defined(__SSE2__)
+  __m128 carry = _mm_setzero_ps();
+  const __m128i old_v = _mm_set1_epi32(old);
+  const __m128 own_v = _mm_set1_ps(own), p_old_v = _mm_set1_ps(p_old);
+  __m128i idx = _mm_setr_epi32(0, 1, 2, 3);
+  const __m128i four = _mm_set1_epi32(4);
+  for (int64_t g = 0; g < Kp; g += 4) {
+    const __m128 at_old = _mm_castsi128_ps(_mm_cmpeq_epi32(idx, old_v));
+    const __m128 pv = _mm_or_ps(_mm_andnot_ps(at_old, _mm_loadu_ps(p + g)), _mm_and_ps(at_old, p_old_v));
+    const __m128 nv = _mm_sub_ps(_mm_loadu_ps(n + g), _mm_and_ps(at_old, own_v));
+    __m128 x = _mm_mul_ps(pv, _mm_add_ps(nv, _mm_loadu_ps(alpha + g)));
+    x = _mm_add_ps(x, _mm_castsi128_ps(_mm_slli_si128(_mm_castps_si128(x), 4)));
+    x = _mm_add_ps(x, _mm_castsi128_ps(_mm_slli_si128(_mm_castps_si128(x), 8)));
+    x = _mm_add_ps(x, carry);
+    _mm_storeu_ps(cum + g, x);
+    carry = _mm_shuffle_ps(x, x, _MM_SHUFFLE(3, 3, 3, 3));
+    idx = _mm_add_epi32(idx, four);
+  }
+  const __m128 target = _mm_set1_ps(u * _mm_cvtss_f32(carry));
+  int32_t k = 0;
+  for (int64_t g = 0; g < Kp; g += 4) k += __builtin_popcount(_mm_movemask_ps(_mm_cmple_ps(_mm_loadu_ps(cum + g), target)));
+#else
+  float wts[4];
+  float carry = 0.0f;
+  for (int64_t g = 0; g < Kp; g += 4) {
+    for (int i = 0; i < 4; ++i) {
+      const int64_t kk = g + i;
+      wts[i] = (kk == old ? p_old : p[kk]) * ((n[kk] - (kk == old ? own : 0.0f)) + alpha[kk]);
+    }
+    const float y0 = wts[0], y1 = wts[1] + wts[0], y2 = wts[2] + wts[1], y3 = wts[3] + wts[2];
+    cum[g] = y0 + carry;
+    cum[g + 1] = y1 + carry;
+    cum[g + 2] = (y2 + y0) + carry;
+    cum[g + 3] = (y3 + y1) + carry;
+    carry = cum[g + 3];
+  }
+  const float target = u * carry;
+  int32_t k = 0;
+  for (int64_t g = 0; g < Kp; ++g) k += cum[g] <= target;
+#endif
+  return k < K ? k : static_cast<int32_t>(K - 1);
+}
+
+// The document part of the sparse draw: weights p_k n_k over the document's present topics (p_old at k = old),
+// gathered four at a time, with their prefix sums as dense_draw makes them; returns the total. cum holds np
+// rounded up to 4 entries.
+inline float present_sums(const float* p, const float* n, const int32_t* present, int64_t np, int32_t old,
+                          float p_old, float* cum) {
+  const int64_t np4 = (np + 3) & ~int64_t{3};
+  float carry_s = 0.0f;
+#if defined(__SSE2__)
+  __m128 carry = _mm_setzero_ps();
+  for (int64_t g = 0; g < np4; g += 4) {
+    float w[4];
+    for (int i = 0; i < 4; ++i) {
+      const int64_t at = g + i;
+      const int32_t k = at < np ? present[at] : -1;
+      w[i] = k < 0 ? 0.0f : (k == old ? p_old : p[k]) * n[k];
+    }
+    __m128 x = _mm_setr_ps(w[0], w[1], w[2], w[3]);
+    x = _mm_add_ps(x, _mm_castsi128_ps(_mm_slli_si128(_mm_castps_si128(x), 4)));
+    x = _mm_add_ps(x, _mm_castsi128_ps(_mm_slli_si128(_mm_castps_si128(x), 8)));
+    x = _mm_add_ps(x, carry);
+    _mm_storeu_ps(cum + g, x);
+    carry = _mm_shuffle_ps(x, x, _MM_SHUFFLE(3, 3, 3, 3));
+  }
+  carry_s = _mm_cvtss_f32(carry);
+#else
+  for (int64_t g = 0; g < np4; g += 4) {
+    float w[4];
+    for (int i = 0; i < 4; ++i) {
+      const int64_t at = g + i;
+      const int32_t k = at < np ? present[at] : -1;
+      w[i] = k < 0 ? 0.0f : (k == old ? p_old : p[k]) * n[k];
+    }
+    const float y0 = w[0], y1 = w[1] + w[0], y2 = w[2] + w[1], y3 = w[3] + w[2];
+    cum[g] = y0 + carry_s;
+    cum[g + 1] = y1 + carry_s;
+    cum[g + 2] = (y2 + y0) + carry_s;
+    cum[g + 3] = (y3 + y1) + carry_s;
+    carry_s = cum[g + 3];
+  }
+#endif
+  return carry_s;
+}
+
+// The number of the first np prefix sums at or below target, clamped to np - 1 (four at a time).
+inline int64_t count_present(const float* cum, int64_t np, float target) {
+  const int64_t np4 = (np + 3) & ~int64_t{3};
+  int64_t k = 0;
+#if defined(__SSE2__)
+  const __m128 t = _mm_set1_ps(target);
+  for (int64_t g = 0; g < np4; g += 4) k += __builtin_popcount(_mm_movemask_ps(_mm_cmple_ps(_mm_loadu_ps(cum + g), t)));
+#else
+  for (int64_t g = 0; g < np4; ++g) k += cum[g] <= target;
+#endif
+  return k < np ? k : np - 1;
+}
+
 // One lane of one batch element: its documents in order, each token from its conditional.
 // `keep_own` (the planted wrong variant, for tests only) leaves the token's own topic in its count.
 GJ_CLONES void update_lane(const Grid& g, int64_t r, const int32_t* z_in, int32_t* z_out, const WordTables& t,
-                           const float* alpha, uint32_t k0, uint32_t k1, bool sparse, bool keep_own, LaneScratch& m) {
-  const int64_t K = t.K;
-  m.counts.assign(static_cast<size_t>(K), 0);
+                           const float* alpha_p, uint32_t k0, uint32_t k1, bool sparse, bool keep_own, LaneScratch& m) {
+  const int64_t K = t.K, Kp = t.Kp;
+  const bool frozen = t.nkw != nullptr;
+  m.counts.assign(static_cast<size_t>(Kp), 0.0f);
   m.where.assign(static_cast<size_t>(K), -1);
   m.present.clear();
-  m.weights.resize(static_cast<size_t>(K + 4));
-  m.cum.resize(static_cast<size_t>(K + 4));
-  int32_t* counts = m.counts.data();
-  float* wts = m.weights.data();
+  m.cum.resize(static_cast<size_t>(Kp + 4));
+  float* counts = m.counts.data();
   float* cum = m.cum.data();
+  const float own = keep_own ? 0.0f : 1.0f;
   int64_t s = 0;
   while (s < g.S) {
     const int64_t slot0 = s * g.R + r;
@@ -423,59 +530,63 @@ GJ_CLONES void update_lane(const Grid& g, int64_t r, const int32_t* z_in, int32_
     document_uniforms(k0, k1, static_cast<uint32_t>(g.doc_ids[doc]), len, m.uniforms.data());
     for (int64_t j = 0; j < len; ++j) {  // the document's counts from its old topics
       const int32_t k = z_in[(s + j) * g.R + r];
-      if (counts[k]++ == 0 && sparse) add_present(m, k);
+      if (counts[k]++ == 0.0f && sparse) add_present(m, k);
     }
     for (int64_t j = 0; j < len; ++j) {
       const int64_t slot = (s + j) * g.R + r;
       const int32_t w = g.words[slot];
       const int32_t old = z_in[slot];
-      if (!keep_own && --counts[old] == 0 && sparse) drop_present(m, old);
       const float u = m.uniforms[j];
-      const float* p = &t.phi[static_cast<int64_t>(w) * K];
+      const float* p = &t.phi[static_cast<int64_t>(w) * Kp];
+      // frozen counts: the own old topic's entry of word w with the token taken out of n_kw and n_k
+      const float p_old = frozen ? own_removed(t, old, w) : p[old];
       int32_t knew;
       if (!sparse) {
-        for (int64_t k = 0; k < K; ++k) wts[k] = p[k] * (static_cast<float>(counts[k]) + alpha[k]);
-        const float total = prefix_sums(wts, K, cum);
-        knew = static_cast<int32_t>(count_at_or_below(cum, K, u * total));
+        knew = dense_draw(p, counts, alpha_p, K, Kp, old, own, p_old, u, cum);
+        counts[old] -= own;
       } else {
         // p(k) ∝ phi~_{k,w} n_dk + alpha_k phi~_{k,w}: the document's topics, then the word's table
+        if (!keep_own && --counts[old] == 0.0f) drop_present(m, old);
         const int64_t np = static_cast<int64_t>(m.present.size());
-        const int32_t* present = m.present.data();
-        for (int64_t i = 0; i < np; ++i) wts[i] = p[present[i]] * static_cast<float>(counts[present[i]]);
-        const float doc_total = prefix_sums(wts, np, cum);
-        const float target = u * (doc_total + t.alpha_phi_total[w]);
+        const float doc_total = present_sums(p, counts, m.present.data(), np, old, p_old, cum);
+        // (frozen counts: the own topic's change to the word table's total and to its block's sum)
+        const float delta = frozen ? alpha_p[old] * (p_old - p[old]) : 0.0f;
+        const float target = u * (doc_total + (t.alpha_phi_total[w] + delta));
         if (target < doc_total) {
-          knew = present[count_at_or_below(cum, np, target)];
+          knew = m.present[count_present(cum, np, target)];
         } else {
           float rest = target - doc_total;
           const float* bsum = &t.alpha_phi_blocks[static_cast<int64_t>(w) * t.blocks];
+          const int64_t b_old = old / kBlock;
           int64_t b = 0;
-          while (b < t.blocks - 1 && bsum[b] <= rest) {
-            rest -= bsum[b];
+          while (b < t.blocks - 1) {
+            const float sum = b == b_old ? bsum[b] + delta : bsum[b];
+            if (sum > rest) break;
+            rest -= sum;
             ++b;
           }
           const int64_t hi = std::min(K, (b + 1) * kBlock);
           int64_t k = b * kBlock;
           float acc = 0.0f;
           for (; k < hi - 1; ++k) {
-            acc += alpha[k] * p[k];
+            acc += alpha_p[k] * (k == old ? p_old : p[k]);
             if (acc > rest) break;
           }
           knew = static_cast<int32_t>(k);
         }
+        if (keep_own && --counts[old] == 0.0f) drop_present(m, old);
       }
-      if (keep_own && --counts[old] == 0 && sparse) drop_present(m, old);
-      if (counts[knew]++ == 0 && sparse) add_present(m, knew);
+      if (counts[knew]++ == 0.0f && sparse) add_present(m, knew);
       z_out[slot] = knew;
     }
     if (sparse) {  // clear the document's counts for the next one
       for (int32_t k : m.present) {
-        counts[k] = 0;
+        counts[k] = 0.0f;
         m.where[k] = -1;
       }
       m.present.clear();
     } else {
-      std::fill(m.counts.begin(), m.counts.end(), 0);
+      std::fill(m.counts.begin(), m.counts.end(), 0.0f);
     }
     s += len;
   }
@@ -483,8 +594,9 @@ GJ_CLONES void update_lane(const Grid& g, int64_t r, const int32_t* z_in, int32_
 
 ffi::Error ZUpdateImpl(ffi::Buffer<ffi::U32> key, ffi::Buffer<ffi::S32> z, ffi::Buffer<ffi::F32> log_phi,
                        ffi::Buffer<ffi::F32> alpha, ffi::Buffer<ffi::S32> words, ffi::Buffer<ffi::S32> docs,
-                       ffi::Buffer<ffi::S32> doc_lengths, ffi::Buffer<ffi::S32> doc_ids, ffi::ResultBuffer<ffi::S32> z_out, int64_t sparse_from,
-                       int64_t keep_own) {
+                       ffi::Buffer<ffi::S32> doc_lengths, ffi::Buffer<ffi::S32> doc_ids, ffi::Buffer<ffi::S32> nkw,
+                       ffi::Buffer<ffi::F32> eta, ffi::ResultBuffer<ffi::S32> z_out, int64_t sparse_from,
+                       int64_t keep_own, int64_t frozen_counts) {
   const auto zd = z.dimensions();
   if (zd.size() < 2) return ffi::Error::InvalidArgument("gibbsjax_lda_z_pc: z must be (..., S, R)");
   const int64_t S = trailing(zd, 2), R = trailing(zd, 1);
@@ -511,13 +623,22 @@ ffi::Error ZUpdateImpl(ffi::Buffer<ffi::U32> key, ffi::Buffer<ffi::S32> z, ffi::
   }
   if (trailing(key.dimensions(), 1) != 2 || trailing(alpha.dimensions(), 1) != K)
     return ffi::Error::InvalidArgument("gibbsjax_lda_z_pc: key must be (..., 2) and alpha (..., K)");
+  // the frozen-count warm-up: word-topic counts (..., K, V) and eta (..., 1) instead of log phi
+  const bool frozen = frozen_counts != 0;
+  const int64_t nkw_lead = frozen ? leading_size(nkw.dimensions(), 2) : 1;
+  const int64_t eta_lead = frozen ? leading_size(eta.dimensions(), 1) : 1;
+  if (frozen && (trailing(nkw.dimensions(), 2) != K || trailing(nkw.dimensions(), 1) != V ||
+                 (nkw_lead != 1 && nkw_lead != batch) || (eta_lead != 1 && eta_lead != batch)))
+    return ffi::Error::InvalidArgument("gibbsjax_lda_z_pc: frozen counts must be (..., K, V) and eta (..., 1)");
   const bool sparse = K >= sparse_from;
   thread_local WordTables own_tables;  // reused by the calling thread from call to call
   WordTables& tables = own_tables;     // (a reference: the workers must see the caller's tables)
   for (int64_t b = 0; b < batch; ++b) {
     const uint32_t* kp = key.typed_data() + batch_offset(ins[0].lead, b, 2);
     const float* a = alpha.typed_data() + batch_offset(ins[3].lead, b, K);
-    build_word_tables(log_phi.typed_data() + batch_offset(ins[2].lead, b, K * V), a, K, V, sparse, tables);
+    build_word_tables(log_phi.typed_data() + batch_offset(ins[2].lead, b, K * V), a, K, V, sparse, tables,
+                      frozen ? nkw.typed_data() + batch_offset(nkw_lead, b, K * V) : nullptr,
+                      frozen ? eta.typed_data()[batch_offset(eta_lead, b, 1)] : 0.0f);
     Grid g{words.typed_data() + batch_offset(ins[4].lead, b, S * R),
            docs.typed_data() + batch_offset(ins[5].lead, b, S * R),
            doc_lengths.typed_data() + batch_offset(ins[6].lead, b, D),
@@ -527,9 +648,11 @@ ffi::Error ZUpdateImpl(ffi::Buffer<ffi::U32> key, ffi::Buffer<ffi::S32> z, ffi::
     int32_t* zo = z_out->typed_data() + b * S * R;
     const int nt = std::max(1, g_num_threads.load());
     const int64_t per_token = sparse ? 64 : K + 16;
+    std::vector<float> alpha_pad(static_cast<size_t>(tables.Kp), 0.0f);  // zero past K, as the table rows
+    std::copy(a, a + K, alpha_pad.begin());
     parallel_for(R, std::max<int64_t>(1, R / (8 * nt)), S * R * per_token, [&](int64_t r) {
       thread_local LaneScratch scratch;
-      update_lane(g, r, zi, zo, tables, a, kp[0], kp[1], sparse, keep_own != 0, scratch);
+      update_lane(g, r, zi, zo, tables, alpha_pad.data(), kp[0], kp[1], sparse, keep_own != 0, scratch);
     });
   }
   return ffi::Error::Success();
@@ -718,9 +841,12 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(GibbsjaxLdaZPc, ZUpdateImpl,
                                   .Arg<ffi::Buffer<ffi::S32>>()
                                   .Arg<ffi::Buffer<ffi::S32>>()
                                   .Arg<ffi::Buffer<ffi::S32>>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
                                   .Ret<ffi::Buffer<ffi::S32>>()
                                   .Attr<int64_t>("sparse_from")
-                                  .Attr<int64_t>("keep_own"));
+                                  .Attr<int64_t>("keep_own")
+                                  .Attr<int64_t>("frozen_counts"));
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(GibbsjaxLogDirichlet, LogDirichletImpl,
                               ffi::Ffi::Bind()

@@ -43,7 +43,8 @@ devices: :func:`sample_z_collapsed_frozen`); ``"fast_grid"`` the older APPROXIMA
 sweeps that refresh the counts after every step of the lane grid (the best fit per
 second measured on a CPU, but layout-dependent: :func:`sample_z_collapsed_parallel`);
 ``"exact"`` warms up with the sampling sweep; ``"auto"`` (the default) is ``"exact"``
-on a GPU and with the native z-update, ``"fast"`` elsewhere (:func:`resolve_warmup`).  Sampling sweeps are always
+on a GPU and ``"fast"`` elsewhere (:func:`resolve_warmup`; with the native z-update its sweeps run
+natively too).  Sampling sweeps are always
 exact, and ``attrs["warmup"]`` records which warm-up ran.  Every sampler takes ``dirichlet_draw``: how the
 Dirichlet rows (φ; θ too in the uncollapsed sampler) are drawn, ``"native"`` (C++, the fast one
 on a CPU), ``"sparse"`` (the fastest pure-XLA one on a CPU) or ``"dense"`` (``jax.random.loggamma``,

@@ -30,7 +30,7 @@ from gibbsjax.models.lda.layout import (LDAData, LDAState, initial_log_phi, init
 from gibbsjax.models.lda.priors import (LDALearnedState, LearnedPriors, learned_priors, log_joint_learned,
                                         minka_log_alpha, sample_log_alpha, sample_log_eta)
 from gibbsjax.models.lda.z_updates import (FIXED_ALPHA_Z_UPDATES, SAMPLE_Z, WARMUP_NAMES, WARMUP_SWEEPS,
-                                           resolve_dirichlet_draw, resolve_warmup, resolve_z_update)
+                                           resolve_dirichlet_draw, resolve_warmup, resolve_z_update, warmup_sweep)
 
 __all__ = [
     "partially_collapsed",
@@ -105,7 +105,7 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
     minka = [("log_alpha", functools.partial(minka_log_alpha, K=K))] if priors.alpha == "minka" else []
     warmup_step, names = None, []
     if warmup in WARMUP_SWEEPS:
-        fast = ("z", _with_concentrations(WARMUP_SWEEPS[warmup], alpha=True, eta=True, K=K))
+        fast = ("z", _with_concentrations(warmup_sweep(warmup, z_update), alpha=True, eta=True, K=K))
         warmup_step = sweep(fast, *extra_alpha, *extra_eta, *minka)
         names.append(WARMUP_NAMES[warmup])
     elif minka:
@@ -236,7 +236,7 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
     # since every sampling sweep draws φ | z before anything uses it.
     warmup_step = None
     if warmup in WARMUP_SWEEPS:
-        warmup_step = sweep(("z", functools.partial(WARMUP_SWEEPS[warmup], K=K, alpha=alpha, eta=eta)))
+        warmup_step = sweep(("z", functools.partial(warmup_sweep(warmup, z_update), K=K, alpha=alpha, eta=eta)))
 
     def init(key, d: LDAData):
         k1, _ = jax.random.split(key)  # the second key drew the initial φ once; z keeps its stream
@@ -452,8 +452,8 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
         the same draws for any lanes, shards or devices); ``"fast_grid"``, APPROXIMATE sweeps
         refreshing the counts per step of the lane grid (:func:`sample_z_collapsed_parallel`;
         the best fit per second measured on a CPU, but its draws depend on the lanes and
-        shards); ``"exact"``, the sampling sweep; ``"auto"``: ``"exact"`` on a GPU and with the
-        native z-update, else ``"fast"`` (:func:`resolve_warmup`).
+        shards); ``"exact"``, the sampling sweep; ``"auto"``: ``"exact"`` on a GPU, else
+        ``"fast"`` (:func:`resolve_warmup`).
     learn_alpha : {"fixed", "sample", "minka"}, default "fixed"
         ``"sample"``: α is sampled in every sweep from p(α | z), θ integrated out
         (:func:`sample_log_alpha`), and recorded per draw as ``alpha`` in the posterior
@@ -524,7 +524,7 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
     z_update = resolve_z_update(z_update, K=K)
     if learned_alpha and z_update in FIXED_ALPHA_Z_UPDATES:
         z_update = "dense"
-    warmup = resolve_warmup(warmup, z_update=z_update)
+    warmup = resolve_warmup(warmup)
     return _kernel_recording(*_check(K, alpha, eta), "partially_collapsed", z_update, warmup, priors,
                              *_check_recorded(record_phi, record_theta), resolve_dirichlet_draw(dirichlet_draw))
 

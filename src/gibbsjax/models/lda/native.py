@@ -39,8 +39,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["available", "unavailable_reason", "warn_unavailable", "sample_z_native", "log_dirichlet_native",
-           "log_gamma_sums",
+from gibbsjax.models.lda.layout import word_topic_counts
+
+__all__ = ["available", "unavailable_reason", "warn_unavailable", "sample_z_native", "sample_z_native_frozen",
+           "log_dirichlet_native", "log_gamma_sums",
            "set_num_threads", "num_threads", "SPARSE_FROM_TOPICS", "UNAVAILABLE_WARNING", "library_path"]
 
 #: from this many topics on, the native z-update uses its sparse form (document topics + word table)
@@ -259,15 +261,74 @@ def sample_z_native(key, state, d, *, K: int, alpha, keep_own: bool = False, spa
     >>> z.shape == d.words.shape
     True
     """
+    return _z_call(key, state.z, state.log_phi, d, K=K, alpha=alpha, keep_own=keep_own, sparse_from=sparse_from)
+
+
+def _z_call(key, z, log_phi, d, *, K, alpha, keep_own=False, sparse_from=None, nkw=None, eta=None):
+    """The FFI call of the z-update; with ``nkw`` (and ``eta``) the frozen-count warm-up instead of φ."""
     _require()
     alpha_k = jnp.broadcast_to(jnp.asarray(alpha, jnp.float32), (K,))
     i32 = jnp.int32
-    call = jax.ffi.ffi_call("gibbsjax_lda_z_pc", jax.ShapeDtypeStruct(state.z.shape, i32),
-                            vmap_method="expand_dims")
-    return call(_key_words(key), state.z.astype(i32), state.log_phi.astype(jnp.float32), alpha_k,
+    frozen = nkw is not None
+    counts = nkw.astype(i32) if frozen else jnp.zeros((1, 1), i32)
+    eta_1 = jnp.reshape(jnp.asarray(eta if frozen else 0.0, jnp.float32), (1,))
+    call = jax.ffi.ffi_call("gibbsjax_lda_z_pc", jax.ShapeDtypeStruct(z.shape, i32), vmap_method="expand_dims")
+    return call(_key_words(key), z.astype(i32), log_phi.astype(jnp.float32), alpha_k,
                 d.words.astype(i32), d.docs.astype(i32), d.doc_lengths.astype(i32), d.doc_ids.astype(i32),
+                counts, eta_1,
                 sparse_from=np.int64(SPARSE_FROM_TOPICS if sparse_from is None else sparse_from),
-                keep_own=np.int64(bool(keep_own)))
+                keep_own=np.int64(bool(keep_own)), frozen_counts=np.int64(frozen))
+
+
+def sample_z_native_frozen(key, state, d, *, K: int, alpha, eta, word_topic=None, sparse_from: int | None = None):
+    """APPROXIMATE (for warm-up only): :func:`~gibbsjax.models.lda.sample_z_collapsed_frozen` in C++.
+
+    Every token i gets p(z_i = k) ∝ (n_kw,−i + η)/(n_k,−i + Vη) · (n_dk,−i + α_k), n_kw and n_k
+    the word–topic counts at the START of the sweep (frozen for the whole sweep) with only token i's
+    own old topic taken out, n_dk following its own document in sequence; each token's uniform keyed
+    by its document and position.  It does not leave the posterior invariant (each token ignores
+    the other documents' updates of this sweep; Newman et al. 2009 call such updates AD-LDA), so the
+    kernels run it as their warm-up only (``warmup="fast"``); its draws depend on neither the lanes
+    nor the devices.  The native z-update's machinery (dense or sparse form, every thread) with
+    φ̂_kw = (n_kw + η)/(n_k + Vη) in place of a drawn φ.
+
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key (of the sweep).
+    state : LDAState or LDALearnedState
+        The current state (its ``log_phi`` is not read).
+    d : LDAData
+        The packed corpus.
+    K : int
+        Number of topics.
+    alpha : float or jax.Array
+        α: a number, a traced scalar, or (K,) one per topic.
+    eta : float or jax.Array
+        η: a number or a traced scalar.
+    word_topic : tuple of jax.Array, optional
+        (n_kw (K, V), n_k (K,)) of the whole corpus, when ``d`` holds only part of it (a shard);
+        n_k is recomputed from n_kw.
+    sparse_from : int, optional
+        As for :func:`sample_z_native`.
+
+    Returns
+    -------
+    jax.Array
+        (S, R) int32: the new topics (padding: 0).
+
+    Examples
+    --------
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models.lda import data, partially_collapsed
+    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> s = partially_collapsed(2, z_update="dense").init(jax.random.key(0), d)
+    >>> z = sample_z_native_frozen(jax.random.key(1), s, d, K=2, alpha=0.1, eta=0.01) if available() else s.z
+    >>> z.shape == d.words.shape
+    True
+    """
+    nkw = word_topic_counts(state.z, d, K) if word_topic is None else word_topic[0]
+    return _z_call(key, state.z, state.log_phi, d, K=K, alpha=alpha, sparse_from=sparse_from, nkw=nkw, eta=eta)
 
 
 def log_dirichlet_native(key, counts, concentration, dtype=None):

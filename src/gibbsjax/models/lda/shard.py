@@ -57,7 +57,7 @@ from gibbsjax.models.lda.conditionals import log_phi_given_counts
 from gibbsjax.models.lda.layout import LDAData, LDAState
 from gibbsjax.models.lda.shard_layout import (AXIS, config_data, corpus_of, docs_in_corpus_order, from_parts,
                                               host_array, shard_data, tokens_in_corpus_order)
-from gibbsjax.models.lda.z_updates import SAMPLE_Z, WARMUP_NAMES, WARMUP_SWEEPS, resolve_warmup
+from gibbsjax.models.lda.z_updates import SAMPLE_Z, WARMUP_NAMES, WARMUP_SWEEPS, resolve_warmup, warmup_sweep
 from gibbsjax.rows import check_devices
 
 __all__ = [
@@ -179,7 +179,7 @@ def sharded_kernel(K: int, alpha: float, eta: float, z_update: str, warmup: str,
             (k_z,) = jax.random.split(key, 1)  # as sweep(("z", ...))
 
             def one(z, d):
-                return WARMUP_SWEEPS[warmup](k_z, LDAState(z, log_phi), d, K=K, alpha=alpha, eta=eta,
+                return warmup_sweep(warmup, z_update)(k_z, LDAState(z, log_phi), d, K=K, alpha=alpha, eta=eta,
                                              word_topic=(nkw, nkw.sum(axis=1)))
 
             z = per_shard(one, z, sd)

@@ -41,7 +41,7 @@ from gibbsjax.models.lda.layout import LDAData, LDAState
 from gibbsjax.models.lda.sparse import sample_z_sparse
 from gibbsjax.models.lda.warmups import sample_z_collapsed_frozen, sample_z_collapsed_parallel
 
-__all__ = ["Z_UPDATES", "WARMUPS", "WARMUP_NAMES", "WARMUP_SWEEPS", "resolve_warmup", "pallas_module", "resolve_z_update", "SAMPLE_Z",
+__all__ = ["Z_UPDATES", "WARMUPS", "WARMUP_NAMES", "WARMUP_SWEEPS", "warmup_sweep", "resolve_warmup", "pallas_module", "resolve_z_update", "SAMPLE_Z",
            "DIRICHLET_DRAWS", "resolve_dirichlet_draw", "FALLBACK_WARNING", "FIXED_ALPHA_Z_UPDATES",
            "SPARSE_FROM_TOPICS_ON_CPU"]
 
@@ -72,12 +72,10 @@ WARMUP_NAMES = {
 WARMUP_SWEEPS = {"fast": sample_z_collapsed_frozen, "fast_grid": sample_z_collapsed_parallel}
 
 
-def resolve_warmup(warmup: str = "auto", backend: str | None = None, z_update: str | None = None) -> str:
+def resolve_warmup(warmup: str = "auto", backend: str | None = None) -> str:
     """The warm-up an LDA kernel runs for ``warmup`` on ``backend`` (default: JAX's default backend).
 
-    ``"auto"`` is ``"exact"`` on a GPU and with the native CPU z-update (``z_update="native"``, whose
-    exact sweeps are cheap: the approximate warm-up exists for the slow XLA sweeps of a CPU), and
-    ``"fast"`` elsewhere.  On an H100 the exact
+    ``"auto"`` is ``"exact"`` on a GPU and ``"fast"`` elsewhere.  On an H100 the exact
     fused sweeps reach a given fit sooner than the approximate ones (synthetic
     Reuters-sized corpus, K = 20: 1,000 exact sweeps, 23.5 s, Hellinger distance to the
     true topics 0.148; 200 ``"fast_grid"`` sweeps, 25.2 s, 0.154); on a CPU the
@@ -94,9 +92,6 @@ def resolve_warmup(warmup: str = "auto", backend: str | None = None, z_update: s
         The option asked for.
     backend : str, optional
         ``"cpu"``, ``"gpu"``, ...; default JAX's default backend.
-    z_update : str, optional
-        The resolved z-update of a partially collapsed kernel (:func:`resolve_z_update`); None for
-        the other samplers.
 
     Returns
     -------
@@ -112,15 +107,27 @@ def resolve_warmup(warmup: str = "auto", backend: str | None = None, z_update: s
     --------
     >>> resolve_warmup("auto", backend="cpu"), resolve_warmup("auto", backend="gpu")
     ('fast', 'exact')
-    >>> resolve_warmup("auto", backend="cpu", z_update="native")
-    'exact'
     >>> resolve_warmup("fast_grid")
     'fast_grid'
     """
     check_choice("warmup", warmup, WARMUPS)
     if warmup != "auto":
         return warmup
-    return "exact" if (backend or jax.default_backend()) == "gpu" or z_update == "native" else "fast"
+    return "exact" if (backend or jax.default_backend()) == "gpu" else "fast"
+
+
+def warmup_sweep(warmup: str, z_update: str = "dense"):
+    """The z-update of the approximate warm-up ``warmup`` (a key of :data:`WARMUP_SWEEPS`) for a
+    kernel whose sampling z-update is ``z_update``: with ``"native"`` the frozen-count sweep
+    (``"fast"``) runs in the native kernel (:func:`~gibbsjax.models.lda.native.sample_z_native_frozen`,
+    the same approximate transition), else in XLA.
+
+    >>> warmup_sweep("fast").__name__, warmup_sweep("fast", "native").__name__
+    ('sample_z_collapsed_frozen', 'sample_z_native_frozen')
+    """
+    if warmup == "fast" and z_update == "native":
+        return native.sample_z_native_frozen
+    return WARMUP_SWEEPS[warmup]
 
 
 def pallas_module():
