@@ -6,7 +6,8 @@
 //                           documents are independent, and each document's tokens are visited in order,
 //                           every token drawn from p(z_i = k | z_-i, phi, w) ∝ phi_{k,w_i} (n_dk,-i + alpha_k);
 //   gibbsjax_log_dirichlet  log Dirichlet(counts + concentration) rows (phi given z; theta given z);
-//   gibbsjax_log_gamma_sums per row, sum_j log Gamma(n_j + c_j) - log Gamma(c_j) (the collapsed log joint).
+//   gibbsjax_log_gamma_sums per row, sum_j log Gamma(n_j + c_j) - log Gamma(c_j) (the collapsed log joint);
+//   gibbsjax_lda_counts     the count tables n_dk and n_kw of the topic assignments.
 //
 // Random numbers are counter-based, so the draws depend only on the keys and on the data, never on the
 // number of threads nor on which thread visits what:
@@ -813,6 +814,42 @@ ffi::Error LogDirichletImpl(ffi::Buffer<ffi::U32> key, ffi::Buffer<ffi::S32> cou
   return ffi::Error::Success();
 }
 
+// ------------------------------------------------------------------------------------------ counts
+// The count tables of topic assignments z on the grid: n_dk (D + 1, K) and n_kw (K, V), padding slots (document
+// D) left out, as gibbsjax.models.lda.layout.topic_counts makes them with scatter-adds; chains in parallel.
+ffi::Error CountsImpl(ffi::Buffer<ffi::S32> z, ffi::Buffer<ffi::S32> words, ffi::Buffer<ffi::S32> docs,
+                      ffi::ResultBuffer<ffi::S32> ndk, ffi::ResultBuffer<ffi::S32> nkw) {
+  const auto zd = z.dimensions();
+  if (zd.size() < 2) return ffi::Error::InvalidArgument("gibbsjax_lda_counts: z must be (..., S, R)");
+  const int64_t SR = trailing(zd, 2) * trailing(zd, 1);
+  const int64_t batch = leading_size(nkw->dimensions(), 2);
+  const int64_t D1 = trailing(ndk->dimensions(), 2), K = trailing(ndk->dimensions(), 1);
+  const int64_t V = trailing(nkw->dimensions(), 1);
+  const int64_t z_lead = leading_size(zd, 2), w_lead = leading_size(words.dimensions(), 2),
+                d_lead = leading_size(docs.dimensions(), 2);
+  for (int64_t lead : {z_lead, w_lead, d_lead}) {
+    if (lead != 1 && lead != batch)
+      return ffi::Error::InvalidArgument("gibbsjax_lda_counts: an input is batched over other axes than the output");
+  }
+  parallel_for(batch, 1, batch * (SR + K * V), [&](int64_t b) {
+    const int32_t* zb = z.typed_data() + batch_offset(z_lead, b, SR);
+    const int32_t* wb = words.typed_data() + batch_offset(w_lead, b, SR);
+    const int32_t* db = docs.typed_data() + batch_offset(d_lead, b, SR);
+    int32_t* nd = ndk->typed_data() + b * D1 * K;
+    int32_t* nw = nkw->typed_data() + b * K * V;
+    std::fill(nd, nd + D1 * K, 0);
+    std::fill(nw, nw + K * V, 0);
+    for (int64_t i = 0; i < SR; ++i) {
+      const int32_t doc = db[i];
+      if (doc >= D1 - 1) continue;  // padding
+      const int32_t k = zb[i];
+      ++nd[static_cast<int64_t>(doc) * K + k];
+      ++nw[static_cast<int64_t>(k) * V + wb[i]];
+    }
+  });
+  return ffi::Error::Success();
+}
+
 // ------------------------------------------------------------------------------------------ log-gamma sums
 // Per row: sum_j [log Gamma(n_j + c_j) - log Gamma(c_j)], the count-dependent part of a Dirichlet-multinomial
 // log likelihood; zero counts add nothing, so only the nonzero ones are evaluated (in double, lgamma_r: no
@@ -873,6 +910,14 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(GibbsjaxLogDirichlet, LogDirichletImpl,
                                   .Arg<ffi::Buffer<ffi::S32>>()
                                   .Arg<ffi::Buffer<ffi::F32>>()
                                   .Ret<ffi::Buffer<ffi::F32>>());
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(GibbsjaxLdaCounts, CountsImpl,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::Buffer<ffi::S32>>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()
+                                  .Ret<ffi::Buffer<ffi::S32>>()
+                                  .Ret<ffi::Buffer<ffi::S32>>());
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(GibbsjaxLogGammaSums, LogGammaSumsImpl,
                               ffi::Ffi::Bind()

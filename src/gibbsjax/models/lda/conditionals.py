@@ -100,7 +100,7 @@ def log_joint_collapsed(state: LDAState, d: LDAData, *, K: int, alpha: float, et
     >>> float(log_joint_collapsed(s, d, K=1, alpha=0.1, eta=0.01))
     0.0
     """
-    ndk, nkw, nk = topic_counts(state.z, d, K)
+    ndk, nkw, nk = (native.topic_counts if native_sums else topic_counts)(state.z, d, K)
     v = vocab_size_of(d)
     nd = d.doc_lengths.astype(jnp.float32)
     if native_sums:  # Σ [log Γ(n + c) − log Γ(c)] per table, minus the same for the row totals
@@ -162,7 +162,8 @@ def sample_log_phi(key, state: LDAState, d: LDAData, *, K: int, eta: float, draw
     >>> phi.shape, bool(jnp.allclose(phi.sum(axis=1), 1.0, atol=1e-5))
     ((2, 3), True)
     """
-    return log_phi_given_counts(key, word_topic_counts(state.z, d, K), eta, draw)
+    nkw = native.topic_counts(state.z, d, K)[1] if draw == "native" else word_topic_counts(state.z, d, K)
+    return log_phi_given_counts(key, nkw, eta, draw)
 
 
 def log_phi_given_counts(key, nkw, eta: float, draw: str = "sparse"):

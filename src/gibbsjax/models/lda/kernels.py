@@ -22,6 +22,7 @@ from gibbsjax import conjugate as cj
 from gibbsjax import random as gr
 from gibbsjax._checks import check_int, check_positive, init_checker
 from gibbsjax.kernel import Kernel, sweep
+from gibbsjax.models.lda import native
 from gibbsjax.models.lda import shard as lda_shard
 from gibbsjax.models.lda.conditionals import (log_joint_collapsed, sample_log_phi, sample_z_collapsed,
                                               sample_z_uncollapsed)
@@ -32,15 +33,8 @@ from gibbsjax.models.lda.priors import (LDALearnedState, LearnedPriors, learned_
 from gibbsjax.models.lda.z_updates import (FIXED_ALPHA_Z_UPDATES, SAMPLE_Z, WARMUP_NAMES, WARMUP_SWEEPS,
                                            resolve_dirichlet_draw, resolve_warmup, resolve_z_update, warmup_sweep)
 
-__all__ = [
-    "partially_collapsed",
-    "uncollapsed",
-    "collapsed",
-    "SAMPLERS",
-    "build_kernel",
-    "recorded_indices",
-    "recorded_ids",
-]
+__all__ = ["partially_collapsed", "uncollapsed", "collapsed", "SAMPLERS", "build_kernel", "recorded_indices",
+           "recorded_ids"]
 
 
 # ============================================================================ kernels
@@ -88,6 +82,7 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
     unused; z's conditionals are the fixed-prior ones at the current α, η.
     """
     sample_alpha = priors.alpha == "sample"
+    counts = native.topic_counts if "native" in (z_update, dirichlet_draw) else topic_counts  # equal tables
     phi = ("log_phi", _with_concentrations(sample_log_phi, alpha=False, eta=True, K=K, draw=dirichlet_draw))
     extra_alpha = [("log_alpha", functools.partial(sample_log_alpha, K=K, prior=priors.alpha_prior))] \
         if sample_alpha else []
@@ -123,7 +118,7 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
         return LDALearnedState(z, log_phi, log_alpha.astype(log_phi.dtype), log_eta.astype(log_phi.dtype))
 
     def record(state: LDALearnedState, d: LDAData):
-        _, _, nk = topic_counts(state.z, d, K)
+        _, _, nk = counts(state.z, d, K)
         out = {"topic_share": nk.astype(jnp.float32) / jnp.sum(d.doc_lengths)}
         if sample_alpha:
             out["alpha"] = jnp.exp(state.log_alpha)
@@ -132,7 +127,7 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
         return out
 
     def accumulate(state: LDALearnedState, d: LDAData):
-        ndk, nkw, nk = topic_counts(state.z, d, K)
+        ndk, nkw, nk = counts(state.z, d, K)
         v = vocab_size_of(d)
         a, e = jnp.exp(state.log_alpha), jnp.exp(state.log_eta)
         out = {"topic_word": (nkw + e) / (nk[:, None] + v * e),
@@ -222,6 +217,7 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
     """
     if priors is not None:
         return _learned_kernel(K, alpha, eta, sampler, z_update, warmup, priors, dirichlet_draw)
+    counts = native.topic_counts if "native" in (z_update, dirichlet_draw) else topic_counts  # equal tables
     phi = ("log_phi", functools.partial(sample_log_phi, K=K, eta=eta, draw=dirichlet_draw))
     if sampler == "collapsed":
         # z | w with θ and φ integrated out; then φ | z, w (a valid extra block:
@@ -244,11 +240,11 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
         return LDAState(z, initial_log_phi(word_topic_counts(z, d, K), eta))  # unread: every sweep draws φ first
 
     def record(state: LDAState, d: LDAData):
-        _, _, nk = topic_counts(state.z, d, K)
+        _, _, nk = counts(state.z, d, K)
         return {"topic_share": nk.astype(jnp.float32) / jnp.sum(d.doc_lengths)}
 
     def accumulate(state: LDAState, d: LDAData):
-        ndk, nkw, nk = topic_counts(state.z, d, K)
+        ndk, nkw, nk = counts(state.z, d, K)
         v = vocab_size_of(d)
         topic_word = (nkw + eta) / (nk[:, None] + v * eta)
         doc_topic = (ndk[:-1] + alpha) / (d.doc_lengths[:, None] + K * alpha)
@@ -278,7 +274,7 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
         dims={"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic")},
         shard=shard,
         log_joint=functools.partial(log_joint_collapsed, K=K, alpha=alpha, eta=eta,
-                                    native_sums="native" in (z_update, dirichlet_draw)),
+                                    native_sums=counts is not topic_counts),
         sample_prior=sample_prior,
         simulate_data=simulate_data,
         name=f"lda.{sampler}",
