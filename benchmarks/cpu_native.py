@@ -67,6 +67,9 @@ ROOT = HERE.parent
 
 def _load_bench_lda():
     """benchmarks/lda.py under the name ``bench_lda`` (as ``lda`` it would hide the `lda` package)."""
+    shadow = sys.modules.get("lda")
+    if shadow is not None and not hasattr(shadow, "__path__"):  # a script imported benchmarks/lda.py as `lda`
+        del sys.modules["lda"]
     if "bench_lda" in sys.modules:
         return sys.modules["bench_lda"]
     spec = importlib.util.spec_from_file_location("bench_lda", HERE / "lda.py")

@@ -133,6 +133,19 @@ print("z, topic_share, topic_word, doc_topic identical; lp max gap",
 first = gibbsjax.sample(k, d, devices=4, **{**kw, "num_draws": 2})
 longer = gibbsjax.resume(first, k, d, 4, progress=False)
 same(four, longer)
+# a count table of the sharded state that disagrees with its topics is refused before sampling
+bad = first.copy()
+st = bad.sampler_state.copy(deep=True)
+arr = st["state__nkw"].values.copy()
+arr[0, 1, 2] += 3
+st["state__nkw"] = (st["state__nkw"].dims, arr)
+bad.sampler_state = st
+try:
+    gibbsjax.resume(bad, k, d, 2, progress=False)
+except ValueError as e:
+    assert "state__nkw" in str(e) and "to topic 1 in chain 0" in str(e) and chr(10) not in str(e), e
+else:
+    raise AssertionError("a damaged count table resumed")
 print("resumed identical")
 # bytes exchanged per sweep: the K x V count table, not growing with the tokens
 for docs in (40, 400):

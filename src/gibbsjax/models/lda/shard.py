@@ -246,7 +246,25 @@ def sharded_kernel(K: int, alpha: float, eta: float, z_update: str, warmup: str,
                                                     if warmup == "fast_grid" else ""),
         label_dims=("topic",),
         data_type=LDAData,
+        check_state=functools.partial(_check_counts, K=K),
     )
+
+
+def _check_counts(state, sd, label=None, *, K: int) -> None:
+    """``Kernel.check_state``: the count table nkw (C, K, V) of a (resumed) state equals the counts of its
+    topics z (C, P, S, R; padding masked), or ``ValueError`` naming the first entry that does not."""
+    z, nkw = np.asarray(state.z), np.asarray(state.nkw)
+    words, mask = np.asarray(sd.words), np.asarray(sd.mask, bool)
+    v = nkw.shape[-1]
+    flat = words[mask].astype(np.int64)
+    for c in range(z.shape[0]):
+        want = np.bincount(z[c][mask].astype(np.int64) * v + flat, minlength=K * v).reshape(K, v)
+        bad = np.argwhere(nkw[c] != want)
+        if bad.size:
+            k, w = (int(i) for i in bad[0])
+            name, zname = ("init['nkw']", "z") if label is None else (label("nkw"), label("z"))
+            raise ValueError(f"{name} holds {int(nkw[c, k, w])} at {(c, k, w)}, but {zname} assigns "
+                             f"{int(want[k, w])} tokens of word {w} to topic {k} in chain {c}")
 
 
 def plan(data: LDAData | Corpus, devices: Sequence | None = None, num_shards: int | None = None, *,
