@@ -930,5 +930,5 @@ extern "C" {
 __attribute__((visibility("default"))) void gibbsjax_set_num_threads(int n) { g_num_threads.store(n < 1 ? 1 : n); }
 __attribute__((visibility("default"))) int gibbsjax_num_threads() { return g_num_threads.load(); }
 // The version of these kernels' interface, checked by the Python side when it loads the library.
-__attribute__((visibility("default"))) int gibbsjax_native_abi() { return 1; }
+__attribute__((visibility("default"))) int gibbsjax_native_abi() { return 2; }
 }

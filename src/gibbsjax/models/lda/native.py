@@ -51,7 +51,7 @@ UNAVAILABLE_WARNING = (
     "gibbsjax LDA: the native CPU kernels cannot run here ({why}); z_update='auto' and dirichlet_draw='auto' "
     "use the pure-XLA updates instead: exact, but several times slower per sweep on a CPU. Reinstall with a C++ "
     "compiler on the PATH (pip install --force-reinstall --no-deps .) to build them.")
-_ABI = 1
+_ABI = 2
 _LIB_STEM = "_lda_cpu"
 _TARGETS = {"gibbsjax_lda_z_pc": "GibbsjaxLdaZPc", "gibbsjax_log_dirichlet": "GibbsjaxLogDirichlet",
             "gibbsjax_log_gamma_sums": "GibbsjaxLogGammaSums", "gibbsjax_lda_counts": "GibbsjaxLdaCounts"}
