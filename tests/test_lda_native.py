@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 from scipy import stats
 from test_lda import ALPHA, ETA, K, TINY_DOCS, _lp_test_functions, _state_counts, exact_posterior, final_states
-from test_lda_sparse import _exact_transition
+from test_lda_sparse import _exact_transition, draws_for_packings
 
 import gibbsjax
 from gibbsjax.corpus import Corpus
@@ -186,22 +186,7 @@ def test_draws_do_not_depend_on_the_number_of_threads(k):
 @pytest.mark.parametrize("sparse_from", [DENSE, SPARSE])
 def test_draws_do_not_depend_on_the_packing(sparse_from):
     """1, 3 and 7 lanes: the same new topics in corpus order (uniforms keyed by document and position)."""
-    from gibbsjax.datasets.synthetic import lda_corpus
-
-    corpus, _, _ = lda_corpus(30, 5, 40, 12, alpha=0.3, eta=0.1, seed=5)
-    k = 50
-    rng = np.random.default_rng(5)
-    log_phi = jnp.asarray(np.log(rng.dirichlet(np.full(40, 0.3), size=k)), jnp.float32)
-    z_corpus = rng.integers(0, k, size=corpus.num_tokens)
-    draws = []
-    for lanes in (1, 3, 7):
-        d = lda.data(corpus, num_lanes=lanes)
-        z = np.zeros(d.words.shape, np.int32)
-        slots = np.asarray(lda.tokens_in_corpus_order(d, np.arange(z.size).reshape(z.shape)))
-        z.reshape(-1)[slots] = z_corpus
-        new = native.sample_z_native(jax.random.key(9), lda.LDAState(jnp.asarray(z), log_phi), d, K=k, alpha=0.2,
-                                     sparse_from=sparse_from)
-        draws.append(lda.tokens_in_corpus_order(d, new))
+    draws = draws_for_packings(functools.partial(native.sample_z_native, sparse_from=sparse_from))
     for other in draws[1:]:
         np.testing.assert_array_equal(other, draws[0])
     assert len(np.unique(draws[0])) > 10

@@ -181,14 +181,13 @@ def test_geweke_flags_the_wrong_variant():
     assert not result.passed, result
 
 
-def test_draws_do_not_depend_on_the_packing():
-    """Each token's uniforms are keyed by its document and position, and a document's other tokens
-    are visited in position order whatever its lane: 1, 3 or 7 lanes give the same new topics (up
-    to float32 summation order, which the cumulative sums' blocks follow)."""
+def draws_for_packings(z_update, k: int = 50):
+    """The new topics, in corpus order, of one z-update from the same state and φ with the corpus packed
+    into 1, 3 and 7 lanes; ``z_update(key, state, d, K=..., alpha=...)``.  Shared with
+    tests/test_lda_native.py."""
     from gibbsjax.datasets.synthetic import lda_corpus
 
     corpus, _, _ = lda_corpus(30, 5, 40, 12, alpha=0.3, eta=0.1, seed=5)
-    k = 50
     rng = np.random.default_rng(5)
     log_phi = jnp.asarray(np.log(rng.dirichlet(np.full(40, 0.3), size=k)), jnp.float32)
     z_corpus = rng.integers(0, k, size=corpus.num_tokens)
@@ -198,8 +197,16 @@ def test_draws_do_not_depend_on_the_packing():
         z = np.zeros(d.words.shape, np.int32)
         slots = np.asarray(lda.tokens_in_corpus_order(d, np.arange(z.size).reshape(z.shape)))
         z.reshape(-1)[slots] = z_corpus
-        new = sparse.sample_z_sparse(jax.random.key(9), lda.LDAState(jnp.asarray(z), log_phi), d, K=k, alpha=0.2)
+        new = z_update(jax.random.key(9), lda.LDAState(jnp.asarray(z), log_phi), d, K=k, alpha=0.2)
         draws.append(lda.tokens_in_corpus_order(d, new))
+    return draws
+
+
+def test_draws_do_not_depend_on_the_packing():
+    """Each token's uniforms are keyed by its document and position, and a document's other tokens
+    are visited in position order whatever its lane: 1, 3 or 7 lanes give the same new topics (up
+    to float32 summation order, which the cumulative sums' blocks follow)."""
+    draws = draws_for_packings(sparse.sample_z_sparse)
     for other in draws[1:]:
         assert np.mean(other != draws[0]) <= 0.01, np.mean(other != draws[0])
 

@@ -1,10 +1,11 @@
 // gibbsjax's native CPU kernels for LDA, called from the jitted sweep as XLA FFI custom calls.
 //
-// Two pure functions of their inputs (no state kept between calls):
+// Pure functions of their inputs (no state kept between calls):
 //
 //   gibbsjax_lda_z_pc       the partially collapsed z-update (Magnusson et al., JCGS 2018): given phi,
 //                           documents are independent, and each document's tokens are visited in order,
 //                           every token drawn from p(z_i = k | z_-i, phi, w) ∝ phi_{k,w_i} (n_dk,-i + alpha_k);
+//                           with frozen counts instead of phi, the approximate warm-up sweep (warmup="fast");
 //   gibbsjax_log_dirichlet  log Dirichlet(counts + concentration) rows (phi given z; theta given z);
 //   gibbsjax_log_gamma_sums per row, sum_j log Gamma(n_j + c_j) - log Gamma(c_j) (the collapsed log joint);
 //   gibbsjax_lda_counts     the count tables n_dk and n_kw of the topic assignments.
