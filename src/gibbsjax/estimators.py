@@ -330,7 +330,7 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         """
         self._check_fitted()
         corpus = self._training_corpus("extend")
-        job = lda_fit.job(self.get_params(), corpus, fit=False)
+        job = lda_fit.job(self.get_params(), corpus, fit=False, bucket=lda_fit.padded(self.idata_))
         raw = pipeline.resume(job, self.idata_, num_draws, progress=self.progress, chunk_size=self.chunk_size,
                               until=until, max_draws=max_draws, devices=self.devices)
         return self._set_result(pipeline.postprocess(job, raw), corpus)

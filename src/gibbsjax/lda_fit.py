@@ -33,7 +33,7 @@ from gibbsjax.run import Settings, data_fingerprint
 from gibbsjax.stable import stable_topics_of, summary_rows
 
 __all__ = ["EMPTY_CHOICES", "check_params", "settings", "fit_settings", "kernel", "hyperparameters", "sampled",
-           "data", "job", "prior_theta", "num_topics", "fitted_attributes", "summary", "check_result", "rename_words", "params_from_run",
+           "data", "buckets", "padded", "PADDED_ATTR", "job", "prior_theta", "num_topics", "fitted_attributes", "summary", "check_result", "rename_words", "params_from_run",
            "check_training_corpus"]
 
 #: the choices of the estimator's ``empty``
@@ -205,22 +205,62 @@ def sampled(corpus: Corpus) -> Corpus:
     return corpus if np.all(lengths > 0) else corpus.subset(lengths > 0)
 
 
-def data(params: Mapping[str, Any], corpus: Corpus) -> lda.LDAData:
-    """The sampler's data (:func:`gibbsjax.models.lda.data`) of the documents of ``corpus`` with tokens."""
-    return lda.data(sampled(corpus), num_lanes=params["num_lanes"])
+def data(params: Mapping[str, Any], corpus: Corpus, bucket: bool | None = None) -> lda.LDAData:
+    """The sampler's data (:func:`gibbsjax.models.lda.data`) of the documents of ``corpus`` with tokens,
+    padded to bucket sizes with ``bucket``; by default where a new fit takes the native CPU kernels
+    (:func:`buckets`), for a result as it was sampled (:func:`padded`)."""
+    if bucket is None:
+        bucket = buckets(params)
+    return lda.data(sampled(corpus), num_lanes=params["num_lanes"], bucket=bucket)
 
 
-def job(params: Mapping[str, Any], corpus: Corpus, *, fit: bool = True) -> Job:
+#: the result attribute that says a fit's data were padded to bucket sizes (1) or not (0, or absent)
+PADDED_ATTR = "data_padded"
+
+
+def padded(idata) -> bool:
+    """Whether the result ``idata`` was sampled on data padded to bucket sizes (its ``data_padded``
+    attribute; a ``gibbsjax run`` result: no), so that a resume or a check of its corpus packs the
+    corpus the same way.
+
+    >>> import arviz as az
+    >>> padded(az.InferenceData(attrs={"data_padded": 1})), padded(az.InferenceData())
+    (True, False)
+    """
+    return bool(int(getattr(idata, "attrs", {}).get(PADDED_ATTR, 0)))
+
+
+def buckets(params: Mapping[str, Any]) -> bool:
+    """Whether a fit pads its data to bucket sizes (``gibbsjax.models.lda.data(bucket=True)``), so that
+    corpora of nearby sizes (folds of a cross-validation, a refit on more documents) share one compiled
+    program: where the native CPU kernels run the default sampler with fixed priors on one device (their
+    cost does not grow with empty slots) and the lanes are not chosen by hand.  The draws are the same
+    either way.
+
+    >>> from gibbsjax.estimators import LDA
+    >>> buckets(LDA(num_topics=3, num_lanes=8).get_params())
+    False
+    """
+    fixed = params["learn_alpha"] == "fixed" and not params["learn_eta"]
+    one_device = params["devices"] in (None, 1)
+    if not (params["sampler"] == "partially_collapsed" and fixed and one_device and params["num_lanes"] is None):
+        return False
+    return lda.resolve_z_update("auto", K=num_topics(params)) == "native"
+
+
+def job(params: Mapping[str, Any], corpus: Corpus, *, fit: bool = True, bucket: bool | None = None) -> Job:
     """A fit of ``corpus`` (every input document, empty ones kept) as a pipeline job:
-    the kernel, the data of the documents with tokens, the extras of the LDA
-    postprocess and the attributes the result records; with ``fit``, the settings
-    (a RandomState ``random_state`` asked for the seed), else none (a job to resume)."""
-    arrays = data(params, corpus)
+    the kernel, the data of the documents with tokens (padded with ``bucket``, by default as
+    :func:`buckets` says), the extras of the LDA postprocess and the attributes the result
+    records; with ``fit``, the settings (a RandomState ``random_state`` asked for the seed),
+    else none (a job to resume: pass ``bucket=padded(result)``)."""
+    bucket = buckets(params) if bucket is None else bool(bucket)
+    arrays = data(params, corpus, bucket)
     hyper = hyperparameters(params)
     sampler = kernel(params, corpus)
     return Job(get_spec(sampler.name), sampler, arrays, fit_settings(params) if fit else None,
                {"corpus": sampled(corpus), "hyperparameters": hyper, "chains": params["chains"]},
-               model_attrs(sampler.name, hyper))
+               {**model_attrs(sampler.name, hyper), PADDED_ATTR: int(bucket)})
 
 
 def prior_theta(alpha, num_topics: int) -> np.ndarray:
@@ -342,7 +382,7 @@ def check_training_corpus(params: Mapping[str, Any], corpus, idata, vocab) -> Co
     if corpus.vocab != tuple(vocab):
         raise ValueError("corpus has another vocabulary than the result's; pass the training corpus")
     stored = str(idata.attrs.get("data_sha256", ""))
-    if stored and data_fingerprint(data(params, corpus)) != stored:
+    if stored and data_fingerprint(data(params, corpus, padded(idata))) != stored:
         raise ValueError("corpus differs from the one this result was sampled on (data_sha256 does not "
                          "match); pass the training part of the config's data")
     return corpus

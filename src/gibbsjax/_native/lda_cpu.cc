@@ -7,8 +7,10 @@
 //                           every token drawn from p(z_i = k | z_-i, phi, w) ∝ phi_{k,w_i} (n_dk,-i + alpha_k);
 //                           with frozen counts instead of phi, the approximate warm-up sweep (warmup="fast");
 //   gibbsjax_log_dirichlet  log Dirichlet(counts + concentration) rows (phi given z; theta given z);
-//   gibbsjax_log_gamma_sums per row, sum_j log Gamma(n_j + c_j) - log Gamma(c_j) (the collapsed log joint);
-//   gibbsjax_lda_counts     the count tables n_dk and n_kw of the topic assignments.
+//   gibbsjax_log_dm_sum     sum over rows of sum_j [log Gamma(n_j + c_j) - log Gamma(c_j)] - [log Gamma(N + C)
+//                           - log Gamma(C)] (N, C: the row's sums; the collapsed log joint), rows in order;
+//   gibbsjax_lda_counts     the count tables n_dk and n_kw of the topic assignments;
+//   gibbsjax_threefry2x32   jax.random's Threefry-2x32 hash, element by element (its CPU lowering).
 //
 // Random numbers are counter-based, so the draws depend only on the keys and on the data, never on the
 // number of threads nor on which thread visits what:
@@ -310,17 +312,26 @@ GJ_CLONES void word_block(const float* log_phi, const float* alpha, int64_t K, i
     float* p = &t.phi[(w0 + j) * t.Kp];
     for (int64_t k = 0; k < K; ++k) p[k] = tmp[k * kWords + j];
     for (int64_t k = K; k < t.Kp; ++k) p[k] = 0.0f;
-    if (sparse) {
-      float total = 0.0f;
-      for (int64_t b = 0; b < t.blocks; ++b) {
-        float sum = 0.0f;
-        const int64_t hi = std::min(K, (b + 1) * kBlock);
-        for (int64_t k = b * kBlock; k < hi; ++k) sum += alpha[k] * p[k];
-        t.alpha_phi_blocks[(w0 + j) * t.blocks + b] = sum;
-        total += sum;
+  }
+  if (sparse) {
+    for (int64_t k = 0; nw < kWords && k < K; ++k)  // the last, partial block: unused columns 0
+      for (int64_t j = nw; j < kWords; ++j) tmp[k * kWords + j] = 0.0f;
+    // every word's block sums of alpha_k phi~_{k,w}, topics in order within a block and blocks in order (as
+    // one word at a time would add them), the kWords words side by side: independent sums, vectorised
+    float total[kWords], sum[kWords];
+    for (int j = 0; j < kWords; ++j) total[j] = 0.0f;
+    for (int64_t b = 0; b < t.blocks; ++b) {
+      for (int j = 0; j < kWords; ++j) sum[j] = 0.0f;
+      const int64_t hi = std::min(K, (b + 1) * kBlock);
+      for (int64_t k = b * kBlock; k < hi; ++k) {
+        const float a = alpha[k];
+        const float* row = tmp + k * kWords;
+        for (int j = 0; j < kWords; ++j) sum[j] += a * row[j];
       }
-      t.alpha_phi_total[w0 + j] = total;
+      for (int64_t j = 0; j < nw; ++j) t.alpha_phi_blocks[(w0 + j) * t.blocks + b] = sum[j];
+      for (int j = 0; j < kWords; ++j) total[j] += sum[j];
     }
+    for (int64_t j = 0; j < nw; ++j) t.alpha_phi_total[w0 + j] = total[j];
   }
 }
 
@@ -505,8 +516,10 @@ GJ_CLONES void update_lane(const Grid& g, int64_t r, const int32_t* z_in, int32_
                            const float* alpha_p, uint32_t k0, uint32_t k1, bool sparse, bool keep_own, LaneScratch& m) {
   const int64_t K = t.K, Kp = t.Kp;
   const bool frozen = t.nkw != nullptr;
-  m.counts.assign(static_cast<size_t>(Kp), 0.0f);
-  m.where.assign(static_cast<size_t>(K), -1);
+  if (m.counts.size() != static_cast<size_t>(Kp) || m.where.size() != static_cast<size_t>(K)) {
+    m.counts.assign(static_cast<size_t>(Kp), 0.0f);  // a new K; otherwise left all 0 (-1) by the last document
+    m.where.assign(static_cast<size_t>(K), -1);
+  }
   m.present.clear();
   m.cum.resize(static_cast<size_t>(Kp + 4));
   float* counts = m.counts.data();
@@ -855,33 +868,87 @@ ffi::Error CountsImpl(ffi::Buffer<ffi::S32> z, ffi::Buffer<ffi::S32> words, ffi:
 // Per row: sum_j [log Gamma(n_j + c_j) - log Gamma(c_j)], the count-dependent part of a Dirichlet-multinomial
 // log likelihood; zero counts add nothing, so only the nonzero ones are evaluated (in double, lgamma_r: no
 // shared state).
-ffi::Error LogGammaSumsImpl(ffi::Buffer<ffi::S32> counts, ffi::Buffer<ffi::F32> conc, ffi::ResultBuffer<ffi::F32> out) {
+ffi::Error LogDmSumImpl(ffi::Buffer<ffi::S32> counts, ffi::Buffer<ffi::F32> conc, ffi::ResultBuffer<ffi::F32> out) {
   const auto cd = counts.dimensions();
-  if (cd.size() < 2) return ffi::Error::InvalidArgument("gibbsjax_log_gamma_sums: counts must be (..., rows, C)");
+  if (cd.size() < 2) return ffi::Error::InvalidArgument("gibbsjax_log_dm_sum: counts must be (..., rows, C)");
   const int64_t rows = trailing(cd, 2), C = trailing(cd, 1);
-  const int64_t batch = leading_size(out->dimensions(), 1);
+  const int64_t batch = leading_size(out->dimensions(), 0);
   const int64_t counts_lead = leading_size(cd, 2), conc_lead = leading_size(conc.dimensions(), 1);
   if ((counts_lead != 1 && counts_lead != batch) || (conc_lead != 1 && conc_lead != batch) ||
-      trailing(conc.dimensions(), 1) != C || trailing(out->dimensions(), 1) != rows)
-    return ffi::Error::InvalidArgument("gibbsjax_log_gamma_sums: counts (..., rows, C), concentration (..., C)");
+      trailing(conc.dimensions(), 1) != C)
+    return ffi::Error::InvalidArgument("gibbsjax_log_dm_sum: counts (..., rows, C), concentration (..., C)");
   std::vector<std::vector<double>> base(static_cast<size_t>(conc_lead));
+  std::vector<double> total(static_cast<size_t>(conc_lead), 0.0), log_total(static_cast<size_t>(conc_lead));
+  int sign;
   for (int64_t b = 0; b < conc_lead; ++b) {
     base[b].resize(C);
-    int sign;
-    for (int64_t j = 0; j < C; ++j) base[b][j] = lgamma_r(static_cast<double>(conc.typed_data()[b * C + j]), &sign);
+    for (int64_t j = 0; j < C; ++j) {
+      base[b][j] = lgamma_r(static_cast<double>(conc.typed_data()[b * C + j]), &sign);
+      total[b] += static_cast<double>(conc.typed_data()[b * C + j]);
+    }
+    log_total[b] = lgamma_r(total[b], &sign);
   }
+  // every row's term, in parallel; then their sum in row order (the same with any number of threads; an
+  // empty row's term is exactly 0, so empty rows appended leave the sum as it was)
   const int64_t n = batch * rows;
+  std::vector<double> term(static_cast<size_t>(n));
   parallel_for(n, std::max<int64_t>(1, n / (16 * std::max(1, g_num_threads.load()))), n * C, [&](int64_t i) {
     const int64_t b = i / rows, row = i % rows;
+    const int64_t cb = conc_lead == 1 ? 0 : b;
     const int32_t* c = counts.typed_data() + batch_offset(counts_lead, b, rows * C) + row * C;
-    const float* a = conc.typed_data() + batch_offset(conc_lead, b, C);
-    const double* lg = base[conc_lead == 1 ? 0 : b].data();
+    const float* a = conc.typed_data() + cb * C;
+    const double* lg = base[cb].data();
     double sum = 0.0;
-    int sign;
+    int64_t row_total = 0;
+    int sgn;
     for (int64_t j = 0; j < C; ++j) {
-      if (c[j] != 0) sum += lgamma_r(static_cast<double>(c[j]) + static_cast<double>(a[j]), &sign) - lg[j];
+      if (c[j] != 0) {
+        sum += lgamma_r(static_cast<double>(c[j]) + static_cast<double>(a[j]), &sgn) - lg[j];
+        row_total += c[j];
+      }
     }
-    out->typed_data()[b * rows + row] = static_cast<float>(sum);
+    if (row_total != 0) sum -= lgamma_r(static_cast<double>(row_total) + total[cb], &sgn) - log_total[cb];
+    term[i] = sum;
+  });
+  for (int64_t b = 0; b < batch; ++b) {
+    double sum = 0.0;
+    for (int64_t row = 0; row < rows; ++row) sum += term[b * rows + row];
+    out->typed_data()[b] = static_cast<float>(sum);
+  }
+  return ffi::Error::Success();
+}
+
+// ------------------------------------------------------------------------------------------ Threefry
+// jax.random's hash on a CPU (the threefry2x32 primitive: gibbsjax.models.lda.native lowers it here): the
+// same 20 rounds, element by element, so the bits are those of jax's own lowering; an input of one element
+// is shared by all. A loop the compiler vectorises, and no XLA loop to compile at every call site.
+GJ_CLONES void threefry_block(const uint32_t* k0, const uint32_t* k1, const uint32_t* x0, const uint32_t* x1,
+                              int64_t s0, int64_t s1, int64_t s2, int64_t s3, int64_t lo, int64_t hi,
+                              uint32_t* o0, uint32_t* o1) {
+  for (int64_t i = lo; i < hi; ++i) {
+    uint32_t a = x0[i * s2], b = x1[i * s3];
+    threefry2x32(k0[i * s0], k1[i * s1], a, b);
+    o0[i] = a;
+    o1[i] = b;
+  }
+}
+
+ffi::Error ThreefryImpl(ffi::Buffer<ffi::U32> k0, ffi::Buffer<ffi::U32> k1, ffi::Buffer<ffi::U32> x0,
+                        ffi::Buffer<ffi::U32> x1, ffi::ResultBuffer<ffi::U32> o0, ffi::ResultBuffer<ffi::U32> o1) {
+  const int64_t n = static_cast<int64_t>(o0->element_count());
+  int64_t stride[4];
+  const ffi::Buffer<ffi::U32>* ins[4] = {&k0, &k1, &x0, &x1};
+  for (int i = 0; i < 4; ++i) {
+    const int64_t m = static_cast<int64_t>(ins[i]->element_count());
+    if (m != n && m != 1) return ffi::Error::InvalidArgument("gibbsjax_threefry2x32: inputs of 1 or n elements");
+    stride[i] = m == n ? 1 : 0;
+  }
+  const int64_t block = 1 << 14;
+  const int64_t blocks = (n + block - 1) / block;
+  parallel_for(blocks, 1, 30 * n, [&](int64_t j) {
+    const int64_t lo = j * block, hi = std::min(n, lo + block);
+    threefry_block(k0.typed_data(), k1.typed_data(), x0.typed_data(), x1.typed_data(), stride[0], stride[1],
+                   stride[2], stride[3], lo, hi, o0->typed_data(), o1->typed_data());
   });
   return ffi::Error::Success();
 }
@@ -920,16 +987,25 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(GibbsjaxLdaCounts, CountsImpl,
                                   .Ret<ffi::Buffer<ffi::S32>>()
                                   .Ret<ffi::Buffer<ffi::S32>>());
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(GibbsjaxLogGammaSums, LogGammaSumsImpl,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(GibbsjaxLogDmSum, LogDmSumImpl,
                               ffi::Ffi::Bind()
                                   .Arg<ffi::Buffer<ffi::S32>>()
                                   .Arg<ffi::Buffer<ffi::F32>>()
                                   .Ret<ffi::Buffer<ffi::F32>>());
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(GibbsjaxThreefry2x32, ThreefryImpl,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::Buffer<ffi::U32>>()
+                                  .Arg<ffi::Buffer<ffi::U32>>()
+                                  .Arg<ffi::Buffer<ffi::U32>>()
+                                  .Arg<ffi::Buffer<ffi::U32>>()
+                                  .Ret<ffi::Buffer<ffi::U32>>()
+                                  .Ret<ffi::Buffer<ffi::U32>>());
 
 extern "C" {
 // The number of threads the kernels use (at least 1); draws do not depend on it.
 __attribute__((visibility("default"))) void gibbsjax_set_num_threads(int n) { g_num_threads.store(n < 1 ? 1 : n); }
 __attribute__((visibility("default"))) int gibbsjax_num_threads() { return g_num_threads.load(); }
 // The version of these kernels' interface, checked by the Python side when it loads the library.
-__attribute__((visibility("default"))) int gibbsjax_native_abi() { return 2; }
+__attribute__((visibility("default"))) int gibbsjax_native_abi() { return 3; }
 }

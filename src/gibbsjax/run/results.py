@@ -109,6 +109,15 @@ def finish(run: Run, run_attrs: dict):
         means = {k: np.asarray(v) / run.kept for k, v in fetch(run.acc).items()}
         if run.plan is not None:
             means = run.plan.means(means)
+    if run.plan is None and kernel.sizes is not None and kernel.dims:
+        # data padded to bucket sizes (e.g. gibbsjax.models.lda.data(bucket=True)): every result cut to
+        # the sizes of the dims the kernel declares
+        sizes = dict(kernel.sizes(run.data))
+        if kernel.coords is not None:  # a dim with coordinates has as many entries
+            sizes.update({k: len(v) for k, v in kernel.coords(run.data).items() if np.ndim(v) == 1})
+        posterior, stats, warm_posterior, warm_stats = (
+            cut_to_sizes(x, kernel.dims, sizes, 2) for x in (posterior, stats, warm_posterior, warm_stats))
+        means = cut_to_sizes(means, kernel.dims, sizes, 1) if means is not None else None
     idata = to_inference_data(
         posterior,
         sample_stats=stats,
@@ -121,6 +130,24 @@ def finish(run: Run, run_attrs: dict):
     )
     idata.add_groups({STATE_GROUP: _state_dataset(run)})
     return idata
+
+
+def cut_to_sizes(arrays: dict, dims: dict, sizes, lead: int) -> dict:
+    """``arrays`` (each with ``lead`` axes before its dims) cut to ``sizes`` along every dim they
+    exceed it: the results of data padded to bucket sizes, without the padding.
+
+    >>> cut_to_sizes({"x": np.zeros((2, 3, 8))}, {"x": ("document",)}, {"document": 5}, 2)["x"].shape
+    (2, 3, 5)
+    """
+    out = {}
+    for name, a in arrays.items():
+        names = tuple(dims.get(name, ()))
+        index = [slice(None)] * np.ndim(a)
+        for axis, dim in enumerate(names):
+            if lead + axis < np.ndim(a) and dim in sizes and a.shape[lead + axis] > sizes[dim]:
+                index[lead + axis] = slice(0, int(sizes[dim]))
+        out[name] = a[tuple(index)] if any(i != slice(None) for i in index) else a
+    return out
 
 
 def _no_draws(run: Run) -> tuple[dict, dict]:

@@ -67,9 +67,9 @@ def inverse_cdf(weights, u):
 def log_joint_collapsed(state: LDAState, d: LDAData, *, K: int, alpha: float, eta: float, native_sums: bool = False):
     """log p(w, z) with θ and φ integrated out (Griffiths & Steyvers 2004, eq. 2–3).
 
-    With ``native_sums`` the sums Σ log Γ(n + c) − log Γ(c) over the (D × K) and (K × V) count
-    tables run in C++ over their nonzero entries only (:func:`~gibbsjax.models.lda.native.log_gamma_sums`,
-    float64 inside): the same quantity, without evaluating log Γ at every zero count.
+    With ``native_sums`` both tables' terms run in C++ over their nonzero entries only, in float64,
+    rows summed in order (:func:`~gibbsjax.models.lda.native.log_dm_sum`): the same quantity, without
+    evaluating log Γ at every zero count, and unchanged by the empty documents of a bucket's padding.
 
     Parameters
     ----------
@@ -103,9 +103,9 @@ def log_joint_collapsed(state: LDAState, d: LDAData, *, K: int, alpha: float, et
     ndk, nkw, nk = (native.topic_counts if native_sums else topic_counts)(state.z, d, K)
     v = vocab_size_of(d)
     nd = d.doc_lengths.astype(jnp.float32)
-    if native_sums:  # Σ [log Γ(n + c) − log Γ(c)] per table, minus the same for the row totals
-        doc_part = jnp.sum(native.log_gamma_sums(ndk[:-1], alpha)) - jnp.sum(gammaln(nd + K * alpha) - gammaln(K * alpha))
-        topic_part = jnp.sum(native.log_gamma_sums(nkw, eta)) - jnp.sum(gammaln(nk + v * eta) - gammaln(v * eta))
+    if native_sums:  # per table: Σ over rows of the Dirichlet-multinomial terms
+        doc_part = native.log_dm_sum(ndk[:-1], alpha)
+        topic_part = native.log_dm_sum(nkw, eta)
         return doc_part + topic_part
     doc_part = jnp.sum(gammaln(ndk[:-1] + alpha)) - jnp.sum(gammaln(nd + K * alpha))
     doc_part += num_docs_of(d) * (gammaln(K * alpha) - K * gammaln(alpha))

@@ -26,8 +26,8 @@ from gibbsjax.models.lda import native
 from gibbsjax.models.lda import shard as lda_shard
 from gibbsjax.models.lda.conditionals import (log_joint_collapsed, sample_log_phi, sample_z_collapsed,
                                               sample_z_uncollapsed)
-from gibbsjax.models.lda.layout import (LDAData, LDAState, initial_log_phi, initial_topics, num_docs_of, topic_counts,
-                                        vocab_size_of, word_topic_counts)
+from gibbsjax.models.lda.layout import (LDAData, LDAState, initial_log_phi, initial_topics, num_docs_of, num_real_docs,
+                                        topic_counts, vocab_size_of, word_topic_counts)
 from gibbsjax.models.lda.priors import (LDALearnedState, LearnedPriors, learned_priors, log_joint_learned,
                                         minka_log_alpha, sample_log_alpha, sample_log_eta)
 from gibbsjax.models.lda.z_updates import (FIXED_ALPHA_Z_UPDATES, SAMPLE_Z, WARMUP_NAMES, WARMUP_SWEEPS,
@@ -190,8 +190,9 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
 
 
 def _sizes(K: int, d: LDAData) -> dict[str, int]:
-    """``Kernel.sizes`` of the LDA kernels: K, V and D as Python ints (nothing traced)."""
-    return {"topic": int(K), "word": int(vocab_size_of(d)), "document": int(num_docs_of(d))}
+    """``Kernel.sizes`` of the LDA kernels: K, V and D (the corpus's documents, without a bucket's
+    padding: the results are cut to it) as Python ints (nothing traced)."""
+    return {"topic": int(K), "word": int(vocab_size_of(d)), "document": num_real_docs(d)}
 
 
 def _cannot_shard(name: str, *args, **kwargs):
@@ -388,7 +389,8 @@ def _kernel_recording(K, alpha, eta, sampler, z_update, warmup, priors, record_p
         if record_phi is not None:
             out["phi_word"] = recorded_indices(record_phi, np.asarray(d.word_counts))
         if record_theta is not None:
-            out["theta_document"] = recorded_indices(record_theta, np.asarray(d.doc_lengths), "record_theta")
+            lengths = np.asarray(d.doc_lengths)[:num_real_docs(d)]  # without a bucket's padding
+            out["theta_document"] = recorded_indices(record_theta, lengths, "record_theta")
         return out
 
     dims = dict(kernel.dims)

@@ -41,7 +41,7 @@ import numpy as np
 
 
 __all__ = ["available", "unavailable_reason", "warn_unavailable", "sample_z_native", "sample_z_native_frozen",
-           "log_dirichlet_native", "log_gamma_sums", "topic_counts",
+           "log_dirichlet_native", "log_dm_sum", "topic_counts",
            "set_num_threads", "num_threads", "SPARSE_FROM_TOPICS", "UNAVAILABLE_WARNING", "library_path"]
 
 #: from this many topics on, the native z-update uses its sparse form (document topics + word table)
@@ -51,10 +51,11 @@ UNAVAILABLE_WARNING = (
     "gibbsjax LDA: the native CPU kernels cannot run here ({why}); z_update='auto' and dirichlet_draw='auto' "
     "use the pure-XLA updates instead: exact, but several times slower per sweep on a CPU. Reinstall with a C++ "
     "compiler on the PATH (pip install --force-reinstall --no-deps .) to build them.")
-_ABI = 2
+_ABI = 3
 _LIB_STEM = "_lda_cpu"
 _TARGETS = {"gibbsjax_lda_z_pc": "GibbsjaxLdaZPc", "gibbsjax_log_dirichlet": "GibbsjaxLogDirichlet",
-            "gibbsjax_log_gamma_sums": "GibbsjaxLogGammaSums", "gibbsjax_lda_counts": "GibbsjaxLdaCounts"}
+            "gibbsjax_log_dm_sum": "GibbsjaxLogDmSum", "gibbsjax_lda_counts": "GibbsjaxLdaCounts",
+            "gibbsjax_threefry2x32": "GibbsjaxThreefry2x32"}
 _warned: set = set()
 
 
@@ -101,7 +102,33 @@ def _load() -> tuple[ctypes.CDLL | None, str]:
     except (OSError, AttributeError, ValueError, RuntimeError) as err:
         return None, f"{path.name} cannot be loaded: {err}"
     lib.gibbsjax_set_num_threads(_default_threads())
+    if os.environ.get("GIBBSJAX_NATIVE_THREEFRY", "1").strip().lower() not in ("0", "false", "no", "off"):
+        _lower_threefry_natively()
     return lib, ""
+
+
+def _threefry_call(k1, k2, x1, x2):
+    """The threefry2x32 primitive's four uint32 operands hashed by the C++ kernel: each operand of one
+    element is passed as it is (shared), any other broadcast to the result's shape."""
+    shape = jnp.broadcast_shapes(*(jnp.shape(a) for a in (k1, k2, x1, x2)))
+    size = int(np.prod(shape, dtype=np.int64))
+    ops = [jnp.reshape(a, (1,)) if a.size == 1 else jnp.broadcast_to(a, shape).reshape(size)
+           for a in (k1, k2, x1, x2)]
+    out = jax.ShapeDtypeStruct((size,), jnp.uint32)
+    o1, o2 = jax.ffi.ffi_call("gibbsjax_threefry2x32", (out, out))(*ops)
+    return o1.reshape(shape), o2.reshape(shape)
+
+
+def _lower_threefry_natively() -> None:
+    """Lower jax.random's hash (``jax.extend.random.threefry2x32_p``) on the CPU to the C++ kernel: the
+    same bits as jax's own lowering (a loop of XLA operations), so every key and variate is unchanged,
+    but no loop for XLA to compile at each of a program's random call sites (about 0.15 s each on a
+    CPU).  For the whole process, from the first use of the native kernels on; ``GIBBSJAX_NATIVE_THREEFRY=0``
+    (or ``GIBBSJAX_NATIVE=0``) leaves jax's lowering in place."""
+    from jax.extend.random import threefry2x32_p
+    from jax.interpreters import mlir
+
+    mlir.register_lowering(threefry2x32_p, mlir.lower_fun(_threefry_call, multiple_results=True), platform="cpu")
 
 
 def _default_threads() -> int:
@@ -376,42 +403,42 @@ def log_dirichlet_native(key, counts, concentration, dtype=None):
     return out.astype(dtype)
 
 
-def log_gamma_sums(counts, concentration):
-    """Σ_j [log Γ(n_j + c_j) − log Γ(c_j)] along the last axis, in C++: only the nonzero counts are
-    evaluated (in float64), so a (K × V) table of mostly zero counts costs a pass over memory.
-
-    The count-dependent part of a Dirichlet-multinomial log likelihood (the collapsed LDA log joint,
-    :func:`~gibbsjax.models.lda.log_joint_collapsed`).
+def log_dm_sum(counts, concentration):
+    """Σ over rows of Σ_j [log Γ(n_j + c_j) − log Γ(c_j)] − [log Γ(N + C) − log Γ(C)] (N and C the row's
+    sums of counts and concentrations), in C++: the count-dependent part of the Dirichlet-multinomial
+    log likelihood of every row, summed (the collapsed LDA log joint,
+    :func:`~gibbsjax.models.lda.log_joint_collapsed`).  Only the nonzero counts are evaluated, in float64,
+    and the rows are summed in order, so an empty row adds exactly 0 and the sum does not depend on the
+    number of threads.
 
     Parameters
     ----------
     counts : array_like
-        Nonnegative integer counts, shape ``(..., C)``.
+        Nonnegative integer counts, shape ``(rows, C)``.
     concentration : array_like
         Positive: a scalar or ``(C,)``.
 
     Returns
     -------
     jax.Array
-        float32, ``counts.shape[:-1]``.
+        float32 scalar.
 
     Examples
     --------
     >>> from jax.scipy.special import gammaln
     >>> if available():
-    ...     got = float(log_gamma_sums(jnp.array([[2, 0, 5]]), 0.5)[0])
-    ...     want = float(gammaln(2.5) + gammaln(5.5) - 2 * gammaln(0.5))
-    ...     assert abs(got - want) < 1e-5
+    ...     got = float(log_dm_sum(jnp.array([[2, 0, 5], [0, 0, 0]]), 0.5))
+    ...     want = float(gammaln(2.5) + gammaln(5.5) - 2 * gammaln(0.5) - gammaln(8.5) + gammaln(1.5))
+    ...     assert abs(got - want) < 1e-4
     """
     _require()
     counts = jnp.asarray(counts)
-    shape = counts.shape
-    cols = shape[-1]
-    rows = int(np.prod(shape[:-1], dtype=np.int64))
-    conc = jnp.broadcast_to(jnp.asarray(concentration, jnp.float32), (cols,))
-    call = jax.ffi.ffi_call("gibbsjax_log_gamma_sums", jax.ShapeDtypeStruct((rows,), jnp.float32),
+    if counts.ndim != 2:
+        raise ValueError(f"counts must be a (rows, C) table, got shape {counts.shape}")
+    conc = jnp.broadcast_to(jnp.asarray(concentration, jnp.float32), (counts.shape[1],))
+    call = jax.ffi.ffi_call("gibbsjax_log_dm_sum", jax.ShapeDtypeStruct((), jnp.float32),
                             vmap_method="expand_dims")
-    return call(counts.astype(jnp.int32).reshape(rows, cols), conc).reshape(shape[:-1])
+    return call(counts.astype(jnp.int32), conc)
 
 
 def topic_counts(z, d, K: int):
