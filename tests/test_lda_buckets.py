@@ -24,7 +24,6 @@ import numpy as np
 import pytest
 
 import gibbsjax
-from gibbsjax.corpus import Corpus
 from gibbsjax.datasets.synthetic import lda_corpus
 from gibbsjax.models import lda
 from gibbsjax.models.lda import layout, native
