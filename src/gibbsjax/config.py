@@ -114,6 +114,7 @@ _BUILTIN = {
     "hmm.categorical": "gibbsjax.models.hmm",
     "hmm.gaussian": "gibbsjax.models.hmm",
     "bayes_net.dirichlet_cpts": "gibbsjax.models.bayes_net",
+    "eight_schools.hierarchical": "gibbsjax.models.eight_schools",
     "lda.partially_collapsed": "gibbsjax.models.lda",
     "lda.collapsed": "gibbsjax.models.lda",
     "lda.uncollapsed": "gibbsjax.models.lda",
