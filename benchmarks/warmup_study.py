@@ -133,7 +133,7 @@ def run_setting(job: Job, warmup: str, num_warmup: int, seeds, chains: int) -> d
     import gibbsjax
     from gibbsjax.diagnostics import rhat_lp
     from gibbsjax.models import lda
-    from gibbsjax.models.lda.postprocessing import postprocess
+    from gibbsjax.specs.lda import postprocess
 
     kernel = lda.partially_collapsed(job.k, alpha=job.alpha, eta=job.eta, warmup=warmup)
     d = lda.data(job.train)

@@ -17,6 +17,7 @@ from gibbsjax.config import load_config
 from gibbsjax.datasets.tabular import casino
 from gibbsjax.models import hmm
 from gibbsjax.testing import chi_square_test, geweke_test
+from gibbsjax.specs import hmm as hmm_spec
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
@@ -269,7 +270,7 @@ def test_casino_run_recovers_the_loaded_die():
     config = load_config(CONFIGS / "hmm-casino.toml")
     idata = gibbsjax.sample(config.kernel, config.data, seed=3, num_chains=2, num_warmup=150,
                             num_draws=150, progress=False)
-    idata = hmm.align(idata)
+    idata = hmm_spec.align(idata)
     emission = idata.posterior["emission_sorted"].mean(("chain", "draw")).values
     assert 0.4 < emission[1, 5] < 0.6  # the loaded die shows a six half the time
     assert np.all(emission[1, :5] < 0.15) and np.all(np.abs(emission[0] - 1 / 6) < 0.08)
@@ -292,7 +293,7 @@ def test_align_permutes_both_transition_axes():
         "transition": np.array([[t] * 3, [swapped] * 3]),
     }
     idata = to_inference_data(post, dims={"emission": ["state", "symbol"], "transition": ["state", "state_to"]})
-    aligned = hmm.align(idata)
+    aligned = hmm_spec.align(idata)
     np.testing.assert_allclose(aligned.posterior["transition"].values[1, 0], t)
     np.testing.assert_allclose(aligned.posterior["emission"].values[1, 0], [[0.8, 0.2], [0.1, 0.9]])
 

@@ -14,6 +14,7 @@ import pytest
 
 from gibbsjax.datasets.synthetic import lda_corpus
 from gibbsjax.models import lda
+from gibbsjax.specs.lda import config_data_by_process
 
 
 def _corpus(num_docs=40, seed=0):
@@ -371,7 +372,7 @@ def test_config_data_reads_this_process_part(tmp_path):
     corpus = _corpus(num_docs=12)
     write_ldac(corpus, tmp_path / "c.ldac", tmp_path / "v.txt")
     section = {"file": "c.ldac", "format": "ldac", "vocab": "v.txt"}
-    sd = lda_shard.config_data(section, tmp_path).data
+    sd = config_data_by_process(section, tmp_path).data
     assert sd.words.ndim == 3
     whole = lda.data(read_ldac(tmp_path / "c.ldac", tmp_path / "v.txt"))
     kw = dict(seed=2, num_chains=1, num_warmup=2, num_draws=3, progress=False)
@@ -381,9 +382,9 @@ def test_config_data_reads_this_process_part(tmp_path):
     np.testing.assert_array_equal(a.posterior["topic_share"].values, b.posterior["topic_share"].values)
     np.testing.assert_array_equal(a.posterior_mean["doc_topic"].values, b.posterior_mean["doc_topic"].values)
     with pytest.raises(ConfigError, match="heldout"):
-        lda_shard.config_data({**section, "heldout": 0.2}, tmp_path)
+        config_data_by_process({**section, "heldout": 0.2}, tmp_path)
     with pytest.raises(ConfigError, match="ldac or uci"):
-        lda_shard.config_data({"corpus": "abc"}, tmp_path)
+        config_data_by_process({"corpus": "abc"}, tmp_path)
 
 
 _CLI_WORKER = """

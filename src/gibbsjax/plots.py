@@ -937,7 +937,7 @@ def plot_top_words(idata, n: int = 10, *, ncols: int = 4, components: Sequence[i
 
 # ============================================================================ stable topics
 def plot_stable_topics(idata, *, max_rare: int = 10, n_words: int = 5):
-    """Which topics recur across chains (:mod:`gibbsjax.stable`), as horizontal bars.
+    """Which topics recur across chains (:mod:`gibbsjax.topics.stable`), as horizontal bars.
 
     One bar per stable topic, its length the share of chains that hold it, then
     the ``max_rare`` most recurrent rare topics in grey.  Each bar is labelled by
@@ -950,7 +950,7 @@ def plot_stable_topics(idata, *, max_rare: int = 10, n_words: int = 5):
 
     Parameters
     ----------
-    idata : arviz.InferenceData or gibbsjax.stable.StableTopics
+    idata : arviz.InferenceData or gibbsjax.topics.stable.StableTopics
         An LDA result (its ``stable_topics`` group, or computed from its
         per-chain estimates) or the stable topics themselves.
     max_rare : int, default 10
@@ -966,7 +966,7 @@ def plot_stable_topics(idata, *, max_rare: int = 10, n_words: int = 5):
     Examples
     --------
     >>> import numpy as np
-    >>> from gibbsjax.stable import stable_topics
+    >>> from gibbsjax.topics.stable import stable_topics
     >>> est = np.array([[[0.8, 0.1, 0.1], [0.1, 0.1, 0.8]], [[0.1, 0.1, 0.8], [0.8, 0.1, 0.1]],
     ...                 [[0.8, 0.1, 0.1], [0.1, 0.8, 0.1]]])
     >>> fig = plot_stable_topics(stable_topics(est, vocab=["apple", "bond", "cat"]))
@@ -975,7 +975,7 @@ def plot_stable_topics(idata, *, max_rare: int = 10, n_words: int = 5):
     """
     import matplotlib.pyplot as plt
 
-    from gibbsjax.stable import StableTopics, stable_topics_of
+    from gibbsjax.topics.stable import StableTopics, stable_topics_of
 
     check_int("max_rare", max_rare, 0)
     check_int("n_words", n_words, 1)
@@ -1047,7 +1047,7 @@ def _stable_label(ax, i: int, r: dict, line: float) -> None:
 
 
 def plot_stability(table):
-    """The table of :func:`gibbsjax.choose_k.choose_num_topics` against K.
+    """The table of :func:`gibbsjax.topics.choose_k.choose_num_topics` against K.
 
     Three panels share the K axis: stability (with the share of stable topics),
     held-out perplexity and the stable topics' mean coherence; the most stable K
@@ -1056,7 +1056,7 @@ def plot_stability(table):
     Parameters
     ----------
     table : pandas.DataFrame
-        A table of :func:`gibbsjax.choose_k.choose_num_topics`.
+        A table of :func:`gibbsjax.topics.choose_k.choose_num_topics`.
 
     Returns
     -------

@@ -2,7 +2,7 @@
 
 One layer below the models (no model imports another): number formatting for
 reports (the one-label document models' estimates and report are in
-:mod:`gibbsjax.one_label`).
+:mod:`gibbsjax.models.one_label`).
 
 * :func:`fmt`: numbers in fixed-width columns;
 * the text of the agreement across chains for every model with exchangeable

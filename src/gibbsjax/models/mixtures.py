@@ -10,7 +10,7 @@
   One sweep: π | Z and β | Z, W (:func:`sample_pi_beta`, one block: they are
   independent given Z), then :func:`sample_z`.  These conditionals (and
   :class:`UnigramState`, :func:`pi_posterior`, :func:`beta_posterior`) live in
-  :mod:`gibbsjax.one_label`, which naive Bayes with π drawn shares; they are
+  :mod:`gibbsjax.models.one_label`, which naive Bayes with π drawn shares; they are
   re-exported here.
 * :func:`unigrams_collapsed` -- the same model with π integrated out (source document 001
   §21.2.2): :func:`sample_beta`, then :func:`sample_z_collapsed`.
@@ -78,13 +78,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from gibbsjax import conjugate as cj
-from gibbsjax import one_label as ol
+from gibbsjax.models import one_label as ol
 from gibbsjax import random as gr
 from gibbsjax import rows as rw
 from gibbsjax._checks import check_concentration, check_int, init_checker
 from gibbsjax.corpus import Corpus
 from gibbsjax.kernel import Kernel, sweep
-from gibbsjax.one_label import (BinaryData, Documents, UnigramState, beta_posterior, pi_posterior, sample_pi_beta,
+from gibbsjax.models.one_label import (BinaryData, Documents, UnigramState, beta_posterior, pi_posterior, sample_pi_beta,
                                 sample_z)
 from gibbsjax.rows import Rows
 from jax.sharding import PartitionSpec as P
@@ -131,7 +131,7 @@ def unigram_data(corpus) -> Documents:
     ------
     ValueError
         For an empty corpus or a document without tokens (see
-        :func:`gibbsjax.one_label.documents`).
+        :func:`gibbsjax.models.one_label.documents`).
 
     Examples
     --------
@@ -760,72 +760,3 @@ def _bernoulli(k: int, alpha, a: float, b: float, keep_draws: bool) -> Kernel:
         check_init=init_checker(log_simplex=("log_pi",), log_probability=("log_p", "log1m_p"), labels={"z": k}),
     )
 
-
-# ============================================================================ spec
-def _unigram_config_data(section, base_dir):
-    """``[data]``: a corpus (``corpus`` / ``file``; see :func:`gibbsjax.sources.read_corpus`)."""
-    from gibbsjax.sources import read_corpus
-
-    return unigram_data(read_corpus(section, base_dir))
-
-
-def _bernoulli_config_data(section, base_dir):
-    """``[data]``: a corpus as for the unigram mixture, with ``max_features``."""
-    from gibbsjax.sources import read_corpus
-
-    corpus = read_corpus(section, base_dir, ("max_features",))
-    return bernoulli_data(corpus, max_features=section.get("max_features"))
-
-
-def _postprocess(idata, kernel, d, extras):
-    return ol.one_label_postprocess(idata, d, align=True)
-
-
-#: the small corpus of the SBC examples (word ids of four documents)
-SBC_DOCS = ((0, 0, 1), (2, 2), (0, 1, 2, 0), (1,))
-
-
-def _sbc_unigrams(factory):
-    """SBC example: two clusters, three words, four documents; label-invariant test functions."""
-    from gibbsjax.testing import co_clustered_pairs, sorted_values
-
-    corpus = Corpus.from_token_lists([[str(w) for w in d] for d in SBC_DOCS], vocab=["0", "1", "2"])
-    fns = {"co_clustered": lambda s, d: co_clustered_pairs(s.z),
-           "beta_word0_sorted": lambda s, d: sorted_values(jnp.exp(s.log_beta[:, 0])),
-           "beta_word2_sorted": lambda s, d: sorted_values(jnp.exp(s.log_beta[:, 2]))}
-    return factory(2, alpha=(1.2, 2.5), lam=0.8), unigram_data(corpus), fns
-
-
-def _sbc_bernoulli():
-    """SBC example: two clusters, five binary vectors of three features."""
-    from gibbsjax.testing import co_clustered_pairs, sorted_values
-
-    d = bernoulli_data(np.array([[1, 0, 1], [1, 1, 0], [0, 0, 1], [0, 1, 1], [1, 1, 1]]))
-    fns = {"co_clustered": lambda s, d: co_clustered_pairs(s.z),
-           "p_sorted": lambda s, d: sorted_values(jnp.exp(s.log_p[:, 0])),
-           "pi_sorted": lambda s, d: sorted_values(jnp.exp(s.log_pi))}
-    return bernoulli(2, alpha=(1.6, 0.9), a=0.7, b=1.3), d, fns
-
-
-def _specs():
-    from gibbsjax.spec import ModelSpec
-
-    def spec(name, factory, make_data, description, sbc_case):
-        return ModelSpec(name, factory, make_data, _postprocess, ol.one_label_report, ("pi",), description,
-                         sbc_case=sbc_case)
-
-    return (
-        spec("mixtures.unigrams", unigrams, _unigram_config_data,
-             "mixture of unigrams, uncollapsed (source document 001; source document 002 section 23.3)",
-             functools.partial(_sbc_unigrams, unigrams)),
-        spec("mixtures.unigrams_collapsed", unigrams_collapsed, _unigram_config_data,
-             "mixture of unigrams with pi collapsed (source document 001, section 21.2.2)",
-             functools.partial(_sbc_unigrams, unigrams_collapsed)),
-        spec("mixtures.bernoulli", bernoulli, _bernoulli_config_data,
-             "mixture of binary feature vectors, Beta priors as pseudo-counts (source document 004)",
-             _sbc_bernoulli),
-    )
-
-
-#: this module's models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`)
-SPECS = _specs()

@@ -8,7 +8,7 @@ Model, for K >= 2 classes (the source document has K = 2, labels x ∈ {0, 1}):
 π is integrated out (seed §2.1); θ is sampled; the labels of documents whose
 label is observed are held fixed and the others are sampled.  This is exactly
 the π-collapsed mixture of unigrams of source document 001 with some labels observed,
-so both use the same building blocks in :mod:`gibbsjax.one_label` (and :mod:`gibbsjax.conjugate`).
+so both use the same building blocks in :mod:`gibbsjax.models.one_label` (and :mod:`gibbsjax.conjugate`).
 
 One sweep (:func:`dirichlet_multinomial`):
 
@@ -51,7 +51,7 @@ block, then every unobserved label at once from
 P(L_j = x | π, θ) ∝ π_x Π_w θ_{x,w}^{W_jw} (the labels are conditionally
 independent given π and θ, so this is an exact draw of their joint conditional).
 It is the mixture of unigrams of :mod:`gibbsjax.models.mixtures` with some
-labels observed, and shares its code (:func:`gibbsjax.one_label.unigram_functions`).
+labels observed, and shares its code (:func:`gibbsjax.models.one_label.unigram_functions`).
 It mixes somewhat slower per sweep than the collapsed sampler but has no
 sequential loop, so it splits its documents over devices (``sample(...,
 devices=N)``, :mod:`gibbsjax.rows`), which the collapsed sampler cannot: its
@@ -82,12 +82,12 @@ import jax
 import jax.numpy as jnp
 
 from gibbsjax import conjugate as cj
-from gibbsjax import one_label as ol
+from gibbsjax.models import one_label as ol
 from gibbsjax import random as gr
 from gibbsjax import rows as rw
 from gibbsjax._checks import check_concentration, init_checker, labels_checker
 from gibbsjax.kernel import Kernel, sweep
-from gibbsjax.one_label import Documents
+from gibbsjax.models.one_label import Documents
 
 __all__ = [
     "NaiveBayesState",
@@ -145,7 +145,7 @@ def data(corpus, *, num_classes: int | None = None, labels=None, hide_labels: fl
     Raises
     ------
     ValueError
-        Naming the argument (see :func:`gibbsjax.one_label.documents`).
+        Naming the argument (see :func:`gibbsjax.models.one_label.documents`).
 
     Examples
     --------
@@ -520,47 +520,3 @@ def _uncollapsed(gamma_pi, gamma_theta: float) -> Kernel:
         check_state=labels_checker(z=num_classes),
     )
 
-
-# ============================================================================ spec
-def _config_data(section, base_dir):
-    """``[data]``: a corpus (``corpus`` / ``file``; see :func:`gibbsjax.sources.read_corpus`)
-    with ``hide_labels``, ``split_seed`` and ``num_classes`` passed to :func:`data`."""
-    from gibbsjax.sources import read_corpus
-
-    keys = ("hide_labels", "split_seed", "num_classes")
-    corpus = read_corpus(section, base_dir, keys)
-    return data(corpus, **{k: section[k] for k in keys if k in section})
-
-
-def _postprocess(idata, kernel, d, extras):
-    return ol.one_label_postprocess(idata, d, align=False)  # observed labels identify the classes
-
-
-def _sbc_case(factory, labels_name, theta_name):
-    """SBC example: three classes, three words, six documents of which three are labelled; ranks
-    the merged labels and θ (observed labels identify the classes: no relabelling)."""
-    from gibbsjax.corpus import Corpus
-
-    docs = [[0, 0, 1], [2, 2], [0, 1, 2, 0], [1], [1, 2], [0]]
-    corpus = Corpus.from_token_lists([[str(w) for w in doc] for doc in docs], vocab=["0", "1", "2"],
-                                     labels=[0, -1, -1, 2, -1, 1], label_names=["x", "y", "z"])
-    fns = {"labels": lambda s, d: ol.merge_labels(getattr(s, labels_name), d.labels),
-           "theta": lambda s, d: jnp.exp(getattr(s, theta_name))}
-    return factory((2.0, 3.0, 1.5), 0.7), data(corpus), fns
-
-
-def _specs():
-    from gibbsjax.spec import ModelSpec
-
-    return (ModelSpec("naive_bayes.dirichlet_multinomial", dirichlet_multinomial, _config_data, _postprocess,
-                      ol.one_label_report, ("pi",),
-                      "Dirichlet-multinomial naive Bayes, pi collapsed, some labels observed (source document 000)",
-                      sbc_case=functools.partial(_sbc_case, dirichlet_multinomial, "labels", "log_theta")),
-            ModelSpec("naive_bayes.uncollapsed", uncollapsed, _config_data, _postprocess, ol.one_label_report, ("pi",),
-                      "Dirichlet-multinomial naive Bayes with pi drawn: labels drawn all at once, documents can "
-                      "be split over devices (source document 000)",
-                      sbc_case=functools.partial(_sbc_case, uncollapsed, "z", "log_beta")))
-
-
-#: this module's models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`)
-SPECS = _specs()

@@ -425,37 +425,3 @@ def _semiconjugate(mu0: float, sigma0: float, a0: float, b0: float) -> Kernel:
         check_init=init_checker(positive=("sigma2",)),
     )
 
-
-# ============================================================================ spec
-def _config_data(section, base_dir):
-    """``[data]``: one numeric column (``dataset`` / ``file`` / ``values``, with ``column``)."""
-    from gibbsjax.sources import read_column
-
-    return data(read_column(section, base_dir))
-
-
-def _sbc_semiconjugate():
-    """SBC example: generic hyperparameters (non-zero prior mean), five observations."""
-    return (semiconjugate(mu0=1.4, sigma0=0.7, a0=3.3, b0=1.8), data(np.array([0.3, 1.9, 1.1, 2.4, 0.8])),
-            None)
-
-
-def _sbc_bivariate():
-    return bivariate(0.6), None, None
-
-
-def _specs():
-    from gibbsjax.spec import ModelSpec
-
-    return (
-        ModelSpec("normal.bivariate", bivariate,
-                  description="bivariate normal with correlation rho (source document 003, Example 1); no data",
-                  sbc_case=_sbc_bivariate),
-        ModelSpec("normal.semiconjugate", semiconjugate, _config_data,
-                  description="normal with unknown mean and variance, semi-conjugate priors (source document 003, Example 2)",
-                  sbc_case=_sbc_semiconjugate),
-    )
-
-
-#: this module's models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`)
-SPECS = _specs()

@@ -82,8 +82,10 @@ The package's modules import downward only (each from those above it in this lis
 * :mod:`~gibbsjax.models.lda.shard_layout`: a corpus's documents split into shards, each packed into a grid;
 * :mod:`~gibbsjax.models.lda.shard`: the partially collapsed sampler with documents split over devices;
 * :mod:`~gibbsjax.models.lda.kernels`: the factories, ``SAMPLERS`` and the per-draw records;
-* :mod:`~gibbsjax.models.lda.inference`: new documents and held-out perplexity, φ fixed;
-* :mod:`~gibbsjax.models.lda.postprocessing`: ``postprocess``, ``report`` and ``SPECS``.
+* :mod:`~gibbsjax.models.lda.inference`: new documents and held-out perplexity, φ fixed.
+
+How a config builds LDA's data, its post-processing and its report live one layer up, in
+:mod:`gibbsjax.specs.lda`.
 
 This module re-exports their public names: ``from gibbsjax.models.lda import
 partially_collapsed`` and ``lda.data(corpus)`` work as before the split.
@@ -110,7 +112,6 @@ from gibbsjax.models.lda.priors import (HISTOGRAM_CAP, LEARN_ALPHA, MINKA_ITERAT
                                         sample_log_alpha, sample_log_eta)
 from gibbsjax.models.lda.kernels import SAMPLERS, collapsed, partially_collapsed, recorded_indices, uncollapsed
 from gibbsjax.models.lda.inference import heldout_perplexity, infer_doc_topics
-from gibbsjax.models.lda.postprocessing import SPECS, postprocess, report, theta_draws
 
 __all__ = [
     "LDAData",
@@ -156,10 +157,6 @@ __all__ = [
     "infer_doc_topics",
     "heldout_perplexity",
     "recorded_indices",
-    "theta_draws",
-    "postprocess",
-    "report",
-    "SPECS",
     # public beyond the list above before the package split, and still here
     "PACK_BLOCK_TOKENS",
     "tokens_in_corpus_order",

@@ -7,7 +7,7 @@ different ones, so "which topics does every chain reproduce" (the
 a topic that most chains find is one a user can rely on, whatever the chains
 do with their other topics (gensim's ``EnsembleLda`` keeps topics that recur
 across models in the same spirit; Greene, O'Callaghan & Cunningham 2014 score
-a number of topics K by how well runs agree, see :mod:`gibbsjax.choose_k`).
+a number of topics K by how well runs agree, see :mod:`gibbsjax.topics.choose_k`).
 
 :func:`stable_topics` clusters the topics of all chains by Hellinger distance
 and reports every cluster that at least ``min_share`` of the chains hold (and
