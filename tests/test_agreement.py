@@ -16,7 +16,7 @@ from gibbsjax import reports
 from gibbsjax.corpus import Corpus
 from gibbsjax.datasets.synthetic import lda_corpus
 from gibbsjax.diagnostics import RHAT_LIMIT, to_inference_data
-from gibbsjax.labels import AGREEMENT_THRESHOLD, REFERENCE_RULE, Agreement, chain_agreement, reference_chain
+from gibbsjax.agreement import AGREEMENT_THRESHOLD, REFERENCE_RULE, Agreement, chain_agreement, reference_chain
 from gibbsjax.models import gaussian_mixture as gm
 from gibbsjax.models import lda, mixtures
 from gibbsjax.specs import gaussian_mixture as gm_spec
@@ -414,7 +414,7 @@ def test_lda_report_refuses_a_result_that_is_not_lda():
 
 def test_many_chains_store_distances_to_the_reference_only():
     """Beyond PAIRWISE_MAX_CHAINS chains, K x chains distances (not K x chains^2), the same verdict."""
-    from gibbsjax.labels import PAIRWISE_MAX_CHAINS, Agreement, chain_agreement
+    from gibbsjax.agreement import PAIRWISE_MAX_CHAINS, Agreement, chain_agreement
 
     rng = np.random.default_rng(3)
     n = PAIRWISE_MAX_CHAINS + 36

@@ -84,7 +84,7 @@ def test_theta_concentration_is_the_documents_counts_plus_alpha(corpus, run):
     # one compiled program (op by op, every operation would compile one of its own), as the runner
     # calls both inside its compiled programs
     state, rec = jax.jit(init_and_record)(jax.random.key(3), d)
-    z = lda.tokens_in_corpus_order(d, np.asarray(state.z))
+    z = lda.layout.tokens_in_corpus_order(d, np.asarray(state.z))
     for row, doc in enumerate([0, 3, 7]):
         lo, hi = corpus.doc_offsets[doc], corpus.doc_offsets[doc + 1]
         expected = np.bincount(z[lo:hi], minlength=K) + 0.2

@@ -296,7 +296,7 @@ def test_minka_fixed_point_reaches_the_dirichlet_multinomial_mle(asymmetric):
     d = lda.data(corpus)
     z = np.zeros(d.words.shape, np.int32)
     # place the chosen topics in the grid: tokens_in_corpus_order's inverse by position
-    flat_positions = lda.tokens_in_corpus_order(d, np.arange(z.size).reshape(z.shape))
+    flat_positions = lda.layout.tokens_in_corpus_order(d, np.arange(z.size).reshape(z.shape))
     z.reshape(-1)[flat_positions] = np.concatenate(topics)
     kernel = lda.partially_collapsed(k, alpha=1.0, learn_alpha="minka", asymmetric_alpha=asymmetric)
     state = kernel.init(jax.random.key(0), d)._replace(z=jnp.asarray(z))

@@ -1,4 +1,4 @@
-"""Discrete Bayesian networks with Dirichlet CPTs and missing entries (source document 002 §23.2–23.3).
+"""Discrete Bayesian networks with Dirichlet CPTs and missing entries (the CSE 5523 lecture notes 23 §23.2–23.3).
 
 The model: a directed acyclic graph of discrete variables X_1..X_V with
 cardinalities c_v and parents C_v; every variable's conditional probability
@@ -15,11 +15,11 @@ of a document all drawn from its topic's word distribution.
 One sweep (:func:`bayes_net`):
 
 1. :func:`sample_missing` -- every missing X_{n,v} from its full conditional
-   given its Markov blanket (source document 001 §21.1: parents, children, co-parents)
+   given its Markov blanket (Sarkar's lecture notes 21 §21.1: parents, children, co-parents)
 
        p(X_{n,v} = k | rest) ∝ M_v[x_{n,C_v}, k] · Π_{w child of v} M_w[x_{n,C_w} with x_v = k, x_{n,w}],
 
-   the source document's forward factor times the backward messages b_{n,w,v}.  Rows are
+   the CSE 5523 lecture notes' forward factor times the backward messages b_{n,w,v}.  Rows are
    independent given the CPTs, so all rows are updated at once (vectorised);
    within a row the variables are visited one at a time in topological order
    (single-site, exact Gibbs: each draw uses the newest values of the others).
@@ -690,7 +690,7 @@ def _check_data(d) -> NetworkData:
 
 
 def dirichlet_cpts(keep_draws: bool = True) -> Kernel:
-    """Gibbs sampler for a discrete Bayesian network with Dirichlet CPTs (source document 002 §23.2).
+    """Gibbs sampler for a discrete Bayesian network with Dirichlet CPTs (the CSE 5523 lecture notes 23 §23.2).
 
     The network, priors and ties travel with the data (:func:`network`,
     :func:`data`).  Each sweep: missing entries by single-site exact Gibbs in

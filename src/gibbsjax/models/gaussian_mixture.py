@@ -1,4 +1,4 @@
-"""Gaussian mixture with Normal-Gamma priors (source document 002, §23.4).
+"""Gaussian mixture with Normal-Gamma priors (the CSE 5523 lecture notes 23, §23.4).
 
 Model (K components; D = 1, or D > 1 dimensions with a diagonal precision)::
 
@@ -18,9 +18,9 @@ The Gibbs sweep (:func:`normal_gamma`) draws, in order,
    posteriors (:func:`components_posterior`); independent given z, so drawn
    as one block.
 
-Priors: improper by default in the seed, proper here
------------------------------------------------------
-The source document's "uninformative" μ0 = λ = α = β = 0 is an improper prior, and with
+Priors: improper by default in the CSE 5523 notes, proper here
+--------------------------------------------------------------
+The CSE 5523 lecture notes' "uninformative" μ0 = λ = α = β = 0 is an improper prior, and with
 it the mixture posterior is improper too: every configuration with an empty
 component has infinite mass (Diebolt & Robert 1994, JRSS B 56:363–375), and a
 component holding one point has an unbounded likelihood as σ_k → 0.  So λ, a
@@ -38,9 +38,9 @@ variance are computed once by :func:`data` and stored with the data
 (``center``, ``scale2``); ``simulate_data`` keeps them, so the prior does not
 move with simulated data (the Geweke test stays valid).
 
-Typos in the seed, corrected here
----------------------------------
-The source document's posterior NormalGamma(Σ[Z_n=k] x_n, N, N/2, Σ[Z_n=k](x_n − x̄)²)
+Typos in the CSE 5523 notes, corrected here
+-------------------------------------------
+The CSE 5523 lecture notes' posterior NormalGamma(Σ[Z_n=k] x_n, N, N/2, Σ[Z_n=k](x_n − x̄)²)
 (with μ0 = λ = α = β = 0) means: the component mean x̄_k = Σ[Z_n=k] x_n / N_k
 (not the sum), λ_n = N_k and a_n = N_k/2 with N_k the component's count (not
 the data size N), and b_n = SS_k/2 (half the sum of squares, not all of it).
@@ -50,7 +50,7 @@ Label switching
 With exchangeable priors (a scalar ``alpha``, the default) components are
 interchangeable, so raw per-component draws (``weights``, ``mu``,
 ``sigma``; dim ``component``) are comparable across chains only after
-:func:`align` (Hungarian matching of chain means,
+:func:`gibbsjax.specs.gaussian_mixture.align` (Hungarian matching of chain means,
 :func:`gibbsjax.labels.align_chains`).  Label-invariant records, with
 meaningful R-hat as they are: ``lp`` (the log joint, in ``sample_stats``),
 ``log_lik`` (log p(x | w, μ, τ), z summed out), and the components
@@ -59,7 +59,7 @@ sorted by their (first-dimension) mean: ``mu_sorted``, ``sigma_sorted``,
 
 Per-observation output: ``posterior_mean["membership"]`` (obs, component), each
 chain's posterior mean of p(z_n = k | w, μ, τ, x_n) (Rao-Blackwellised
-responsibilities, accumulated by the runner, aligned by :func:`align`).
+responsibilities, accumulated by the runner, aligned by :func:`gibbsjax.specs.gaussian_mixture.align`).
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ def prior(d: MixtureData, num_components: int, *, mu0=None, lam=cn.DEFAULT_LAM, 
 
 
 def backward_messages(state: MixtureState, d: MixtureData) -> jax.Array:
-    """log (b_n)_k = Σ_d log N(x_nd; μ_kd, σ_kd): the source document's backward message, (N, K).
+    """log (b_n)_k = Σ_d log N(x_nd; μ_kd, σ_kd): the CSE 5523 lecture notes' backward message, (N, K).
 
     Parameters
     ----------
@@ -348,7 +348,7 @@ def components_posterior(state: MixtureState, d: MixtureData, *, mu0=None, lam=c
 
     With N_k, x̄_k and SS_k the count, mean and sum of squares of the points
     assigned to k: λ_n = λ + N_k, μ_n = (λ μ0 + N_k x̄_k)/λ_n, a_n = a + N_k/2,
-    b_n = b + SS_k/2 + λ N_k (x̄_k − μ0)²/(2 λ_n)  (source document 002 §23.4 with a proper
+    b_n = b + SS_k/2 + λ N_k (x̄_k − μ0)²/(2 λ_n)  (the CSE 5523 lecture notes 23 §23.4 with a proper
     prior).
 
     Parameters

@@ -1,8 +1,8 @@
 """The one-label document models: every document d has one label z_d (a class or a cluster).
 
-The Dirichlet-multinomial naive Bayes model (source document 000), the mixture of unigrams
-(source document 001, uncollapsed and with π collapsed) and the Bernoulli mixture
-(source document 004) are one model family: the labels share class proportions
+The Dirichlet-multinomial naive Bayes model (Resnik & Hardisty 2010), the mixture of unigrams
+(Sarkar's lecture notes 21, uncollapsed and with π collapsed) and the Bernoulli mixture
+(Padó 2012) are one model family: the labels share class proportions
 π ~ Dir(α), and each class has its own conjugate distribution over the document's
 observations.  The models in :mod:`gibbsjax.models.naive_bayes` and
 :mod:`gibbsjax.models.mixtures` are thin compositions of what is here (one layer below
@@ -648,7 +648,7 @@ class UnigramState(NamedTuple):
 def pi_posterior(state, data, *, alpha, rows: Rows | None = None) -> jax.Array:
     """Concentration of π | {Z_d} ~ Dir(n_1 + α_1, ..., n_K + α_K), n_k = #{d : Z_d = k}.
 
-    Seed 001, 1.; source document 004, eq. (16) (corrected: Beta(C_0 + α, C_1 + β) for K = 2).
+    Seed 001, 1.; Padó (2012), eq. (16) (corrected: Beta(C_0 + α, C_1 + β) for K = 2).
     ``rows``: with documents split over devices (:mod:`gibbsjax.rows`), the counts of
     every device's documents.
 
@@ -685,7 +685,7 @@ def pi_posterior(state, data, *, alpha, rows: Rows | None = None) -> jax.Array:
 
 
 def beta_posterior(state, data: Documents, *, lam: float, rows: Rows | None = None) -> jax.Array:
-    """Concentrations of β_k | {Z_d}, {W_id} ~ Dir(m_k1 + λ, ..., m_kV + λ) for every k (source document 001, 2.).
+    """Concentrations of β_k | {Z_d}, {W_id} ~ Dir(m_k1 + λ, ..., m_kV + λ) for every k (Sarkar's lecture notes 21, 2.).
 
     m_kv = #{(i, d) : W_id = v, Z_d = k}, counted by scatter-add over the tokens
     (``rows``: summed over the devices).
@@ -722,7 +722,7 @@ def beta_posterior(state, data: Documents, *, lam: float, rows: Rows | None = No
 
 
 def sample_pi_beta(key, state: UnigramState, data: Documents, *, alpha, lam, rows: Rows | None = None) -> UnigramState:
-    """π | Z ~ Dir(n + α) and β_k | Z, W ~ Dir(m_k + λ) (source document 001, 1. and 2.), as one block.
+    """π | Z ~ Dir(n + α) and β_k | Z, W ~ Dir(m_k + λ) (Sarkar's lecture notes 21, 1. and 2.), as one block.
 
     Given Z, π and the β_k are independent (π's Markov blanket is Z; β's is Z
     and W), so drawing them together is the same as drawing them one after the
@@ -769,7 +769,7 @@ def _z_logits(state, data: Documents) -> jax.Array:
 
 
 def sample_z(key, state: UnigramState, data: Documents, rows: Rows | None = None) -> jax.Array:
-    """Z_d | π, β, W ~ P(Z_d = k) ∝ π_k Π_i β_{k, W_id}, every d at once (source document 001, 3.).
+    """Z_d | π, β, W ~ P(Z_d = k) ∝ π_k Π_i β_{k, W_id}, every d at once (Sarkar's lecture notes 21, 3.).
 
     Parameters
     ----------

@@ -98,7 +98,7 @@ def _specs():
 
     return (ModelSpec("bayes_net.dirichlet_cpts", dirichlet_cpts, _config_data, postprocess, report,
                       description="discrete Bayesian network, Dirichlet CPTs, missing entries imputed "
-                                  "(source document 002 §23.2-23.3)", sbc_case=_sbc_case),)
+                                  "(the CSE 5523 lecture notes 23 §23.2-23.3)", sbc_case=_sbc_case),)
 
 
 #: this module's models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`)

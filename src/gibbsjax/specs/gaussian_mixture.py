@@ -59,7 +59,7 @@ def postprocess(idata, kernel=None, d=None, extras=None):
     """:func:`align` the components, measure which components every chain reproduces,
     and store the estimates of one mode in an ``estimates`` group.
 
-    The ``agreement`` group (:func:`gibbsjax.labels.add_agreement`) compares each
+    The ``agreement`` group (:func:`gibbsjax.agreement.add_agreement`) compares each
     chain's components as normal distributions: the Hellinger distance between
     N(μ̄, σ̄²) of two chains (per-chain posterior means of ``mu`` and ``sigma``;
     a product over dimensions for the diagonal model), with R-hat per component
@@ -103,8 +103,8 @@ def postprocess(idata, kernel=None, d=None, extras=None):
 
     import xarray as xr
 
-    from gibbsjax.labels import ESTIMATE_RULES
-    from gibbsjax.labels import add_agreement
+    from gibbsjax.agreement import ESTIMATE_RULES
+    from gibbsjax.agreement import add_agreement
     from gibbsjax.spec import replace_group
 
     idata = align(idata)
@@ -182,7 +182,7 @@ def _specs():
 
     return (ModelSpec("gaussian_mixture.normal_gamma", normal_gamma, _config_data, postprocess, report,
                       ("log_lik", "mu_sorted", "sigma_sorted", "weights_sorted", "mu"),
-                      "Gaussian mixture, Normal-Gamma priors, univariate or diagonal (source document 002, section 23.4)",
+                      "Gaussian mixture, Normal-Gamma priors, univariate or diagonal (the CSE 5523 lecture notes 23, section 23.4)",
                       sbc_case=_sbc_case),)
 
 

@@ -15,12 +15,13 @@ import jax
 import numpy as np
 
 from gibbsjax import evaluate
-from gibbsjax.labels import ESTIMATE_RULES, align_chains, reference_chain
+from gibbsjax.agreement import ESTIMATE_RULES, reference_chain
+from gibbsjax.labels import align_chains
 from gibbsjax.models.lda.shard import from_parts
 from gibbsjax.models.lda.inference import heldout_perplexity
 from gibbsjax.models.lda.kernels import SAMPLERS
 from gibbsjax.models.lda.layout import data
-from gibbsjax.labels import add_agreement
+from gibbsjax.agreement import add_agreement
 from gibbsjax.reports import agreement_lines
 from gibbsjax.sources import is_number, read_corpus
 from gibbsjax.topics.stable import add_stable_topics, report_lines, stable_topics_of
@@ -144,7 +145,7 @@ def postprocess(idata, kernel, d, extras):
     ``extras["heldout"]``) held-out perplexity in a ``topics`` group.
 
     Topics are aligned (:func:`gibbsjax.labels.align_chains`, Hellinger matching of
-    the per-chain ``topic_word``), then :func:`gibbsjax.labels.add_agreement`
+    the per-chain ``topic_word``), then :func:`gibbsjax.agreement.add_agreement`
     stores the ``agreement`` group: Hellinger distances between the chains' topics,
     which chains reproduce each topic of the reference chain (the chain with the
     highest mean ``lp`` over the sampling phase) and R-hat of each aligned topic's
@@ -152,7 +153,7 @@ def postprocess(idata, kernel, d, extras):
     group (the topics that recur across chains).  The estimates in ``topics`` never average across modes: they
     come from ``extras["chains"]`` (default ``"best"``, the reference chain alone;
     ``"agreeing"``, the mean of the chains that reproduce every topic of the
-    reference chain; :data:`gibbsjax.labels.ESTIMATE_RULES`), recorded in its
+    reference chain; :data:`gibbsjax.agreement.ESTIMATE_RULES`), recorded in its
     attributes ``estimate_chains`` (JSON) and ``estimate_rule``.  Per-chain
     estimates stay in ``posterior_mean``.  ``extras``: ``corpus`` (the training
     corpus), ``heldout`` (a Corpus or None), ``hyperparameters`` (``alpha`` is
@@ -359,7 +360,7 @@ def _specs():
     return tuple(
         ModelSpec(f"lda.{name}", factory, _config_data, postprocess, report,
                   description=f"latent Dirichlet allocation, {name.replace('_', ' ')} Gibbs sampler "
-                              "(source document 003 §4)", sbc_case=functools.partial(_sbc_case, factory))
+                              "(Wang 2015, §4)", sbc_case=functools.partial(_sbc_case, factory))
         for name, factory in SAMPLERS.items()
     )
 

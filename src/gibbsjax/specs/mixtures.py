@@ -66,13 +66,13 @@ def _specs():
 
     return (
         spec("mixtures.unigrams", unigrams, _unigram_config_data,
-             "mixture of unigrams, uncollapsed (source document 001; source document 002 section 23.3)",
+             "mixture of unigrams, uncollapsed (Sarkar's lecture notes 21; the CSE 5523 lecture notes 23 section 23.3)",
              functools.partial(_sbc_unigrams, unigrams)),
         spec("mixtures.unigrams_collapsed", unigrams_collapsed, _unigram_config_data,
-             "mixture of unigrams with pi collapsed (source document 001, section 21.2.2)",
+             "mixture of unigrams with pi collapsed (Sarkar's lecture notes 21, section 21.2.2)",
              functools.partial(_sbc_unigrams, unigrams_collapsed)),
         spec("mixtures.bernoulli", bernoulli, _bernoulli_config_data,
-             "mixture of binary feature vectors, Beta priors as pseudo-counts (source document 004)",
+             "mixture of binary feature vectors, Beta priors as pseudo-counts (Padó 2012)",
              _sbc_bernoulli),
     )
 

@@ -43,11 +43,11 @@ def _specs():
 
     return (ModelSpec("naive_bayes.dirichlet_multinomial", dirichlet_multinomial, _config_data, _postprocess,
                       one_label_report, ("pi",),
-                      "Dirichlet-multinomial naive Bayes, pi collapsed, some labels observed (source document 000)",
+                      "Dirichlet-multinomial naive Bayes, pi collapsed, some labels observed (Resnik & Hardisty 2010)",
                       sbc_case=functools.partial(_sbc_case, dirichlet_multinomial, "labels", "log_theta")),
             ModelSpec("naive_bayes.uncollapsed", uncollapsed, _config_data, _postprocess, one_label_report, ("pi",),
                       "Dirichlet-multinomial naive Bayes with pi drawn: labels drawn all at once, documents can "
-                      "be split over devices (source document 000)",
+                      "be split over devices (Resnik & Hardisty 2010)",
                       sbc_case=functools.partial(_sbc_case, uncollapsed, "z", "log_beta")))
 
 

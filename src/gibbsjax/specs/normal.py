@@ -29,10 +29,10 @@ def _specs():
 
     return (
         ModelSpec("normal.bivariate", bivariate,
-                  description="bivariate normal with correlation rho (source document 003, Example 1); no data",
+                  description="bivariate normal with correlation rho (Wang 2015, Example 1); no data",
                   sbc_case=_sbc_bivariate),
         ModelSpec("normal.semiconjugate", semiconjugate, _config_data,
-                  description="normal with unknown mean and variance, semi-conjugate priors (source document 003, Example 2)",
+                  description="normal with unknown mean and variance, semi-conjugate priors (Wang 2015, Example 2)",
                   sbc_case=_sbc_semiconjugate),
     )
 

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from gibbsjax import evaluate, reports
+from gibbsjax import agreement as ag
 from gibbsjax import labels as lb
 from gibbsjax.spec import replace_group
 
@@ -24,7 +25,7 @@ def one_label_postprocess(idata, data, *, align: bool):
     With ``align``: when the word distributions are recorded per draw, draws are
     relabelled to a common reference first (within-chain switching,
     :func:`gibbsjax.labels.relabel_draws`), then chains are aligned
-    (:func:`gibbsjax.labels.align_chains`); :func:`gibbsjax.labels.add_agreement` stores which
+    (:func:`gibbsjax.labels.align_chains`); :func:`gibbsjax.agreement.add_agreement` stores which
     clusters every chain reproduces (Hellinger distance between the chains'
     word distributions, or between their products of Bernoulli features for
     ``p``; R-hat of ``pi``), and the estimates are the mean of the chains that
@@ -59,11 +60,11 @@ def one_label_postprocess(idata, data, *, align: bool):
         idata, _ = lb.align_chains(idata, word_var, class_dim, distance="hellinger")
         per_chain = (idata.posterior[word_var].mean("draw") if word_var in idata.posterior
                      else idata["posterior_mean"][word_var])
-        idata, agreement = lb.add_agreement(idata, per_chain, class_dim, rhat_vars=("pi",),
+        idata, agreement = ag.add_agreement(idata, per_chain, class_dim, rhat_vars=("pi",),
                                          distance="bernoulli" if word_var == "p" else "hellinger")
         chains = agreement.estimate_chains("agreeing")
         attrs["estimate_chains"] = json.dumps(chains)
-        attrs["estimate_rule"] = lb.ESTIMATE_RULES["agreeing"]
+        attrs["estimate_rule"] = ag.ESTIMATE_RULES["agreeing"]
     else:
         chains = None
 

@@ -62,7 +62,7 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         default): the reference chain, the one with the highest mean log joint
         ``lp`` over the sampling phase.  ``"agreeing"``: the mean of the chains
         that reproduce every topic of the reference chain (Hellinger distance at
-        most :data:`gibbsjax.labels.AGREEMENT_THRESHOLD`); when all chains agree
+        most :data:`gibbsjax.agreement.AGREEMENT_THRESHOLD`); when all chains agree
         that is every chain.
     empty : {"keep", "drop", "error"}
         Documents without tokens (after tokenising, or words unknown to the
@@ -129,7 +129,7 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         Every chain's posterior mean of θ, aligned likewise.
     estimate_chains_ : list of int
         The chains ``topic_word_``, ``doc_topic_`` and :meth:`top_words` come from.
-    agreement_ : gibbsjax.labels.Agreement
+    agreement_ : gibbsjax.agreement.Agreement
         Which topics every chain reproduces (``agreement_.verdict``, e.g. "6 of 8
         topics reproduced by all 4 chains"), pairwise Hellinger distances, the
         reference chain and R-hat per aligned topic; also ``idata_.agreement``.

@@ -26,7 +26,7 @@ from gibbsjax._checks import check_int, check_seed
 from gibbsjax.config import get_spec
 from gibbsjax.corpus import Corpus
 from gibbsjax.corpus.inputs import check_word_filters, is_anonymous
-from gibbsjax.labels import ESTIMATE_RULES, Agreement
+from gibbsjax.agreement import ESTIMATE_RULES, Agreement
 from gibbsjax.models import lda
 from gibbsjax.pipeline import Job, model_attrs
 from gibbsjax.run import Settings, data_fingerprint
