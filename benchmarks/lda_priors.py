@@ -3,7 +3,7 @@
 For every corpus the same documents are held out (``--heldout``, split seed 0) and every
 configuration runs the same chains, seeds and sweeps through `gibbsjax.sample` (the
 default partially collapsed sampler with its fast warm-up), then the same post-processing
-as `gibbsjax run` (`gibbsjax.models.lda.postprocess`): topics aligned across chains,
+as `gibbsjax run` (`gibbsjax.specs.lda.postprocess`): topics aligned across chains,
 estimates from the reference chain (the highest mean lp), and held-out perplexity by
 document completion (`gibbsjax.models.lda.heldout_perplexity`, same observed/scored halves,
 same θ inference seeds), φ being the posterior mean E[φ | z, w] smoothed with the run's η
@@ -79,6 +79,7 @@ def load(name: str, heldout: float):
 def run_one(config: str, k: int, train, test, seed: int, args) -> dict:
     import gibbsjax
     from gibbsjax.models import lda
+    from gibbsjax.specs.lda import postprocess
 
     options = CONFIGS[config](k)
     kernel = lda.partially_collapsed(k, **options)
@@ -88,7 +89,7 @@ def run_one(config: str, k: int, train, test, seed: int, args) -> dict:
                             num_draws=args.draws, progress=False)
     seconds = time.perf_counter() - start
     extras = {"corpus": train, "heldout": test, "hyperparameters": {"alpha": options["alpha"]}, "chains": "best"}
-    out = lda.postprocess(idata, kernel, d, extras)
+    out = postprocess(idata, kernel, d, extras)
     attrs = out.topics.attrs
     row = {"perplexity": float(attrs["heldout_perplexity"]), "seconds": seconds}
     if "learned_alpha" in attrs:

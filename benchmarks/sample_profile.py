@@ -48,11 +48,13 @@ import jax.numpy as jnp
 import numpy as np
 
 import gibbsjax
-from gibbsjax import estimators, lda_fit, pipeline
+from gibbsjax import pipeline
 from gibbsjax.datasets.synthetic import lda_corpus
 from gibbsjax.models import lda
-from gibbsjax.models.lda import postprocessing
+from gibbsjax.specs import lda as postprocessing
 from gibbsjax.run import driver, results
+from gibbsjax.topics import estimators
+from gibbsjax.topics import fit as lda_fit
 
 ALPHA, ETA, VOCAB = 0.1, 0.01, 10_000
 

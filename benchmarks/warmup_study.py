@@ -25,7 +25,7 @@ one ``gibbsjax.sample`` call of ``--chains`` chains, at
 Reported per setting (mean over seeds, and every seed's agreement count):
 R-hat of ``lp`` (:func:`gibbsjax.diagnostics.rhat_lp`), the agreement verdict
 (topics of the reference chain reproduced by all chains, Hellinger threshold
-:data:`gibbsjax.labels.AGREEMENT_THRESHOLD`, as ``gibbsjax run`` reports it),
+:data:`gibbsjax.agreement.AGREEMENT_THRESHOLD`, as ``gibbsjax run`` reports it),
 on synthetic corpora the mean Hellinger distance of the topics to the true ones
 after a one-to-one matching (per chain, then averaged over chains; and of the
 estimate, the reference chain), held-out perplexity of the estimate (document
@@ -133,7 +133,7 @@ def run_setting(job: Job, warmup: str, num_warmup: int, seeds, chains: int) -> d
     import gibbsjax
     from gibbsjax.diagnostics import rhat_lp
     from gibbsjax.models import lda
-    from gibbsjax.models.lda.postprocessing import postprocess
+    from gibbsjax.specs.lda import postprocess
 
     kernel = lda.partially_collapsed(job.k, alpha=job.alpha, eta=job.eta, warmup=warmup)
     d = lda.data(job.train)

@@ -16,9 +16,11 @@ from gibbsjax import reports
 from gibbsjax.corpus import Corpus
 from gibbsjax.datasets.synthetic import lda_corpus
 from gibbsjax.diagnostics import RHAT_LIMIT, to_inference_data
-from gibbsjax.labels import AGREEMENT_THRESHOLD, REFERENCE_RULE, Agreement, chain_agreement, reference_chain
+from gibbsjax.agreement import AGREEMENT_THRESHOLD, REFERENCE_RULE, Agreement, chain_agreement, reference_chain
 from gibbsjax.models import gaussian_mixture as gm
 from gibbsjax.models import lda, mixtures
+from gibbsjax.specs import gaussian_mixture as gm_spec
+from gibbsjax.specs import lda as lda_spec
 
 
 def _hellinger_by_definition(p, q):
@@ -183,7 +185,7 @@ def _two_mode_lda_idata(lp_best: int):
 def test_lda_estimates_come_from_the_reference_chain_not_the_average(best):
     idata, modes, corpus = _two_mode_lda_idata(best)
     extras = {"corpus": corpus, "hyperparameters": {"alpha": 0.1}}
-    out = lda.postprocess(idata, lda.partially_collapsed(2), None, extras)
+    out = lda_spec.postprocess(idata, lda.partially_collapsed(2), None, extras)
     phi = out.topics["topic_word"].values
     aligned = out.posterior_mean["topic_word"].transpose("chain", "topic", "word").values
     # the estimates are the reference chain's topics (aligned: in some order) ...
@@ -201,16 +203,16 @@ def test_lda_estimates_come_from_the_reference_chain_not_the_average(best):
     assert ag.attrs["verdict"] == "0 of 2 topics reproduced by all 2 chains"
     assert np.all(ag["distance_to_reference"].values[1 - best] > AGREEMENT_THRESHOLD)
     # the report says so, next to R-hat per topic, and names where the estimates come from
-    text = lda.report(out)
+    text = lda_spec.report(out)
     assert "agreement: 0 of 2 topics reproduced by all 2 chains" in text
     assert "R-hat" in text and "chains disagree" in text and f"from chain {best}" in text
     assert "--kind stable" in text  # LDA results carry stable topics: the advice points there
     # "agreeing" averages the chains that reproduce every topic of the reference: here only it
-    out2 = lda.postprocess(_two_mode_lda_idata(best)[0], lda.partially_collapsed(2), None,
+    out2 = lda_spec.postprocess(_two_mode_lda_idata(best)[0], lda.partially_collapsed(2), None,
                            {**extras, "chains": "agreeing"})
     np.testing.assert_allclose(out2.topics["topic_word"].values, phi)
     with pytest.raises(ValueError, match="chains"):
-        lda.postprocess(_two_mode_lda_idata(best)[0], None, None, {**extras, "chains": "mean"})
+        lda_spec.postprocess(_two_mode_lda_idata(best)[0], None, None, {**extras, "chains": "mean"})
 
 
 # ----------------------------------------------------------------------------- the LDA estimator
@@ -248,7 +250,7 @@ def test_estimator_warns_and_never_blends_when_chains_disagree(disagreeing):
     assert message == reports.disagreement_line(model.idata_) and "\n" not in message
     assert caught[0].message.details == reports.chains_disagree(model.idata_)
     assert message.startswith("chains disagree") and "R-hat" in message and a.verdict in message
-    assert "chains disagree" in lda.report(model.idata_)
+    assert "chains disagree" in lda_spec.report(model.idata_)
     ref = a.reference_chain
     assert model.estimate_chains_ == [ref]
     assert ref == int(np.argmax(model.idata_.sample_stats["lp"].mean("draw").values))
@@ -287,7 +289,7 @@ def test_estimator_does_not_warn_when_chains_agree():
     assert model.agreement_.all_agree and model.agreement_.agreeing_chains == list(range(8))
     assert model.agreement_.verdict == "2 of 2 topics reproduced by all 8 chains"
     assert reports.chains_disagree(model.idata_) is None
-    assert "-> chains agree" in lda.report(model.idata_)
+    assert "-> chains agree" in lda_spec.report(model.idata_)
     assert np.all(model.agreement_.rhat < RHAT_LIMIT)
 
 
@@ -338,7 +340,7 @@ def test_mixture_agreement_group_report_and_estimates_from_one_mode():
 
 
 def test_bernoulli_mixture_uses_the_bernoulli_distance():
-    from gibbsjax.one_label import one_label_postprocess
+    from gibbsjax.specs.one_label import one_label_postprocess
 
     p = np.array([[0.8, 0.1, 0.6], [0.2, 0.7, 0.1]])
     q = np.array([[0.7, 0.2, 0.6], [0.2, 0.7, 0.3]])
@@ -371,7 +373,7 @@ def _gmm_idata(mu, sigma, lp_means):
 def test_gaussian_mixture_agreement_uses_the_normal_hellinger_distance():
     mu = [[2.0, 4.3], [4.3, 2.0], [2.0, 3.0]]      # chain 1: swapped labels; chain 2: another mode
     sigma = [[0.25, 0.4], [0.4, 0.25], [0.25, 1.2]]
-    out = gm.postprocess(_gmm_idata(mu, sigma, [-5.0, -6.0, -40.0]))
+    out = gm_spec.postprocess(_gmm_idata(mu, sigma, [-5.0, -6.0, -40.0]))
     ag = out.agreement
     assert ag.attrs["component_dim"] == "component" and ag.attrs["reference_chain"] == 0
     assert json.loads(ag.attrs["agreeing_chains"]) == [0, 1]
@@ -385,34 +387,34 @@ def test_gaussian_mixture_agreement_uses_the_normal_hellinger_distance():
     assert ag.attrs["verdict"] == "1 of 2 components reproduced by all 3 chains"
     # estimates from chains 0 and 1 (aligned), not blended with chain 2
     np.testing.assert_allclose(np.sort(out.estimates["mu_mean"].values), [2.0, 4.3], atol=1e-3)
-    text = gm.report(out)
+    text = gm_spec.report(out)
     assert "agreement: 1 of 2 components reproduced by all 3 chains" in text and "chains disagree" in text
     assert "chains 0, 1" in text
-    agree = gm.postprocess(_gmm_idata(mu[:2], sigma[:2], [-5.0, -5.0]))
+    agree = gm_spec.postprocess(_gmm_idata(mu[:2], sigma[:2], [-5.0, -5.0]))
     assert agree.agreement.attrs["verdict"] == "2 of 2 components reproduced by all 2 chains"
-    assert "-> chains agree" in gm.report(agree)
+    assert "-> chains agree" in gm_spec.report(agree)
 
 
 def test_one_chain_has_nothing_to_compare():
     idata, modes, corpus = _two_mode_lda_idata(0)
     one = idata.isel(chain=[0])
-    out = lda.postprocess(one, None, None, {"corpus": corpus, "hyperparameters": {"alpha": 0.1}})
+    out = lda_spec.postprocess(one, None, None, {"corpus": corpus, "hyperparameters": {"alpha": 0.1}})
     assert out.agreement.attrs["verdict"] == "one chain: nothing to compare its 2 topics with"
     assert np.isnan(out.agreement["rhat"].values).all()
     np.testing.assert_allclose(out.topics["topic_word"].values, modes[0])
     assert reports.chains_disagree(out) is None
-    text = lda.report(out)
+    text = lda_spec.report(out)
     assert "one chain" in text and "chains disagree" not in text
 
 
 def test_lda_report_refuses_a_result_that_is_not_lda():
     with pytest.raises(ValueError, match="not an LDA result"):
-        lda.report(to_inference_data({"x": np.zeros((2, 10))}))
+        lda_spec.report(to_inference_data({"x": np.zeros((2, 10))}))
 
 
 def test_many_chains_store_distances_to_the_reference_only():
     """Beyond PAIRWISE_MAX_CHAINS chains, K x chains distances (not K x chains^2), the same verdict."""
-    from gibbsjax.labels import PAIRWISE_MAX_CHAINS, Agreement, chain_agreement
+    from gibbsjax.agreement import PAIRWISE_MAX_CHAINS, Agreement, chain_agreement
 
     rng = np.random.default_rng(3)
     n = PAIRWISE_MAX_CHAINS + 36

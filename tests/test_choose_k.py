@@ -1,4 +1,4 @@
-"""Choosing K by stability (gibbsjax.choose_k): the score, the table, the scorer in GridSearchCV,
+"""Choosing K by stability (gibbsjax.topics.choose_k): the score, the table, the scorer in GridSearchCV,
 the CLI and the plot; the peak at the true K on a synthetic corpus (slow; a two-K default version)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gibbsjax.choose_k import choose_num_topics, stability, stability_scorer, table_lines
-from gibbsjax.stable import stable_topics
+from gibbsjax.topics.choose_k import choose_num_topics, stability, stability_scorer, table_lines
+from gibbsjax.topics.stable import stable_topics
 
 
 def _corpus(num_docs=200, vocab=100, length=60, seed=0):

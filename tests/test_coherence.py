@@ -214,7 +214,7 @@ def test_report_names_the_measure():
     import xarray as xr
 
     from gibbsjax.diagnostics import to_inference_data
-    from gibbsjax.models.lda.postprocessing import report
+    from gibbsjax.specs.lda import report
     from gibbsjax.spec import replace_group
 
     idata = to_inference_data({"topic_share": np.full((1, 5, 2), 0.5)}, dims={"topic_share": ["topic"]})

@@ -93,7 +93,7 @@ def test_stable_topics_are_the_packages_vocabularies(demo):
     import arviz as az
 
     from gibbsjax.datasets import stdlib_docs
-    from gibbsjax.stable import stable_topics_of
+    from gibbsjax.topics.stable import stable_topics_of
 
     _, out = demo
     idata = az.from_netcdf(str(out))

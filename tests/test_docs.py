@@ -51,5 +51,5 @@ def test_every_public_module_has_a_page():
         assert importlib.util.find_spec(page) is not None, page
     for module in ("gibbsjax.run", "gibbsjax.kernel", "gibbsjax.random", "gibbsjax.corpus",
                    "gibbsjax.datasets", "gibbsjax.evaluate", "gibbsjax.testing", "gibbsjax.diagnostics",
-                   "gibbsjax.labels", "gibbsjax.plots", "gibbsjax.estimators", "gibbsjax.models.lda"):
+                   "gibbsjax.labels", "gibbsjax.plots", "gibbsjax.topics.estimators", "gibbsjax.models.lda"):
         assert module in pages, f"no API page for {module}"

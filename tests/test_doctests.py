@@ -18,8 +18,8 @@ import gibbsjax
 # gibbsjax.models is such a module (a new model needs no line here); these are the others
 # (a package named here counts with its modules).
 _SLOW_OTHERS = {
-    "gibbsjax.estimators", "gibbsjax.run", "gibbsjax.testing", "gibbsjax.plots", "gibbsjax.cli",
-    "gibbsjax.stopping", "gibbsjax.reports", "gibbsjax.random",
+    "gibbsjax.topics.estimators", "gibbsjax.run", "gibbsjax.testing", "gibbsjax.plots", "gibbsjax.cli",
+    "gibbsjax.stopping", "gibbsjax.reports", "gibbsjax.random", "gibbsjax.specs",
 }
 
 

@@ -18,6 +18,7 @@ from gibbsjax.datasets.tabular import faithful
 from gibbsjax.kernel import sweep
 from gibbsjax.models import gaussian_mixture as gm
 from gibbsjax.testing import default_test_functions, geweke_test
+from gibbsjax.specs import gaussian_mixture as gm_spec
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
@@ -91,7 +92,7 @@ def test_old_faithful_four_chains_agree_and_find_both_modes():
     import arviz as az
 
     config, idata = _faithful_run()
-    aligned = gm.align(idata)
+    aligned = gm_spec.align(idata)
     rhat = {
         "lp": float(az.rhat(idata.sample_stats["lp"].values)),
         "log_lik": float(az.rhat(idata.posterior["log_lik"].values)),
@@ -128,7 +129,7 @@ def test_align_undoes_a_relabelled_chain():
         values = swapped.posterior[name].values.copy()
         values[1] = values[1, :, ::-1]
         swapped.posterior[name] = swapped.posterior[name].copy(data=values)
-    aligned = gm.align(swapped)
+    aligned = gm_spec.align(swapped)
     raw = swapped.posterior["mu"].mean("draw").values
     assert not np.allclose(raw[0], raw[1], atol=0.2)  # chains disagree before alignment
     np.testing.assert_allclose(aligned.posterior["mu"].mean("draw").values[1],

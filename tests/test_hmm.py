@@ -15,8 +15,10 @@ from scipy.special import logsumexp
 import gibbsjax
 from gibbsjax.config import load_config
 from gibbsjax.datasets.tabular import casino
+from gibbsjax.models import ffbs as ffbs_module
 from gibbsjax.models import hmm
 from gibbsjax.testing import chi_square_test, geweke_test
+from gibbsjax.specs import hmm as hmm_spec
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
@@ -65,7 +67,7 @@ def _path_counts(draws, k, length):
 @pytest.mark.parametrize("length", [6, 4])
 def test_ffbs_draws_match_the_exact_path_posterior(length):
     """K = 2, T = 6 (and 4 real steps padded to 6): all 2^T paths enumerated."""
-    draws = _ffbs_draws(hmm.ffbs, 40_000, length)
+    draws = _ffbs_draws(ffbs_module.ffbs, 40_000, length)
     assert np.all(draws[:, length:] == 0)  # padding steps are 0
     _, probs = _exact_path_posterior(2, length, _params(2, 6, seed=11))
     counts = _path_counts(draws, 2, length)
@@ -77,7 +79,7 @@ def test_chi_square_catches_sampling_from_the_filtered_marginals():
     """Power: a wrong backward pass (z_t drawn from p(z_t | y_1..t), ignoring z_t+1) fails."""
 
     def wrong_ffbs(key, li, lt, ll, length):
-        log_filtered, _ = hmm.forward_filter(li, lt, ll, length)
+        log_filtered, _ = ffbs_module.forward_filter(li, lt, ll, length)
         keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(key, jnp.arange(ll.shape[0]))
         from gibbsjax import random as gr
 
@@ -94,7 +96,7 @@ def test_forward_log_likelihood_equals_the_sum_over_all_paths(k, t, length):
     paths = itertools.product(range(k), repeat=length)
     brute = logsumexp([_path_log_joint(p, *params[:2], params[2][:length]) for p in paths])
     with jax.enable_x64(True):
-        got = jax.jit(hmm.forward_log_likelihood)(*(jnp.asarray(a, jnp.float64) for a in params), jnp.int32(length))
+        got = jax.jit(ffbs_module.forward_log_likelihood)(*(jnp.asarray(a, jnp.float64) for a in params), jnp.int32(length))
         assert got.dtype == jnp.float64
         assert abs(float(got) - brute) < 1e-6
 
@@ -103,10 +105,10 @@ def test_forward_is_stable_for_long_sequences():
     """5000 steps of tiny emission probabilities: normalised every step, finite throughout."""
     li, lt, _ = (jnp.asarray(a, jnp.float32) for a in _params(2, 1, seed=1))
     ll = jnp.full((5_000, 2), -50.0).at[:, 1].set(-51.0)
-    log_filtered, log_norm = jax.jit(hmm.forward_filter)(li, lt, ll)
+    log_filtered, log_norm = jax.jit(ffbs_module.forward_filter)(li, lt, ll)
     assert bool(jnp.all(jnp.isfinite(log_filtered))) and bool(jnp.all(jnp.isfinite(log_norm)))
     assert float(jnp.sum(log_norm)) < -2.5e5
-    path = jax.jit(hmm.ffbs)(jax.random.key(0), li, lt, ll)
+    path = jax.jit(ffbs_module.ffbs)(jax.random.key(0), li, lt, ll)
     assert path.shape == (5_000,) and int(path.min()) >= 0 and int(path.max()) <= 1
 
 
@@ -141,7 +143,7 @@ def _batch_sweep_parts(key, state, d):
 
 @jax.jit
 def _single_sequence(key, log_initial, log_transition, log_lik):
-    return hmm.ffbs(key, log_initial, log_transition, log_lik), hmm.forward_log_likelihood(
+    return ffbs_module.ffbs(key, log_initial, log_transition, log_lik), ffbs_module.forward_log_likelihood(
         log_initial, log_transition, log_lik)
 
 
@@ -269,7 +271,7 @@ def test_casino_run_recovers_the_loaded_die():
     config = load_config(CONFIGS / "hmm-casino.toml")
     idata = gibbsjax.sample(config.kernel, config.data, seed=3, num_chains=2, num_warmup=150,
                             num_draws=150, progress=False)
-    idata = hmm.align(idata)
+    idata = hmm_spec.align(idata)
     emission = idata.posterior["emission_sorted"].mean(("chain", "draw")).values
     assert 0.4 < emission[1, 5] < 0.6  # the loaded die shows a six half the time
     assert np.all(emission[1, :5] < 0.15) and np.all(np.abs(emission[0] - 1 / 6) < 0.08)
@@ -292,7 +294,7 @@ def test_align_permutes_both_transition_axes():
         "transition": np.array([[t] * 3, [swapped] * 3]),
     }
     idata = to_inference_data(post, dims={"emission": ["state", "symbol"], "transition": ["state", "state_to"]})
-    aligned = hmm.align(idata)
+    aligned = hmm_spec.align(idata)
     np.testing.assert_allclose(aligned.posterior["transition"].values[1, 0], t)
     np.testing.assert_allclose(aligned.posterior["emission"].values[1, 0], [[0.8, 0.2], [0.1, 0.9]])
 

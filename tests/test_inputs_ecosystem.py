@@ -9,7 +9,7 @@
 * ``components_`` and ``n_components``; the new parameters through ``get_params``,
   ``clone``, ``set_params``, ``save``/``load`` and scikit-learn's own check.
 
-Most tests call :func:`gibbsjax.inputs.as_corpus`, the one converter, and fit nothing;
+Most tests call :func:`gibbsjax.corpus.inputs.as_corpus`, the one converter, and fit nothing;
 the few fits are tiny (one or two chains, a few sweeps).
 """
 
@@ -23,9 +23,10 @@ import pytest
 from sklearn.base import clone
 from sklearn.feature_extraction.text import CountVectorizer
 
-from gibbsjax import LDA, lda_fit
+from gibbsjax import LDA
+from gibbsjax.topics import fit as lda_fit
 from gibbsjax.corpus import WORD_PATTERN, Corpus, EmptyDocumentWarning, english_stop_words
-from gibbsjax.inputs import as_corpus, filter_words
+from gibbsjax.corpus.inputs import as_corpus, filter_words
 
 TINY = dict(num_topics=2, num_chains=2, num_warmup=5, num_draws=5, seed=0, progress=False)
 

@@ -154,8 +154,8 @@ def _lda_model(num_topics: int, num_chains: int = 2, num_draws: int = 5):
 
 
 def _lda_job(num_topics: int, vocab_size: int, num_chains: int = 2, num_draws: int = 5):
-    from gibbsjax import lda_fit
-    from gibbsjax.inputs import as_corpus
+    from gibbsjax.topics import fit as lda_fit
+    from gibbsjax.corpus.inputs import as_corpus
 
     model = _lda_model(num_topics, num_chains, num_draws)
     return lda_fit.job(model.get_params(), as_corpus(_lda_docs(vocab_size)))

@@ -7,16 +7,8 @@ import pytest
 import xarray as xr
 
 from gibbsjax.diagnostics import to_inference_data
-from gibbsjax.labels import (
-    add_agreement,
-    align_chains,
-    component_permutations,
-    component_rhat,
-    disagreement,
-    estimate_source,
-    permute,
-    relabel_draws,
-)
+from gibbsjax.agreement import add_agreement, component_rhat, disagreement, estimate_source
+from gibbsjax.labels import align_chains, component_permutations, permute, relabel_draws
 from gibbsjax.spec import replace_group
 
 

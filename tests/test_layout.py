@@ -2,7 +2,11 @@
 
 * no import circle among the modules of ``src/gibbsjax`` (imports inside functions count);
 * no module imports another module's private name (``from m import _x`` or ``m._x``);
-* the LDA package's modules stay under 600 lines, the estimator facade under 500.
+* two layers: no module of the samplers (``SAMPLERS`` below: models, conditionals, kernels, random
+  primitives, the runner, diagnostics, the testing tools, corpora and data sets) imports a module of
+  the applications above them (specs, configs, reports, post-processing, alignment, the estimator, the CLI);
+* no module over 1,000 lines (``random.py``, one generator and its distributions, excepted); the LDA
+  package's modules stay under 600 lines, the estimator facade under 500.
 """
 
 from __future__ import annotations
@@ -131,9 +135,39 @@ def test_no_module_imports_another_modules_private_name():
     assert private == []
 
 
+#: the samplers' layer: these modules and the packages' modules below them; every other module is an application
+SAMPLERS = ("gibbsjax.models", "gibbsjax.run", "gibbsjax.testing", "gibbsjax.corpus", "gibbsjax.datasets",
+            "gibbsjax.random", "gibbsjax.kernel", "gibbsjax._checks", "gibbsjax.conjugate", "gibbsjax.conjugate_normal",
+            "gibbsjax.rows", "gibbsjax.memory", "gibbsjax.stopping", "gibbsjax.diagnostics", "gibbsjax.chain_stats",
+            "gibbsjax.reading", "gibbsjax.outputs", "gibbsjax.steps")
+
+
+def _is_sampler(module: str) -> bool:
+    return any(module == m or module.startswith(m + ".") for m in SAMPLERS)
+
+
+def _upward(edges) -> list[str]:
+    return sorted(f"{a} -> {b}" for a, targets in edges.items() if _is_sampler(a)
+                  for b in targets if b.startswith("gibbsjax") and not _is_sampler(b))
+
+
+def test_the_layer_check_sees_an_import_upward():
+    edges = {"gibbsjax.models.normal": {"gibbsjax.kernel", "gibbsjax.specs.normal"},
+             "gibbsjax.specs.normal": {"gibbsjax.models.normal"}}
+    assert _upward(edges) == ["gibbsjax.models.normal -> gibbsjax.specs.normal"]
+
+
+def test_samplers_never_import_applications():
+    edges, _ = _read()
+    assert [m for m in SAMPLERS if m not in MODULES] == []
+    assert _upward(edges) == []
+
+
 def test_file_sizes():
+    sizes = {m: sum(1 for _ in p.open(encoding="utf-8")) for m, (p, _) in MODULES.items()}
+    assert {m: n for m, n in sizes.items() if n > 1000 and m != "gibbsjax.random"} == {}
     lda = {m: sum(1 for _ in p.open(encoding="utf-8")) for m, (p, _) in MODULES.items()
            if m.startswith("gibbsjax.models.lda.")}
     assert lda and max(lda.values()) <= 600, lda
-    estimators, _ = MODULES["gibbsjax.estimators"]
+    estimators, _ = MODULES["gibbsjax.topics.estimators"]
     assert sum(1 for _ in estimators.open(encoding="utf-8")) < 500

@@ -61,7 +61,7 @@ def final_states(kernel: Kernel, data, num_chains: int, num_sweeps: int, seed: i
 
     keys = jax.random.split(jax.random.key(seed), num_chains)
     z_grid = np.asarray(jax.jit(jax.vmap(chain))(keys))
-    return np.stack([lda.tokens_in_corpus_order(data, zg) for zg in z_grid])
+    return np.stack([lda.layout.tokens_in_corpus_order(data, zg) for zg in z_grid])
 
 
 def _state_counts(z: np.ndarray, k: int) -> np.ndarray:
@@ -158,7 +158,7 @@ def test_packing_covers_every_token_once():
     for lanes in (None, 1, 5, 57):
         d = lda.data(corpus, num_lanes=lanes)
         assert int(d.mask.sum()) == corpus.num_tokens
-        flat = lda.tokens_in_corpus_order(d, d.words)
+        flat = lda.layout.tokens_in_corpus_order(d, d.words)
         np.testing.assert_array_equal(flat, corpus.tokens)
         # a document's tokens are in one lane, in order, in consecutive steps
         docs_grid, mask = np.asarray(d.docs), np.asarray(d.mask)

@@ -26,14 +26,14 @@ import pytest
 import gibbsjax
 from gibbsjax.datasets.synthetic import lda_corpus
 from gibbsjax.models import lda
-from gibbsjax.models.lda import layout, native
+from gibbsjax.models.lda import buckets, layout, native
 
 needs_native = pytest.mark.skipif(not native.available(),
                                   reason=f"native kernels not built here: {native.unavailable_reason()}")
 
 
 def test_bucket_sizes_are_few_and_close():
-    sizes = [layout.bucket_size(n) for n in range(1, 5000)]
+    sizes = [buckets.bucket_size(n) for n in range(1, 5000)]
     assert all(b >= n for n, b in zip(range(1, 5000), sizes))
     assert all(b <= max(1.5 * n, 2) for n, b in zip(range(1, 5000), sizes))
     assert np.all(np.diff(sizes) >= 0)
@@ -41,15 +41,15 @@ def test_bucket_sizes_are_few_and_close():
         power = b if b & (b - 1) == 0 else b // 3
         assert power & (power - 1) == 0 and b in (power, 3 * power), b
     assert len(set(sizes)) <= 2 * 13
-    assert layout.bucket_size(3, 512) == 512 and layout.bucket_size(513, 512) == 768
+    assert buckets.bucket_size(3, 512) == 512 and buckets.bucket_size(513, 512) == 768
 
 
 def test_padded_data_hold_the_same_corpus():
     corpus, _, _ = lda_corpus(num_docs=70, num_topics=3, vocab_size=40, doc_length=15, seed=2)
     plain, padded = lda.data(corpus), lda.data(corpus, bucket=True)
     assert padded.words.shape[0] >= plain.words.shape[0] and padded.words.shape[1] >= 512
-    assert layout.num_docs_of(padded) == 512 and layout.num_real_docs(padded) == 70
-    assert layout.num_real_docs(plain) == 70
+    assert layout.num_docs_of(padded) == 512 and buckets.num_real_docs(padded) == 70
+    assert buckets.num_real_docs(plain) == 70
     np.testing.assert_array_equal(layout.tokens_in_corpus_order(padded, padded.words), corpus.tokens)
     np.testing.assert_array_equal(padded.word_counts, plain.word_counts)
     assert int(padded.mask.sum()) == corpus.num_tokens
@@ -100,7 +100,8 @@ def test_a_second_fit_in_the_same_bucket_compiles_nothing():
     first, _, _ = lda_corpus(num_docs=60, num_topics=4, vocab_size=50, doc_length=20, fixed_length=True, seed=0)
     second, _, _ = lda_corpus(num_docs=45, num_topics=4, vocab_size=50, doc_length=20, fixed_length=True, seed=1)
     options = dict(num_chains=2, num_warmup=10, num_draws=10, progress=False, warn=False, seed=5)
-    assert gibbsjax.lda_fit.buckets(gibbsjax.LDA(4, **options).get_params())
+    from gibbsjax.topics import fit as lda_fit
+    assert lda_fit.buckets(gibbsjax.LDA(4, **options).get_params())
     gibbsjax.LDA(4, **options).fit(first)
     model = gibbsjax.LDA(4, **options)
     assert _compiles_during(lambda: model.fit(second)) == 0

@@ -12,6 +12,7 @@ import gibbsjax
 from gibbsjax.datasets.synthetic import lda_corpus
 from gibbsjax.models import lda
 from gibbsjax.models.lda.kernels import recorded_ids
+from gibbsjax.specs import lda as lda_spec
 
 K = 3
 
@@ -83,7 +84,7 @@ def test_theta_concentration_is_the_documents_counts_plus_alpha(corpus, run):
     # one compiled program (op by op, every operation would compile one of its own), as the runner
     # calls both inside its compiled programs
     state, rec = jax.jit(init_and_record)(jax.random.key(3), d)
-    z = lda.tokens_in_corpus_order(d, np.asarray(state.z))
+    z = lda.layout.tokens_in_corpus_order(d, np.asarray(state.z))
     for row, doc in enumerate([0, 3, 7]):
         lo, hi = corpus.doc_offsets[doc], corpus.doc_offsets[doc + 1]
         expected = np.bincount(z[lo:hi], minlength=K) + 0.2
@@ -92,7 +93,7 @@ def test_theta_concentration_is_the_documents_counts_plus_alpha(corpus, run):
 
 def test_theta_draws_match_the_rao_blackwellised_mean_within_monte_carlo_error(corpus, run):
     kernel, d, idata = run
-    out = lda.postprocess(idata.copy(), kernel, d, {"corpus": corpus, "hyperparameters": {"alpha": 0.2}})
+    out = lda_spec.postprocess(idata.copy(), kernel, d, {"corpus": corpus, "hyperparameters": {"alpha": 0.2}})
     post = out.posterior
     assert "theta_concentration" not in post and post["theta"].dims == ("chain", "draw", "theta_document", "topic")
     assert post["theta_document"].values.tolist() == [corpus.doc_names[i] for i in (0, 3, 7)]
@@ -115,12 +116,12 @@ def test_theta_draws_match_the_rao_blackwellised_mean_within_monte_carlo_error(c
 
 def test_theta_draws_sample_the_dirichlet():
     conc = np.array([0.5, 2.0, 4.0])
-    draws = lda.theta_draws(np.broadcast_to(conc, (20000, 3)), seed=1)
+    draws = lda_spec.theta_draws(np.broadcast_to(conc, (20000, 3)), seed=1)
     a0 = conc.sum()
     se = np.sqrt(conc * (a0 - conc) / (a0 ** 2 * (a0 + 1)) / 20000)
     assert np.all(np.abs(draws.mean(0) - conc / a0) < 4.5 * se)
     with pytest.raises(ValueError, match="> 0"):
-        lda.theta_draws(np.array([[1.0, 0.0]]))
+        lda_spec.theta_draws(np.array([[1.0, 0.0]]))
 
 
 @pytest.mark.parametrize("kwargs,match", [

@@ -265,7 +265,7 @@ def test_frozen_warmup_samples_the_conditional_it_claims(k):
     state = lda.partially_collapsed(k).init(jax.random.key(0), d)
     key = jax.random.key(5)
     new = lda.sample_z_collapsed_frozen(key, state, d, K=k, alpha=alpha, eta=eta)
-    flat = lambda a: np.asarray(lda.tokens_in_corpus_order(d, np.asarray(a)))  # noqa: E731
+    flat = lambda a: np.asarray(lda.layout.tokens_in_corpus_order(d, np.asarray(a)))  # noqa: E731
     words, z, drawn, u = flat(d.words), flat(state.z), flat(new), flat(lda.token_uniforms(key, d))
     args = (words, np.asarray(d.doc_lengths), z, drawn, u.astype(np.float64), k, int(d.word_counts.shape[0]),
             alpha, eta)
@@ -284,7 +284,7 @@ def _warmed_z(sweep, d, k=5, sweeps=2):
         step = lambda t, z: sweep(jax.random.fold_in(key, t), lda.LDAState(z, None), d, K=k, alpha=0.1, eta=0.01)  # noqa: E731
         return jax.lax.fori_loop(0, sweeps, step, z)
 
-    return lda.tokens_in_corpus_order(d, run(jax.random.key(2)))
+    return lda.layout.tokens_in_corpus_order(d, run(jax.random.key(2)))
 
 
 def test_frozen_warmup_draws_do_not_depend_on_the_lanes():
@@ -300,7 +300,7 @@ def test_frozen_warmup_draws_do_not_depend_on_the_lanes():
     for z in others:
         np.testing.assert_array_equal(z, one)
     d = lda.data(corpus, num_lanes=1)
-    assert np.mean(one != lda.tokens_in_corpus_order(d, lda.initial_topics(jax.random.key(1), d, 5))) > 0.3
+    assert np.mean(one != lda.layout.tokens_in_corpus_order(d, lda.initial_topics(jax.random.key(1), d, 5))) > 0.3
     assert not np.array_equal(*(_warmed_z(lda.sample_z_collapsed_parallel, lda.data(corpus, num_lanes=r))
                                 for r in (1, 7)))
 
@@ -319,7 +319,7 @@ def test_default_warmup_draws_do_not_depend_on_lanes_or_shards():
             return jax.lax.fori_loop(0, 3, lambda t, s: kernel.warmup_step(jax.random.fold_in(key, t), s, d), s)
 
         z = run(jax.random.key(2)).z
-        return lda.tokens_in_corpus_order(d, z) if d.words.ndim == 2 else lda_shard.tokens_in_corpus_order(d, z)
+        return lda.layout.tokens_in_corpus_order(d, z) if d.words.ndim == 2 else lda_shard.tokens_in_corpus_order(d, z)
 
     results = {r: warmed(kernel, lda.data(corpus, num_lanes=r)) for r in (1, 7)}
     for shards in (2, 3):

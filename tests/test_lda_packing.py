@@ -1,4 +1,4 @@
-"""LDA packing (`lda.data`, `lda.tokens_in_corpus_order`): the grid equals an independent
+"""LDA packing (`lda.data`, `lda.layout.tokens_in_corpus_order`): the grid equals an independent
 reference packing on random corpora, and host memory beyond the grid does not grow with
 the number of tokens (no token-length temporaries)."""
 
@@ -100,8 +100,8 @@ def test_grid_equals_reference_packing(seed):
                 expected_counts[w] += 1
         np.testing.assert_array_equal(np.asarray(d.word_counts), expected_counts)
         # and back: the grid of words gives the corpus, the grid of documents each token's document
-        np.testing.assert_array_equal(lda.tokens_in_corpus_order(d, d.words), corpus.tokens)
-        np.testing.assert_array_equal(lda.tokens_in_corpus_order(d, d.docs), corpus.doc_ids)
+        np.testing.assert_array_equal(lda.layout.tokens_in_corpus_order(d, d.words), corpus.tokens)
+        np.testing.assert_array_equal(lda.layout.tokens_in_corpus_order(d, d.docs), corpus.doc_ids)
 
 
 def test_blocks_smaller_than_documents_and_grid(monkeypatch):
@@ -117,13 +117,13 @@ def test_blocks_smaller_than_documents_and_grid(monkeypatch):
         np.testing.assert_array_equal(np.asarray(d.words), words)
         np.testing.assert_array_equal(np.asarray(d.docs), docs)
         np.testing.assert_array_equal(np.asarray(d.mask), mask)
-        np.testing.assert_array_equal(lda.tokens_in_corpus_order(d, values), expected)
+        np.testing.assert_array_equal(lda.layout.tokens_in_corpus_order(d, values), expected)
 
 
 def test_tokens_in_corpus_order_rejects_wrong_shape():
     d = lda.data(Corpus.from_token_lists([["a", "b"], ["b"]]))
     with pytest.raises(ValueError, match="grid's shape"):
-        lda.tokens_in_corpus_order(d, np.zeros((5, 5)))
+        lda.layout.tokens_in_corpus_order(d, np.zeros((5, 5)))
 
 
 def _peak_beyond_grid(corpus: Corpus) -> tuple[int, int]:

@@ -70,7 +70,7 @@ def _replay(d, state, z_new, u, k, alpha):
     words, docs, mask = (np.asarray(a) for a in (d.words, d.docs, d.mask))
     z_old, z_new, u = np.asarray(state.z), np.asarray(z_new), np.asarray(u, np.float64)
     log_phi = np.asarray(state.log_phi, np.float64)
-    phi_t = np.exp(np.maximum(log_phi - log_phi.max(axis=0), lda.LOG_PHI_FLOOR)).T  # (V, K)
+    phi_t = np.exp(np.maximum(log_phi - log_phi.max(axis=0), lda.conditionals.LOG_PHI_FLOOR)).T  # (V, K)
     num_docs = d.doc_lengths.shape[0]
     ndk = np.zeros((num_docs, k))
     np.add.at(ndk, (docs[mask], z_old[mask]), 1)

@@ -20,6 +20,7 @@ from gibbsjax.kernel import sweep
 from gibbsjax.models import lda
 from gibbsjax.models.lda import priors as lda_priors
 from gibbsjax.testing import chi_square_test, geweke_test
+from gibbsjax.specs import lda as lda_spec
 
 K = 2
 ALPHA_PRIOR = (2.0, 2.0)  # shape 2: a missing Jacobian (shape 2 -> 1) halves the mean
@@ -295,7 +296,7 @@ def test_minka_fixed_point_reaches_the_dirichlet_multinomial_mle(asymmetric):
     d = lda.data(corpus)
     z = np.zeros(d.words.shape, np.int32)
     # place the chosen topics in the grid: tokens_in_corpus_order's inverse by position
-    flat_positions = lda.tokens_in_corpus_order(d, np.arange(z.size).reshape(z.shape))
+    flat_positions = lda.layout.tokens_in_corpus_order(d, np.arange(z.size).reshape(z.shape))
     z.reshape(-1)[flat_positions] = np.concatenate(topics)
     kernel = lda.partially_collapsed(k, alpha=1.0, learn_alpha="minka", asymmetric_alpha=asymmetric)
     state = kernel.init(jax.random.key(0), d)._replace(z=jnp.asarray(z))
@@ -390,7 +391,7 @@ def test_heldout_perplexity_takes_one_alpha_per_topic():
 def test_postprocess_reports_the_learned_priors_and_scores_with_them(small_run):
     kernel, d, train, test, idata, _ = small_run
     extras = {"corpus": train, "heldout": test, "hyperparameters": {"alpha": 0.1}, "chains": "best"}
-    out = lda.postprocess(idata.copy(), kernel, d, extras)
+    out = lda_spec.postprocess(idata.copy(), kernel, d, extras)
     attrs = out.topics.attrs
     chains = json.loads(attrs["estimate_chains"])
     alpha = out.posterior_mean["alpha"].isel(chain=chains).mean("chain").values
@@ -398,4 +399,4 @@ def test_postprocess_reports_the_learned_priors_and_scores_with_them(small_run):
     assert np.isfinite(json.loads(attrs["learned_eta"]))
     phi = out.topics["topic_word"].values
     assert attrs["heldout_perplexity"] == pytest.approx(lda.heldout_perplexity(phi, test, alpha=alpha))
-    assert "learned priors (posterior means): alpha = [" in lda.report(out)
+    assert "learned priors (posterior means): alpha = [" in lda_spec.report(out)

@@ -14,6 +14,7 @@ import pytest
 
 from gibbsjax.datasets.synthetic import lda_corpus
 from gibbsjax.models import lda
+from gibbsjax.specs.lda import config_data_by_process
 
 
 def _corpus(num_docs=40, seed=0):
@@ -77,7 +78,7 @@ def test_draws_do_not_depend_on_the_number_of_lanes(z_update, k):
             return jax.lax.fori_loop(0, 3, lambda t, s: kernel.step(jax.random.fold_in(key, t), s, d), s)
 
         s = run(jax.random.key(2))
-        results.append((d.words.shape, lda.tokens_in_corpus_order(d, s.z), np.asarray(s.log_phi)))
+        results.append((d.words.shape, lda.layout.tokens_in_corpus_order(d, s.z), np.asarray(s.log_phi)))
     assert len({r[0] for r in results}) == 3  # three different grids
     for shape, z, log_phi in results[1:]:
         np.testing.assert_array_equal(z, results[0][1], err_msg=str(shape))
@@ -122,7 +123,7 @@ four = gibbsjax.sample(k, d, devices=4, **kw)   # 1 chain, 4 devices: the docume
 assert four.attrs["sharding"].startswith("data: documents split into 4 shards over 4 cpu devices"), four.attrs
 assert four.posterior_mean["doc_topic"].shape == one.posterior_mean["doc_topic"].shape
 same(one, four, lp_exact=False)
-z_one = lda.tokens_in_corpus_order(d, one.sampler_state["state__z"].values[0])
+z_one = lda.layout.tokens_in_corpus_order(d, one.sampler_state["state__z"].values[0])
 sd = k.shard(d, jax.devices()).data
 z_four = lda_shard.tokens_in_corpus_order(sd, four.sampler_state["state__z"].values[0])
 np.testing.assert_array_equal(z_one, z_four)
@@ -168,13 +169,13 @@ print("estimator shards")
 default_one = gibbsjax.sample(lda.partially_collapsed(4), d, **kw)
 assert default_one.attrs["warmup"] == fast.attrs["warmup"]
 same(default_one, fast, lp_exact=False)
-np.testing.assert_array_equal(lda.tokens_in_corpus_order(d, default_one.sampler_state["state__z"].values[0]),
+np.testing.assert_array_equal(lda.layout.tokens_in_corpus_order(d, default_one.sampler_state["state__z"].values[0]),
                               lda_shard.tokens_in_corpus_order(sd, fast.sampler_state["state__z"].values[0]))
 frozen = lda.partially_collapsed(4, warmup="fast")
 frozen_one, frozen_four = gibbsjax.sample(frozen, d, **kw), gibbsjax.sample(frozen, d, devices=4, **kw)
 assert frozen_one.attrs["warmup"] == frozen_four.attrs["warmup"] and frozen_one.attrs["warmup"].startswith("fast: ")
 same(frozen_one, frozen_four, lp_exact=False)
-np.testing.assert_array_equal(lda.tokens_in_corpus_order(d, frozen_one.sampler_state["state__z"].values[0]),
+np.testing.assert_array_equal(lda.layout.tokens_in_corpus_order(d, frozen_one.sampler_state["state__z"].values[0]),
                               lda_shard.tokens_in_corpus_order(sd, frozen_four.sampler_state["state__z"].values[0]))
 assert not np.array_equal(frozen_one.posterior["topic_share"].values, one.posterior["topic_share"].values)
 print("default path identical")
@@ -355,7 +356,7 @@ def test_two_processes_give_the_draws_of_one(tmp_path):
     assert d.words.devices() == {jax.devices("cpu")[0]}  # the reference ran on the CPU
     two = np.load(out)
     np.testing.assert_array_equal(two["topic_share"], one.posterior["topic_share"].values)
-    np.testing.assert_array_equal(two["z"], lda.tokens_in_corpus_order(d, one.sampler_state["state__z"].values[0]))
+    np.testing.assert_array_equal(two["z"], lda.layout.tokens_in_corpus_order(d, one.sampler_state["state__z"].values[0]))
     np.testing.assert_allclose(two["lp"], one.sample_stats["lp"].values, rtol=2e-6)
     for name in ("topic_word", "doc_topic"):
         np.testing.assert_array_equal(two[name], one.posterior_mean[name].values)
@@ -371,7 +372,7 @@ def test_config_data_reads_this_process_part(tmp_path):
     corpus = _corpus(num_docs=12)
     write_ldac(corpus, tmp_path / "c.ldac", tmp_path / "v.txt")
     section = {"file": "c.ldac", "format": "ldac", "vocab": "v.txt"}
-    sd = lda_shard.config_data(section, tmp_path).data
+    sd = config_data_by_process(section, tmp_path).data
     assert sd.words.ndim == 3
     whole = lda.data(read_ldac(tmp_path / "c.ldac", tmp_path / "v.txt"))
     kw = dict(seed=2, num_chains=1, num_warmup=2, num_draws=3, progress=False)
@@ -381,9 +382,9 @@ def test_config_data_reads_this_process_part(tmp_path):
     np.testing.assert_array_equal(a.posterior["topic_share"].values, b.posterior["topic_share"].values)
     np.testing.assert_array_equal(a.posterior_mean["doc_topic"].values, b.posterior_mean["doc_topic"].values)
     with pytest.raises(ConfigError, match="heldout"):
-        lda_shard.config_data({**section, "heldout": 0.2}, tmp_path)
+        config_data_by_process({**section, "heldout": 0.2}, tmp_path)
     with pytest.raises(ConfigError, match="ldac or uci"):
-        lda_shard.config_data({"corpus": "abc"}, tmp_path)
+        config_data_by_process({"corpus": "abc"}, tmp_path)
 
 
 _CLI_WORKER = """
@@ -450,20 +451,6 @@ def test_from_parts_refuses_what_it_cannot_shard():
         lda_shard.from_parts(Corpus.from_token_lists([["a"], []], empty="keep"))
     with pytest.raises(ValueError, match="multiple of the number of devices"):
         lda_shard.from_parts(c, jax.devices() * 2, 3)
-
-
-def test_former_modules_reexport_the_moved_names():
-    """``gibbsjax.models.lda_shard`` and ``lda_pallas`` (the modules before the LDA package) still
-    import, and their public names are the objects of ``gibbsjax.models.lda.shard`` and ``.pallas``."""
-    from gibbsjax.models import lda_pallas as old_pallas
-    from gibbsjax.models import lda_shard as old_shard
-    from gibbsjax.models.lda import pallas, shard
-
-    for old, new in ((old_shard, shard), (old_pallas, pallas)):
-        assert old.__all__
-        for name in old.__all__:
-            assert getattr(old, name) is getattr(new, name), name
-    assert set(old_shard.__all__) == set(shard.__all__)
 
 
 def test_per_chain_doc_topic_comes_back_in_corpus_order_when_chains_equal_shards():

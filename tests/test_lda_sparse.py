@@ -195,10 +195,10 @@ def draws_for_packings(z_update, k: int = 50):
     for lanes in (1, 3, 7):
         d = lda.data(corpus, num_lanes=lanes)
         z = np.zeros(d.words.shape, np.int32)
-        slots = np.asarray(lda.tokens_in_corpus_order(d, np.arange(z.size).reshape(z.shape)))
+        slots = np.asarray(lda.layout.tokens_in_corpus_order(d, np.arange(z.size).reshape(z.shape)))
         z.reshape(-1)[slots] = z_corpus
         new = z_update(jax.random.key(9), lda.LDAState(jnp.asarray(z), log_phi), d, K=k, alpha=0.2)
-        draws.append(lda.tokens_in_corpus_order(d, new))
+        draws.append(lda.layout.tokens_in_corpus_order(d, new))
     return draws
 
 

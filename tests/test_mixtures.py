@@ -91,7 +91,7 @@ def test_enumeration_detects_stale_collapsed_counts():
     import jax.numpy as jnp
 
     from gibbsjax import conjugate as cj
-    from gibbsjax import one_label as ol
+    from gibbsjax.models import one_label as ol
     from gibbsjax import random as gr
 
     good = mixtures.unigrams_collapsed(2, alpha=ALPHA, lam=LAM)

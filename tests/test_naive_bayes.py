@@ -82,7 +82,7 @@ def test_the_seeds_off_by_one_conditional_fails_the_enumeration_test():
     from functools import partial
 
     from gibbsjax import conjugate as cj
-    from gibbsjax import one_label as ol
+    from gibbsjax.models import one_label as ol
     from gibbsjax import random as gr
     from gibbsjax.kernel import sweep
 

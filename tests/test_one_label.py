@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gibbsjax import conjugate as cj
-from gibbsjax import one_label as ol
+from gibbsjax.models import one_label as ol
 from gibbsjax.corpus import Corpus
 
 DOCS = [["a", "b", "a"], ["c"], ["b", "c", "c", "a"]]

@@ -693,7 +693,7 @@ def test_readme_plot_usage_matches_the_cli():
 def _stable_example():
     """4 chains of 4 topics: one topic in every chain, one in 3, one in 2 (min_share 0.5), the rest
     in one chain each; topics are rolls of 0.5**k by multiples of 4 words (Hellinger distance ~0.87)."""
-    from gibbsjax.stable import stable_topics
+    from gibbsjax.topics.stable import stable_topics
 
     rng = np.random.default_rng(3)
     held = [[0, 4, 8, 12], [0, 4, 8, 16], [0, 4, 20, 24], [0, 28, 32, 36]]  # each chain's topics, by roll

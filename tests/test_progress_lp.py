@@ -12,7 +12,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from gibbsjax import LDA, lda_fit
+from gibbsjax import LDA
+from gibbsjax.topics import fit as lda_fit
 from gibbsjax.datasets import abc_corpus
 from gibbsjax.kernel import Kernel
 from gibbsjax.run import sample

@@ -20,7 +20,7 @@ import pytest
 
 from gibbsjax import random as gr
 from gibbsjax import rows as rw
-from gibbsjax.one_label import documents, pad_documents
+from gibbsjax.models.one_label import documents, pad_documents
 from gibbsjax.corpus import Corpus
 
 

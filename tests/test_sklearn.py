@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 
 import gibbsjax
-from gibbsjax import LDA, lda_fit
+from gibbsjax import LDA
+from gibbsjax.topics import fit as lda_fit
 from gibbsjax.corpus import Corpus, EmptyDocumentWarning
 from gibbsjax.datasets.synthetic import lda_corpus
 

@@ -1,4 +1,4 @@
-"""Stable topics across chains (gibbsjax.stable): clustering rules on constructed estimates, recovery
+"""Stable topics across chains (gibbsjax.topics.stable): clustering rules on constructed estimates, recovery
 of known topics on a synthetic corpus, the result file, the CLI report and bad inputs."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from scipy.optimize import linear_sum_assignment
 
 from gibbsjax.labels import distance_matrix
-from gibbsjax.stable import MIN_SHARE, StableTopics, stable_topics, stable_topics_of
+from gibbsjax.topics.stable import MIN_SHARE, StableTopics, stable_topics, stable_topics_of
 
 
 def _topics(rng, k, v, eta=0.05):

@@ -297,7 +297,7 @@ def test_chi_square_errors():
 @pytest.mark.parametrize("value", [np.float64(0.25), np.array(0.25), np.array([0.25]), np.array([[0.25]]),
                                    jnp.array([0.25])])
 def test_scalar_helper_returns_a_python_float(value):
-    from gibbsjax.testing import _scalar
+    from gibbsjax.testing.moments import _scalar
 
     out = _scalar(value)
     assert type(out) is float and out == 0.25

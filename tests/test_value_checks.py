@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 import gibbsjax
-import gibbsjax.estimators
-import gibbsjax.lda_fit
+import gibbsjax.topics.estimators
+import gibbsjax.topics.fit
 import gibbsjax.models.lda.inference
 import gibbsjax.run.driver
 from gibbsjax import testing
@@ -56,8 +56,8 @@ def guard(monkeypatch):
 
         with monkeypatch.context() as m:
             m.setattr(gibbsjax.run.driver, "check_layout_memory", fail)  # after the init checks, before allocating
-            m.setattr(gibbsjax.lda_fit, "job", fail)
-            m.setattr(gibbsjax.estimators, "infer_doc_topics", fail)
+            m.setattr(gibbsjax.topics.fit, "job", fail)
+            m.setattr(gibbsjax.topics.estimators, "infer_doc_topics", fail)
             m.setattr(gibbsjax.models.lda.inference, "_infer", fail)
             m.setattr(gibbsjax.run.driver, "compiled", fail)
             yield

@@ -11,13 +11,13 @@ sweeps with ``lax.scan``, and returns ArviZ ``InferenceData``.
 ['lp', 'x1', 'x2']
 """
 
-from gibbsjax.choose_k import choose_num_topics, stability_scorer
+from gibbsjax.topics.choose_k import choose_num_topics, stability_scorer
 from gibbsjax.diagnostics import summary
-from gibbsjax.estimators import LDA
+from gibbsjax.topics.estimators import LDA
 from gibbsjax.kernel import Kernel, sweep
 from gibbsjax.reports import ChainDisagreementWarning
 from gibbsjax.run import enable_compilation_cache, resume, sample
-from gibbsjax.stable import StableTopics, stable_topics
+from gibbsjax.topics.stable import StableTopics, stable_topics
 
 __all__ = ["LDA", "ChainDisagreementWarning", "Kernel", "StableTopics", "choose_num_topics", "enable_compilation_cache",
            "resume", "sample", "stability_scorer", "stable_topics", "summary", "sweep"]

@@ -401,7 +401,7 @@ def _cmd_run(args) -> int:
     if early is not None:
         _check_output(*early, force=args.force)  # seconds, not after an hour of sampling
     _enable_cache()
-    from gibbsjax.config import load_config, sample_config
+    from gibbsjax.config import load_config
 
     config = load_config(args.config)
     out = config.output_path(args.out)
@@ -413,16 +413,12 @@ def _cmd_run(args) -> int:
     overrides = dict(seed=args.seed, chunk_size=args.chunk_size, num_chains=args.chains, num_warmup=args.warmup,
                      num_draws=args.draws, until=args.until, max_draws=args.max_draws, devices=args.devices,
                      shard=args.shard)
-    settings = config.sampler.replace(**{k: v for k, v in overrides.items() if v is not None})
-    from gibbsjax.run import check_memory, splits_data
-
-    if not splits_data(settings):  # (a run split over devices is checked per device by sample, after packing)
-        check_memory(config.kernel, config.data, settings)  # memory first: the most common limit
-    _check_disk(out, config.kernel, config.data, settings)
+    job = config.job(progress=not args.no_progress, **overrides)  # the one build of the job
     import arviz  # noqa: F401  (imported now, not after a Ctrl-C)
+    from gibbsjax import pipeline
 
-    def sample():
-        return sample_config(config, progress=not args.no_progress, **overrides)
+    def sample():  # the memory check is run.sample's (the most common limit, first), then the disk's
+        return pipeline.sample(job, preflight=lambda: _check_disk(out, job.kernel, job.data, job.settings))
 
     requested = args.draws or config.sampler.num_draws
     return _sample_and_save(config, out, sample, requested=requested, strict=args.strict)
@@ -576,7 +572,7 @@ def _cmd_choose_k(args) -> int:
     config = load_config(args.config)
     if not config.model.startswith("lda."):
         raise CLIError(f"choose-k needs an LDA config, {args.config} runs {config.model}")
-    from gibbsjax.choose_k import choose_num_topics, table_lines
+    from gibbsjax.topics.choose_k import choose_num_topics, table_lines
 
     hyper = {k: v for k, v in config.hyperparameters.items()
              if k in ("alpha", "eta", "learn_alpha", "asymmetric_alpha", "learn_eta", "alpha_prior", "eta_prior")}
@@ -591,7 +587,7 @@ def _cmd_choose_k(args) -> int:
     table = choose_num_topics(config.extras["corpus"], args.K, heldout=heldout, sampler=config.model[4:],
                               **hyper, **options)
     print("\n".join(table_lines(table)))
-    print(f"stability: the mean share of chains that hold each topic's cluster (gibbsjax.choose_k); "
+    print(f"stability: the mean share of chains that hold each topic's cluster (gibbsjax.topics.choose_k); "
           f"stable: clusters held by >= {args.min_share:.0%} of the chains")
     print(f"coherence ({table.attrs['coherence']}): the mean over the stable topics of gensim's "
           f"{table.attrs['coherence']} of their top {table.attrs['coherence_words']} words in the training "
@@ -773,7 +769,7 @@ def build_parser() -> argparse.ArgumentParser:
         "choose-k",
         help="fit an LDA config for several K and compare the stability of their topics",
         description="Fit the LDA config's corpus for every K of --K, each with many chains, and print per K "
-        "the stability of the topics (how many chains share each topic's cluster; gibbsjax.choose_k), the "
+        "the stability of the topics (how many chains share each topic's cluster; gibbsjax.topics.choose_k), the "
         "number of stable topics, held-out perplexity ([data] heldout) and coherence (gensim's u_mass of the "
         "stable topics' top 10 words). Nothing is saved.",
     )

@@ -7,10 +7,10 @@ Python::
     from gibbsjax.config import load_config, run_config
     idata = run_config(load_config("configs/body-temperature.toml"))
 
-This module holds no model-specific code: every model module exports its
-:class:`~gibbsjax.spec.ModelSpec` values in ``SPECS`` (how to build its data
-from ``[data]``, its postprocess and its report); the registry below maps
-names to those modules and imports a module only when its model is used.
+This module holds no model-specific code: every module of :mod:`gibbsjax.specs` exports
+its models' :class:`~gibbsjax.spec.ModelSpec` values in ``SPECS`` (how to build the data
+from ``[data]``, the postprocess and the report); the registry below maps names to those
+modules and imports a module only when its model is used.
 
 Format
 ------
@@ -54,7 +54,8 @@ before anything is compiled.
 
 Adding a model
 --------------
-Write its module with a ``SPECS`` tuple and add one line to ``_BUILTIN`` below;
+Write its sampler in :mod:`gibbsjax.models`, its spec module (a ``SPECS`` tuple) in
+:mod:`gibbsjax.specs`, and add one line to ``_BUILTIN`` below;
 or, for a model of your own, register its spec at run time::
 
     from gibbsjax.config import register_model
@@ -103,21 +104,21 @@ __all__ = [
 # ============================================================================ registry
 #: built-in models: registry name -> the module whose ``SPECS`` holds its spec
 _BUILTIN = {
-    "normal.bivariate": "gibbsjax.models.normal",
-    "normal.semiconjugate": "gibbsjax.models.normal",
-    "naive_bayes.dirichlet_multinomial": "gibbsjax.models.naive_bayes",
-    "naive_bayes.uncollapsed": "gibbsjax.models.naive_bayes",
-    "mixtures.unigrams": "gibbsjax.models.mixtures",
-    "mixtures.unigrams_collapsed": "gibbsjax.models.mixtures",
-    "mixtures.bernoulli": "gibbsjax.models.mixtures",
-    "gaussian_mixture.normal_gamma": "gibbsjax.models.gaussian_mixture",
-    "hmm.categorical": "gibbsjax.models.hmm",
-    "hmm.gaussian": "gibbsjax.models.hmm",
-    "bayes_net.dirichlet_cpts": "gibbsjax.models.bayes_net",
-    "eight_schools.hierarchical": "gibbsjax.models.eight_schools",
-    "lda.partially_collapsed": "gibbsjax.models.lda",
-    "lda.collapsed": "gibbsjax.models.lda",
-    "lda.uncollapsed": "gibbsjax.models.lda",
+    "normal.bivariate": "gibbsjax.specs.normal",
+    "normal.semiconjugate": "gibbsjax.specs.normal",
+    "naive_bayes.dirichlet_multinomial": "gibbsjax.specs.naive_bayes",
+    "naive_bayes.uncollapsed": "gibbsjax.specs.naive_bayes",
+    "mixtures.unigrams": "gibbsjax.specs.mixtures",
+    "mixtures.unigrams_collapsed": "gibbsjax.specs.mixtures",
+    "mixtures.bernoulli": "gibbsjax.specs.mixtures",
+    "gaussian_mixture.normal_gamma": "gibbsjax.specs.gaussian_mixture",
+    "hmm.categorical": "gibbsjax.specs.hmm",
+    "hmm.gaussian": "gibbsjax.specs.hmm",
+    "bayes_net.dirichlet_cpts": "gibbsjax.specs.bayes_net",
+    "eight_schools.hierarchical": "gibbsjax.specs.eight_schools",
+    "lda.partially_collapsed": "gibbsjax.specs.lda",
+    "lda.collapsed": "gibbsjax.specs.lda",
+    "lda.uncollapsed": "gibbsjax.specs.lda",
 }
 #: names results of gibbsjax 0.1 carry; read (``gibbsjax summary``), never listed
 _OLD_NAMES = {

@@ -1,6 +1,6 @@
 """Conjugate building blocks one layer below the models: counting, the Dirichlet family.
 
-What several models share (the one-label document models of :mod:`gibbsjax.one_label`,
+What several models share (the one-label document models of :mod:`gibbsjax.models.one_label`,
 the discrete Bayesian network, the HMMs, the Gaussian mixture, LDA):
 
 * hyperparameters: :func:`concentration_vector` (a number or one value per class);
@@ -95,7 +95,7 @@ def class_counts(labels: jax.Array, num_classes: int) -> jax.Array:
 def table_counts(rows: jax.Array, values: jax.Array, num_rows: int, num_values: int) -> jax.Array:
     """n_rk = #{i : rows_i = r, values_i = k}, int32 (num_rows, num_values), by scatter-add.
 
-    The generic form of :func:`gibbsjax.one_label.word_counts` (rows = class of each token's
+    The generic form of :func:`gibbsjax.models.one_label.word_counts` (rows = class of each token's
     document, values = word ids): counts of child values per CPT row for a
     discrete Bayesian network, with any index arrays of one shape.
     """

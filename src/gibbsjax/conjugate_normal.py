@@ -97,7 +97,7 @@ def check_normal_gamma(
     :func:`data_scaled_prior`), a number, or ``dim`` numbers (one per data
     dimension); ``lam`` and ``a`` are numbers.  A proper prior needs λ > 0,
     a > 0 and b > 0.  Zeros (the improper "uninformative" limit λ = a = b = 0
-    of the source document notes) are accepted only with ``allow_improper=True``;
+    of the CSE 5523 lecture notes 23) are accepted only with ``allow_improper=True``;
     negative or non-finite values never.
     """
     if not isinstance(allow_improper, bool):
@@ -119,7 +119,7 @@ def check_normal_gamma(
                 raise ValueError(f"{name} must be positive, got {value!r}")
             if np.any(arr == 0) and not allow_improper:
                 raise ValueError(
-                    f"{name} = 0 makes the Normal-Gamma prior improper (the source document's 'uninformative' "
+                    f"{name} = 0 makes the Normal-Gamma prior improper (the CSE 5523 lecture notes' 'uninformative' "
                     f"mu0 = lam = a = b = 0); give {name} > 0, or pass allow_improper=True "
                     "if you accept an improper posterior (see the model's docs)"
                 )

@@ -74,7 +74,7 @@ def rhat(values) -> np.ndarray:
     """Rank-normalised split R-hat (``az.rhat``'s statistic) of every element of ``values``, in float64.
 
     This is the R-hat of the reports, of the ``agreement`` group
-    (:func:`gibbsjax.labels.component_rhat`), of :func:`rhat_lp` and of
+    (:func:`gibbsjax.agreement.component_rhat`), of :func:`rhat_lp` and of
     :func:`summary`'s float64 recomputation.
 
     Parameters

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from gibbsjax import inputs
+from gibbsjax.corpus import inputs
 from gibbsjax.corpus import Corpus
 
 __all__ = [
@@ -223,7 +223,7 @@ def top_words(matrix: Any, vocab: Sequence[str], n: int = 10, *, with_probabilit
 def as_corpus(X, name: str, vocab_size: int | None = None):
     """A corpus or document-term matrix as a :class:`~gibbsjax.corpus.Corpus`.
 
-    Kept for callers of this name: :func:`gibbsjax.inputs.as_corpus` converts every input.
+    Kept for callers of this name: :func:`gibbsjax.corpus.inputs.as_corpus` converts every input.
 
     Parameters
     ----------

@@ -85,9 +85,10 @@ def model_attrs(model: str, hyperparameters: Mapping[str, Any]) -> dict[str, str
     return out
 
 
-def sample(job: Job):
-    """The raw draws of ``job``: :func:`gibbsjax.run.sample` with its settings and attributes."""
-    return run.sample(job.kernel, job.data, settings=job.settings, attrs=job.attrs)
+def sample(job: Job, *, preflight=None):
+    """The raw draws of ``job``: :func:`gibbsjax.run.sample` with its settings and attributes
+    (and its ``preflight``, a caller's check once the run's own have passed)."""
+    return run.sample(job.kernel, job.data, settings=job.settings, attrs=job.attrs, preflight=preflight)
 
 
 def resume(job: Job, idata, num_draws: int | None = None, *, progress: bool = True, chunk_size: int | None = None,

@@ -2,16 +2,16 @@
 
 One layer below the models (no model imports another): number formatting for
 reports (the one-label document models' estimates and report are in
-:mod:`gibbsjax.one_label`).
+:mod:`gibbsjax.models.one_label`).
 
 * :func:`fmt`: numbers in fixed-width columns;
 * the text of the agreement across chains for every model with exchangeable
   components: :func:`chains_disagree` words the one decision that the reports
-  and the estimators' warnings share (:func:`gibbsjax.labels.disagreement`) in
+  and the estimators' warnings share (:func:`gibbsjax.agreement.disagreement`) in
   full, :func:`disagreement_line` in one line (the warning
   :class:`ChainDisagreementWarning` that :func:`warn_if_chains_disagree` gives,
   and ``gibbsjax run --strict``), :func:`agreement_lines` the ``agreement``
-  group (:func:`gibbsjax.labels.add_agreement`) with R-hats and that decision.
+  group (:func:`gibbsjax.agreement.add_agreement`) with R-hats and that decision.
 
 What is computed (alignment, agreement, R-hat) lives below, in
 :mod:`gibbsjax.labels` and :mod:`gibbsjax.diagnostics`; this module only formats.
@@ -29,7 +29,7 @@ import warnings
 import numpy as np
 
 from gibbsjax.diagnostics import RHAT_LIMIT, rhat_lp
-from gibbsjax.labels import Agreement, disagreement
+from gibbsjax.agreement import Agreement, disagreement
 
 __all__ = [
     "fmt",
@@ -130,7 +130,7 @@ def chain_list(chains: list[int], total: int) -> str:
 
 
 def chains_disagree(idata) -> str | None:
-    """The one decision "do the chains disagree?" (:func:`gibbsjax.labels.disagreement`) in words.
+    """The one decision "do the chains disagree?" (:func:`gibbsjax.agreement.disagreement`) in words.
 
     Shared by the reports (``gibbsjax run``, ``gibbsjax summary``) and the
     estimators' warnings.
@@ -202,7 +202,7 @@ def _what_helps(idata, noun: str) -> str:
 
 
 class ChainDisagreementWarning(UserWarning):
-    """The chains of a fit disagree (:func:`gibbsjax.labels.disagreement`).
+    """The chains of a fit disagree (:func:`gibbsjax.agreement.disagreement`).
 
     Exported as ``gibbsjax.ChainDisagreementWarning``, so that it can be filtered:
     ``warnings.filterwarnings("ignore", category=gibbsjax.ChainDisagreementWarning)``
@@ -325,7 +325,7 @@ def agreement_lines(idata) -> list[str]:
     ----------
     idata : arviz.InferenceData
         A result, with or without an ``agreement`` group
-        (:func:`gibbsjax.labels.add_agreement`).
+        (:func:`gibbsjax.agreement.add_agreement`).
 
     Returns
     -------

@@ -47,7 +47,7 @@ class NetworkExample(NamedTuple):
 
 
 def abc() -> NetworkExample:
-    """The a/b/c corpus of source document 002 §23.3 as a network.
+    """The a/b/c corpus of the CSE 5523 lecture notes 23 §23.3 as a network.
 
     Topic Z (2 values, never observed) → words X1, X2, X3 (a, b, c = 0, 1, 2),
     the three word slots tied to one CPT (the notes' single word distribution per
@@ -72,7 +72,7 @@ def abc() -> NetworkExample:
     rows = np.concatenate([np.full((words.shape[0], 1), -1), words], axis=1)
     variables = [("Z", 2, []), ("X1", 3, ["Z"]), ("X2", 3, ["Z"]), ("X3", 3, ["Z"])]
     return NetworkExample(variables, rows.astype(np.int64), 1.0, {"X2": "X1", "X3": "X1"}, None,
-                          "a/b/c corpus (source document 002 §23.3): Z -> X1, X2, X3 with tied word CPTs")
+                          "a/b/c corpus (the CSE 5523 lecture notes 23 §23.3): Z -> X1, X2, X3 with tied word CPTs")
 
 
 #: the classic sprinkler CPTs (Russell & Norvig; Murphy's BNT): P(C=1), P(S=1|C), P(R=1|C), P(W=1|S,R)

@@ -23,7 +23,7 @@ def lda_corpus(
     fixed_length: bool = False,
     seed: int = 0,
 ):
-    """Draw a corpus from the LDA generative process (source document 003 §4.1).
+    """Draw a corpus from the LDA generative process (Wang 2015, §4.1).
 
     φ_k ~ Dir_V(η); θ_d ~ Dir_K(α); document lengths ~ Poisson(``doc_length``)
     (at least 1; exactly ``doc_length`` with ``fixed_length``); z_i ~ Cat(θ_d);

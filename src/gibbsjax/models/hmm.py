@@ -13,10 +13,10 @@ Model (K hidden states; S sequences y_s of lengths T_s)::
 The Gibbs sweep draws
 
 1. :func:`sample_paths`: every hidden path z_s | θ, y_s jointly by FFBS
-   (Carter & Kohn 1996, cited in source document 002 §23.2; Frühwirth-Schnatter 1994):
-   :func:`forward_filter` computes the filtered distributions
+   (Carter & Kohn 1996, cited in the CSE 5523 lecture notes 23 §23.2; Frühwirth-Schnatter 1994):
+   :func:`~gibbsjax.models.ffbs.forward_filter` computes the filtered distributions
    p(z_t | y_1..t) in log space, normalised by a logsumexp at every step (so
-   it is stable for any length), then :func:`ffbs` samples backwards
+   it is stable for any length), then :func:`~gibbsjax.models.ffbs.ffbs` samples backwards
    z_T ~ p(z_T | y_1..T), z_t | z_t+1 ∝ p(z_t | y_1..t) A_{z_t, z_t+1}, one
    categorical draw (one uniform) per step.  Exact; sequences are
    independent given θ, so they are sampled side by side (vmap).
@@ -48,7 +48,7 @@ Label switching
 With exchangeable priors (scalar concentrations, the default) states are
 interchangeable.  Raw per-state records (``initial`` (state),
 ``transition`` (state, state_to), ``emission`` (state, symbol) or ``mu``,
-``sigma`` (state)) compare across chains only after :func:`align`.
+``sigma`` (state)) compare across chains only after :func:`gibbsjax.specs.hmm.align`.
 Label-invariant as recorded: ``lp`` (log joint, ``sample_stats``),
 ``log_lik`` (Σ_s log p(y_s | θ), paths summed out by the forward pass), and
 the states sorted by their emission mean (Σ_v v B_kv, or μ_k):
@@ -57,7 +57,7 @@ the states sorted by their emission mean (Σ_v v B_kv, or μ_k):
 per draw; ``posterior_mean["state_probs"]`` (sequence, step, state) holds each
 chain's posterior probability of every state at every step (the frequency of
 the sampled paths, accumulated by the runner; 0 at padding; aligned by
-:func:`align`).
+:func:`gibbsjax.specs.hmm.align`).
 """
 
 from __future__ import annotations
@@ -75,15 +75,14 @@ from gibbsjax import conjugate as cj
 from gibbsjax import conjugate_normal as cn
 from gibbsjax._checks import check_concentration, check_int
 from gibbsjax import random as gr
-from gibbsjax._checks import as_numbers, check_fits_dtype, init_checker
+from gibbsjax._checks import init_checker
 from gibbsjax import rows as rw
 from gibbsjax.kernel import Kernel, sweep
+from gibbsjax.models.ffbs import ffbs, forward_log_likelihood, sample_markov_path
+from gibbsjax.models.hmm_data import CategoricalHMMData, GaussianHMMData, categorical_data, gaussian_data, step_mask
 from gibbsjax.rows import Rows
 
 __all__ = [
-    "forward_filter",
-    "forward_log_likelihood",
-    "ffbs",
     "CategoricalHMMData",
     "GaussianHMMData",
     "CategoricalHMMState",
@@ -100,360 +99,7 @@ __all__ = [
     "emission_posterior",
     "gaussian_emission_posterior",
     "sample_parameters",
-    "align",
-    "report",
-    "SPECS",
 ]
-
-
-# ============================================================================ forward filtering, backward sampling
-def _length(log_lik, length):
-    return log_lik.shape[0] if length is None else length
-
-
-def forward_filter(log_initial, log_transition, log_lik, length=None):
-    """Filtered log-probabilities log p(z_t | y_1..t) and the log normalisers, one sequence.
-
-    Recursion: log α̃_t(k) = logsumexp_j(log α_t-1(j) + log A_jk) + log_lik[t, k]
-    (log π_k + log_lik[0, k] at t = 0), c_t = logsumexp_k log α̃_t(k),
-    log α_t = log α̃_t − c_t.  At padding steps α is carried unchanged and c_t = 0.
-
-    Parameters
-    ----------
-    log_initial : jax.Array
-        (K,): log π.
-    log_transition : jax.Array
-        (K, K): row j is log p(z_t = · | z_t-1 = j).
-    log_lik : jax.Array
-        (T, K): ``log_lik[t, k] = log p(y_t | z_t = k)``.
-    length : int or jax.Array, optional
-        The number of real steps (default T); steps t >= length are padding.
-
-    Returns
-    -------
-    log_filtered : jax.Array
-        (T, K): log α_t = log p(z_t | y_1..t), normalised at every step.
-    log_norm : jax.Array
-        (T,): c_t = log p(y_t | y_1..t-1), so Σ_t c_t = log p(y_1..T).
-
-    Examples
-    --------
-    >>> import jax.numpy as jnp
-    >>> li = jnp.log(jnp.array([0.5, 0.5])); lt = jnp.log(jnp.array([[0.9, 0.1], [0.2, 0.8]]))
-    >>> ll = jnp.log(jnp.array([[0.5, 0.1]] * 3))
-    >>> log_filtered, log_norm = forward_filter(li, lt, ll, length=2)
-    >>> log_filtered.shape, float(log_norm[2])   # step 2 is padding
-    ((3, 2), 0.0)
-    """
-    length = _length(log_lik, length)
-    a0 = log_initial + log_lik[0]
-    c0 = jax.nn.logsumexp(a0)
-    a0 = a0 - c0
-
-    def step(prev, inputs):
-        t, ll = inputs
-        pred = jax.nn.logsumexp(prev[:, None] + log_transition, axis=0)
-        unnorm = pred + ll
-        c = jax.nn.logsumexp(unnorm)
-        valid = t < length
-        new = jnp.where(valid, unnorm - c, prev)
-        c = jnp.where(valid, c, jnp.zeros_like(c))
-        return new, (new, c)
-
-    steps = jnp.arange(1, log_lik.shape[0])
-    _, (rest, cs) = lax.scan(step, a0, (steps, log_lik[1:]))
-    return jnp.concatenate([a0[None], rest]), jnp.concatenate([c0[None], cs])
-
-
-def forward_log_likelihood(log_initial, log_transition, log_lik, length=None):
-    """log p(y_1..T | π, A, emissions) = Σ_t log p(y_t | y_1..t-1), by :func:`forward_filter`.
-
-    Parameters
-    ----------
-    log_initial : jax.Array
-        (K,): log π.
-    log_transition : jax.Array
-        (K, K): row j is log p(z_t = · | z_t-1 = j).
-    log_lik : jax.Array
-        (T, K): ``log_lik[t, k] = log p(y_t | z_t = k)``.
-    length : int or jax.Array, optional
-        The number of real steps (default T); padding steps contribute 0.
-
-    Returns
-    -------
-    jax.Array
-        Scalar: the log-likelihood of the sequence, paths summed out.
-
-    Examples
-    --------
-    >>> import jax.numpy as jnp
-    >>> li = jnp.log(jnp.array([0.5, 0.5])); lt = jnp.log(jnp.array([[0.9, 0.1], [0.2, 0.8]]))
-    >>> ll = jnp.log(jnp.array([[0.5, 0.1]] * 3))
-    >>> round(float(forward_log_likelihood(li, lt, ll, length=1)), 4)   # log(0.5*0.5 + 0.5*0.1)
-    -1.204
-    """
-    return jnp.sum(forward_filter(log_initial, log_transition, log_lik, length)[1])
-
-
-def ffbs(key, log_initial, log_transition, log_lik, length=None):
-    """Draw a hidden path z_1..T ~ p(z | y, π, A) exactly: forward filtering, backward sampling.
-
-    After the forward pass, draws z_L ~ α_L (L = length − 1, the last real step) and,
-    for t = L − 1 down to 0, z_t ~ Categorical(α_t(·) A_{·, z_t+1}) (in log space),
-    one uniform per step; step t uses ``fold_in(key, t)``, so the draws do not depend
-    on the padded length.
-
-    Parameters
-    ----------
-    key : jax.Array
-        PRNG key.
-    log_initial : jax.Array
-        (K,): log π.
-    log_transition : jax.Array
-        (K, K): row j is log p(z_t = · | z_t-1 = j).
-    log_lik : jax.Array
-        (T, K): ``log_lik[t, k] = log p(y_t | z_t = k)``.
-    length : int or jax.Array, optional
-        The number of real steps (default T); steps t >= length are padding.
-
-    Returns
-    -------
-    jax.Array
-        (T,) int32: the path, 0 at padding steps.
-
-    Examples
-    --------
-    >>> import jax, jax.numpy as jnp
-    >>> li = jnp.log(jnp.array([0.5, 0.5])); lt = jnp.log(jnp.array([[0.9, 0.1], [0.2, 0.8]]))
-    >>> ll = jnp.log(jnp.array([[1.0, 1e-9]] * 4))   # every step is observed in state 0
-    >>> ffbs(jax.random.key(0), li, lt, ll, length=3).tolist()
-    [0, 0, 0, 0]
-    """
-    length = _length(log_lik, length)
-    log_filtered, _ = forward_filter(log_initial, log_transition, log_lik, length)
-
-    def back(z_next, inputs):
-        t, key_t, la = inputs
-        last = t == length - 1
-        logits = la + jnp.where(last, jnp.zeros_like(la), log_transition[:, z_next])
-        z = gr.categorical(key_t, logits)
-        valid = t < length
-        return jnp.where(valid, z, z_next), jnp.where(valid, z, 0)
-
-    t = jnp.arange(log_lik.shape[0])
-    _, path = lax.scan(back, jnp.zeros((), jnp.int32), (t, _step_keys(key, t), log_filtered), reverse=True)
-    return path
-
-
-def _step_keys(key, t):
-    """``fold_in(key, t)`` for every step, computed before a scan rather than inside it."""
-    return jax.vmap(jax.random.fold_in, in_axes=(None, 0))(key, t)
-
-
-def _sample_markov_path(key, log_initial, log_transition, length, num_steps):
-    """z_0 ~ π, z_t ~ A_{z_t-1} for t < length; 0 at padding steps (the prior of one path)."""
-
-    def step(z_prev, inputs):
-        t, key_t = inputs
-        logits = jnp.where(t == 0, log_initial, log_transition[z_prev])
-        z = gr.categorical(key_t, logits)
-        valid = t < length
-        return jnp.where(valid, z, z_prev), jnp.where(valid, z, 0)
-
-    t = jnp.arange(num_steps)
-    _, path = lax.scan(step, jnp.zeros((), jnp.int32), (t, _step_keys(key, t)))
-    return path
-
-
-# ============================================================================ data
-class CategoricalHMMData(NamedTuple):
-    """Padded symbol sequences, as :func:`categorical_data` builds them.
-
-    Parameters
-    ----------
-    y : jax.Array
-        (S, T) int32: the symbols, 0 at padding.
-    lengths : jax.Array
-        (S,) int32: the length of every sequence.
-    symbol_counts : jax.Array
-        (V,) int32: how often each symbol occurs; its length is the alphabet size V.
-    """
-
-    y: jax.Array
-    lengths: jax.Array
-    symbol_counts: jax.Array
-
-
-class GaussianHMMData(NamedTuple):
-    """Padded real sequences, as :func:`gaussian_data` builds them.
-
-    Parameters
-    ----------
-    y : jax.Array
-        (S, T) float: the observations, 0 at padding.
-    lengths : jax.Array
-        (S,) int32: the length of every sequence.
-    center : jax.Array
-        (1,): the mean of all observations (frozen reference of the data-scaled
-        default hyperparameters).
-    scale2 : jax.Array
-        (1,): the variance of all observations (likewise).
-    """
-
-    y: jax.Array
-    lengths: jax.Array
-    center: jax.Array
-    scale2: jax.Array
-
-
-def _mask(lengths, num_steps):
-    return jnp.arange(num_steps)[None, :] < lengths[:, None]
-
-
-def _as_sequences(sequences) -> list[np.ndarray]:
-    """A list of 1-D float64 arrays from a list of sequences, one 1-D sequence or a 2-D array (rows)."""
-    if isinstance(sequences, (str, bytes)) or sequences is None:
-        raise ValueError(f"sequences must be a list of 1-D sequences, got {sequences!r}")
-    if isinstance(sequences, (np.ndarray, jax.Array)):
-        arr = np.asarray(sequences)
-        if arr.ndim == 1:
-            items = [arr]
-        elif arr.ndim == 2:
-            items = list(arr)
-        else:
-            raise ValueError(f"sequences given as an array must be 1-D or 2-D (rows), got shape {arr.shape}")
-    else:
-        try:
-            items = list(sequences)
-        except TypeError:
-            raise ValueError(f"sequences must be a list of 1-D sequences, got {type(sequences).__name__}") from None
-        if items and all(np.ndim(v) == 0 and not isinstance(v, (str, bytes)) for v in items):
-            items = [items]  # a single sequence of numbers
-    if not items:
-        raise ValueError("sequences is empty: at least one sequence is needed")
-    out = []
-    for i, seq in enumerate(items):
-        arr = as_numbers(f"sequence {i}", seq, "a 1-D array of numbers")  # strings and bools refused
-        if arr.ndim != 1:
-            raise ValueError(f"sequence {i} must be 1-D, got shape {arr.shape}")
-        if arr.size == 0:
-            raise ValueError(f"sequence {i} is empty (length 0): every sequence needs at least one step")
-        if not np.all(np.isfinite(arr)):
-            bad = int(np.flatnonzero(~np.isfinite(arr))[0])
-            raise ValueError(f"sequence {i} contains NaN or infinite values (first at position {bad})")
-        out.append(arr)
-    return out
-
-
-def _pad(seqs: list[np.ndarray], pad_to, dtype) -> tuple[np.ndarray, np.ndarray]:
-    lengths = np.array([len(s) for s in seqs], dtype=np.int32)
-    longest = int(lengths.max())
-    if pad_to is None:
-        num_steps = longest
-    else:
-        num_steps = check_int("pad_to", pad_to, 1)
-        if num_steps < longest:
-            raise ValueError(f"pad_to ({num_steps}) is shorter than the longest sequence ({longest})")
-    y = np.zeros((len(seqs), num_steps), dtype=dtype)
-    for i, s in enumerate(seqs):
-        y[i, : len(s)] = s
-    return y, lengths
-
-
-def categorical_data(sequences, num_symbols: int | None = None, *, pad_to: int | None = None) -> CategoricalHMMData:
-    """Validate symbol sequences (integers 0..V-1) for :func:`categorical`.
-
-    Parameters
-    ----------
-    sequences : list of array_like or array_like
-        A list of 1-D integer sequences (lengths may differ), one 1-D sequence,
-        or a 2-D array with one sequence per row.
-    num_symbols : int, optional
-        The alphabet size V (default: largest symbol + 1).
-    pad_to : int, optional
-        The common padded length (default: the longest sequence).
-
-    Returns
-    -------
-    CategoricalHMMData
-        The padded sequences, their lengths and symbol counts.
-
-    Raises
-    ------
-    ValueError
-        For no sequences, an empty sequence, NaN, non-integer or out-of-alphabet
-        symbols, or ``pad_to`` shorter than the longest sequence.
-
-    Examples
-    --------
-    >>> d = categorical_data([[0, 1, 1], [2]], num_symbols=3)
-    >>> d.y.tolist(), d.lengths.tolist(), d.symbol_counts.tolist()
-    ([[0, 1, 1], [2, 0, 0]], [3, 1], [1, 2, 1])
-    """
-    seqs = _as_sequences(sequences)
-    if num_symbols is not None:
-        num_symbols = check_int("num_symbols", num_symbols, 1)
-    for i, s in enumerate(seqs):
-        frac = np.flatnonzero(s != np.round(s))
-        if frac.size:
-            raise ValueError(f"sequence {i} has a non-integer symbol {s[frac[0]]!r} at position {int(frac[0])}")
-        neg = np.flatnonzero(s < 0)
-        if neg.size:
-            raise ValueError(
-                f"sequence {i} has symbol {int(s[neg[0]])} at position {int(neg[0])}, outside the "
-                "alphabet: symbols must be integers 0..num_symbols-1"
-            )
-        if num_symbols is not None:
-            big = np.flatnonzero(s >= num_symbols)
-            if big.size:
-                raise ValueError(
-                    f"sequence {i} has symbol {int(s[big[0]])} at position {int(big[0])}, outside the "
-                    f"alphabet 0..{num_symbols - 1} (num_symbols={num_symbols})"
-                )
-    if num_symbols is None:
-        num_symbols = int(max(s.max() for s in seqs)) + 1
-    y, lengths = _pad(seqs, pad_to, np.int32)
-    symbol_counts = np.bincount(np.concatenate(seqs).astype(np.int64), minlength=num_symbols).astype(np.int32)
-    return CategoricalHMMData(jnp.asarray(y), jnp.asarray(lengths), jnp.asarray(symbol_counts))
-
-
-def gaussian_data(sequences, *, pad_to: int | None = None) -> GaussianHMMData:
-    """Validate real-valued sequences for :func:`gaussian` (same layout as :func:`categorical_data`).
-
-    Parameters
-    ----------
-    sequences : list of array_like or array_like
-        A list of 1-D real sequences (lengths may differ), one 1-D sequence, or a
-        2-D array with one sequence per row.
-    pad_to : int, optional
-        The common padded length (default: the longest sequence).
-
-    Returns
-    -------
-    GaussianHMMData
-        The padded sequences, their lengths and the mean and variance of all observations.
-
-    Raises
-    ------
-    ValueError
-        For no sequences, an empty sequence, NaN or infinite values, or ``pad_to``
-        shorter than the longest sequence.
-
-    Examples
-    --------
-    >>> d = gaussian_data([[0.5, 1.5], [2.0]])
-    >>> d.y.shape, d.lengths.tolist()
-    ((2, 2), [2, 1])
-    """
-    seqs = _as_sequences(sequences)
-    dtype = jnp.zeros(()).dtype  # float64 under enable_x64, else float32
-    y, lengths = _pad(seqs, pad_to, np.float64)
-    center, var = cn.reference_scale(np.concatenate(seqs)[:, None])
-    check_fits_dtype("sequences", y, dtype)
-    check_fits_dtype("the sequences' variance", var, dtype)
-    return GaussianHMMData(
-        jnp.asarray(y, dtype), jnp.asarray(lengths), jnp.asarray(center, dtype), jnp.asarray(var, dtype)
-    )
 
 
 # ============================================================================ states and conditionals
@@ -676,7 +322,7 @@ def transition_posterior(state, d, *, alpha_trans, rows: Rows | None = None) -> 
     """
     k = state.log_initial.shape[0]
     dtype = state.log_initial.dtype
-    mask = _mask(d.lengths, state.z.shape[1])[:, 1:]
+    mask = step_mask(d.lengths, state.z.shape[1])[:, 1:]
     n = rw.total(rows, cj.counts(state.z[:, :-1] * k + state.z[:, 1:], k * k, mask))
     return jnp.asarray(alpha_trans, dtype) + n.astype(dtype).reshape(k, k)
 
@@ -713,7 +359,7 @@ def emission_posterior(state: CategoricalHMMState, d: CategoricalHMMData, *, bet
     """
     k, v = state.log_emission.shape
     dtype = state.log_emission.dtype
-    mask = _mask(d.lengths, state.z.shape[1])
+    mask = step_mask(d.lengths, state.z.shape[1])
     m = rw.total(rows, cj.counts(state.z * v + d.y, k * v, mask))
     return jnp.asarray(beta, dtype) + m.astype(dtype).reshape(k, v)
 
@@ -761,7 +407,7 @@ def gaussian_emission_posterior(state: GaussianHMMState, d: GaussianHMMData, *, 
     """
     k = state.mu.shape[0]
     prior = cn.data_scaled_prior(d.center, d.scale2, k, mu0=mu0, lam=lam, a=a, b=b)
-    mask = _mask(d.lengths, d.y.shape[1]).reshape(-1)
+    mask = step_mask(d.lengths, d.y.shape[1]).reshape(-1)
     stats = cn.component_stats(d.y.reshape(-1, 1), state.z.reshape(-1), k, weights=mask,
                                total=None if rows is None else rows.sum)
     return cn.posterior(prior, *stats)
@@ -895,7 +541,7 @@ def _build(K: int, alpha_init, alpha_trans, em: _Emission, name: str) -> Kernel:
             if rows is None:
                 check(d)
             a0, at = dirichlet_prior(d)
-            mask = _mask(d.lengths, d.y.shape[1])
+            mask = step_mask(d.lengths, d.y.shape[1])
             lp = cj.log_dirichlet_density(state.log_initial, a0)
             lp += jnp.sum(cj.log_dirichlet_density(state.log_transition, at))
             lp += em.log_prior(state, d)
@@ -921,7 +567,7 @@ def _build(K: int, alpha_init, alpha_trans, em: _Emission, name: str) -> Kernel:
 
         def accumulate(state, d):
             # posterior state probabilities per sequence and step (0 at padding), averaged by the runner
-            mask = _mask(d.lengths, d.y.shape[1])
+            mask = step_mask(d.lengths, d.y.shape[1])
             return {"state_probs": jax.nn.one_hot(state.z, K, dtype=_param_dtype(d)) * mask[..., None]}
 
         step = sweep(("z", functools.partial(sample_paths, rows=rows)), update_parameters)
@@ -936,7 +582,7 @@ def _build(K: int, alpha_init, alpha_trans, em: _Emission, name: str) -> Kernel:
             k1, [a0, at, *dirichlets], ng, dtype=_param_dtype(d)
         )
         s, t = d.y.shape
-        z = jax.vmap(_sample_markov_path, in_axes=(0, None, None, 0, None))(
+        z = jax.vmap(sample_markov_path, in_axes=(0, None, None, 0, None))(
             _sequence_keys(k2, s), log_initial, log_transition, d.lengths, t
         )
         return em.state_type(z=z, log_initial=log_initial, log_transition=log_transition,
@@ -1046,7 +692,7 @@ def _categorical(K, alpha_init, alpha_trans, beta) -> Kernel:
         return {"log_emission": jax.nn.log_softmax(gr.normal(key, shape=(K, v), dtype=_param_dtype(d)), axis=-1)}
 
     def simulate(key, state, d):
-        mask = _mask(d.lengths, d.y.shape[1])
+        mask = step_mask(d.lengths, d.y.shape[1])
         y = jnp.where(mask, gr.categorical(key, state.log_emission[state.z]), 0)
         return CategoricalHMMData(y, d.lengths, cj.counts(y, d.symbol_counts.shape[0], mask))
 
@@ -1147,13 +793,13 @@ def _gaussian(K, alpha_init, alpha_trans, mu0, lam, a, b) -> Kernel:
 
     def init(key, d):
         s, t = d.y.shape
-        mask = _mask(d.lengths, t).reshape(-1)
+        mask = step_mask(d.lengths, t).reshape(-1)
         idx = jax.random.choice(key, s * t, (K,), replace=K > s * t, p=mask / jnp.sum(mask))
         tau = jnp.full((K,), float(K) ** 2, d.y.dtype) / d.scale2[0]
         return {"mu": d.y.reshape(-1)[idx], "tau": tau}
 
     def simulate(key, state, d):
-        mask = _mask(d.lengths, d.y.shape[1])
+        mask = step_mask(d.lengths, d.y.shape[1])
         eps = gr.normal(key, shape=d.y.shape, dtype=d.y.dtype)
         y = state.mu[state.z] + eps * lax.rsqrt(state.tau[state.z])
         return GaussianHMMData(jnp.where(mask, y, 0.0), d.lengths, d.center, d.scale2)
@@ -1182,153 +828,3 @@ def _gaussian(K, alpha_init, alpha_trans, mu0, lam, a, b) -> Kernel:
     )
     return _build(K, alpha_init, alpha_trans, em, "hmm.gaussian")
 
-
-# ============================================================================ label switching
-def align(idata, *, var_name: str | None = None):
-    """Align hidden states across chains (Hungarian matching of chain means).
-
-    Matches chains on ``var_name`` (default: ``emission`` rows with the
-    Hellinger distance for categorical emissions, ``mu`` for Gaussian ones)
-    with :func:`gibbsjax.labels.align_chains` on dim ``state``, and
-    applies the same permutation to the ``state_to`` axis of ``transition``,
-    so every per-state variable means the same state in every chain.
-    Label-invariant variables (``*_sorted``, ``log_lik``, ``lp``) are
-    unchanged.
-
-    Parameters
-    ----------
-    idata : arviz.InferenceData
-        A run of :func:`categorical` or :func:`gaussian`.
-    var_name : str, optional
-        The variable to match chains on (default: ``emission``, else ``mu``).
-
-    Returns
-    -------
-    arviz.InferenceData
-        The aligned result; ``posterior.attrs["aligned_on"]`` names ``var_name``.
-
-    Examples
-    --------
-    >>> import gibbsjax
-    >>> d = categorical_data([[0, 0, 1, 2, 2, 2, 0, 1]], num_symbols=3)
-    >>> idata = gibbsjax.sample(categorical(K=2), d, seed=0, num_warmup=10, num_draws=10, progress=False)
-    >>> align(idata).posterior.attrs["aligned_on"]
-    'emission'
-    """
-    from gibbsjax.labels import align_chains
-
-    post = idata.posterior
-    if var_name is None:
-        var_name = "emission" if "emission" in post else "mu"
-    distance = "hellinger" if var_name == "emission" else "euclidean"
-    aligned, _ = align_chains(idata, var_name, "state", distance=distance, also_dims=("state_to",))
-    aligned.posterior.attrs["aligned_on"] = var_name
-    return aligned
-
-
-# ============================================================================ spec
-def _categorical_config_data(section, base_dir):
-    """``[data]``: ``dataset = "casino"`` (a sequences data set, with its own keys) or
-    ``sequences = [[0, 3, ...], ...]`` inline; ``num_symbols`` and ``pad_to`` optional."""
-    from gibbsjax.sources import read_sequences
-
-    section = dict(section)
-    pad_to = section.pop("pad_to", None)
-    num_symbols = section.pop("num_symbols", None)
-    seqs, generated = read_sequences(section, base_dir)
-    if generated is not None and num_symbols is None:
-        num_symbols = generated["num_symbols"]
-    return categorical_data(seqs, num_symbols, pad_to=pad_to)
-
-
-def _gaussian_config_data(section, base_dir):
-    """``[data]``: ``sequences = [[...], ...]`` inline, or one sequence from a column
-    (``dataset`` / ``file`` / ``values``, with ``column``); ``pad_to`` optional."""
-    from gibbsjax.sources import read_column, read_sequences
-
-    section = dict(section)
-    pad_to = section.pop("pad_to", None)
-    seqs = read_sequences(section, base_dir)[0] if "sequences" in section else [read_column(section, base_dir)]
-    return gaussian_data(seqs, pad_to=pad_to)
-
-
-def report(idata) -> str:
-    """Aligned states: transition matrix and emission parameters (posterior means).
-
-    Parameters
-    ----------
-    idata : arviz.InferenceData
-        A run of :func:`categorical` or :func:`gaussian` (aligned by :func:`align`, or not:
-        the report says which).
-
-    Returns
-    -------
-    str
-        The report, one line per state.
-
-    Examples
-    --------
-    >>> import gibbsjax
-    >>> d = categorical_data([[0, 0, 1, 2, 2, 2, 0, 1]], num_symbols=3)
-    >>> idata = gibbsjax.sample(categorical(K=2), d, seed=0, num_warmup=10, num_draws=10, progress=False)
-    >>> print(report(align(idata)).splitlines()[0])
-    states (aligned across chains; posterior means):
-    """
-    from gibbsjax.reports import fmt
-
-    post = idata.posterior
-    aligned = "aligned across chains" if "aligned_on" in post.attrs else "NOT aligned across chains"
-    trans = post["transition"].mean(("chain", "draw")).values
-    lines = [f"states ({aligned}; posterior means):", "  transition matrix (row: from, column: to):"]
-    lines += [f"    {k:>3}: {fmt(row)}" for k, row in enumerate(trans)]
-    if "emission" in post:
-        lines.append("  emission probabilities (row: state, column: symbol):")
-        lines += [f"    {k:>3}: {fmt(row)}" for k, row in enumerate(post["emission"].mean(("chain", "draw")).values)]
-    else:
-        mu, sigma = (post[v].mean(("chain", "draw")).values for v in ("mu", "sigma"))
-        lines.append("  state   mean      sd")
-        lines += [f"    {k:>3}: {mu[k]:7.3f} {sigma[k]:7.3f}" for k in range(mu.shape[0])]
-    return "\n".join(lines)
-
-
-def _recorded(kernel: Kernel, names: tuple[str, ...]) -> dict:
-    """SBC test functions: the named (label-invariant) values of ``kernel.record``."""
-    return {name: (lambda s, d, _n=name: kernel.record(s, d)[_n]) for name in names}
-
-
-def _sbc_categorical():
-    """SBC example: two states, three symbols, two short sequences; generic hyperparameters."""
-    kernel = categorical(K=2, alpha_init=(0.6, 1.4), alpha_trans=((2.5, 0.4), (0.8, 1.7)),
-                         beta=((0.5, 1.2, 2.1), (1.6, 0.3, 0.9)))
-    d = categorical_data([[0, 1, 2, 0, 2], [1, 2, 2]], num_symbols=3)
-    return kernel, d, _recorded(kernel, ("log_lik", "transition_sorted", "emission_sorted"))
-
-
-def _sbc_gaussian():
-    """SBC example: two states, two short sequences; generic hyperparameters."""
-    kernel = gaussian(K=2, alpha_init=(1.3, 0.7), alpha_trans=((1.8, 0.6), (0.9, 2.4)),
-                      mu0=0.8, lam=0.45, a=3.2, b=1.9)
-    d = gaussian_data([[0.1, -0.3, 1.2, 0.5], [2.0, 0.0]])
-    return kernel, d, _recorded(kernel, ("log_lik", "transition_sorted", "mu_sorted", "sigma_sorted"))
-
-
-def _specs():
-    from gibbsjax.spec import ModelSpec
-
-    def postprocess(idata, kernel, d, extras):
-        return align(idata)
-
-    return (
-        ModelSpec("hmm.categorical", categorical, _categorical_config_data, postprocess, report,
-                  ("log_lik", "transition_sorted", "emission_sorted"),
-                  "hidden Markov model, categorical emissions, paths by FFBS (Carter & Kohn 1996)",
-                  sbc_case=_sbc_categorical),
-        ModelSpec("hmm.gaussian", gaussian, _gaussian_config_data, postprocess, report,
-                  ("log_lik", "mu_sorted", "sigma_sorted", "transition_sorted"),
-                  "hidden Markov model, Gaussian emissions with Normal-Gamma priors, paths by FFBS",
-                  sbc_case=_sbc_gaussian),
-    )
-
-
-#: this module's models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`)
-SPECS = _specs()

@@ -1,8 +1,8 @@
 """One-label-per-document mixtures: the mixture of unigrams and the Bernoulli mixture.
 
-* :func:`unigrams` -- the Bayesian document model of source document 001 (lecture 21,
-  "Bayesian Document Model"), uncollapsed exactly as the source document writes it, and the
-  sampler of source document 002 §23.3 (the a/b/c two-topic example):
+* :func:`unigrams` -- the Bayesian document model of Sarkar's lecture notes 21
+  ("Bayesian Document Model"), uncollapsed exactly as those notes write it, and the
+  sampler of the CSE 5523 lecture notes 23 §23.3 (the a/b/c two-topic example):
 
       π ~ Dir(α),  β_k ~ Dir(λ) (k = 1..K),  Z_d | π ~ Cat(π),
       W_id | Z_d = k, β ~ Cat(β_k).
@@ -10,11 +10,11 @@
   One sweep: π | Z and β | Z, W (:func:`sample_pi_beta`, one block: they are
   independent given Z), then :func:`sample_z`.  These conditionals (and
   :class:`UnigramState`, :func:`pi_posterior`, :func:`beta_posterior`) live in
-  :mod:`gibbsjax.one_label`, which naive Bayes with π drawn shares; they are
+  :mod:`gibbsjax.models.one_label`, which naive Bayes with π drawn shares; they are
   re-exported here.
-* :func:`unigrams_collapsed` -- the same model with π integrated out (source document 001
+* :func:`unigrams_collapsed` -- the same model with π integrated out (Sarkar's lecture notes 21
   §21.2.2): :func:`sample_beta`, then :func:`sample_z_collapsed`.
-* :func:`bernoulli` -- the two-class mixture over binary features of source document 004
+* :func:`bernoulli` -- the two-class mixture over binary features of Padó (2012)
   (Padó, "Gibbs sampling", §4-5), for K >= 2 classes:
 
       π ~ Dir(α) (Beta(α_0, α_1) for K = 2),  p_kf ~ Beta(a, b),
@@ -78,13 +78,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from gibbsjax import conjugate as cj
-from gibbsjax import one_label as ol
+from gibbsjax.models import one_label as ol
 from gibbsjax import random as gr
 from gibbsjax import rows as rw
 from gibbsjax._checks import check_concentration, check_int, init_checker
 from gibbsjax.corpus import Corpus
 from gibbsjax.kernel import Kernel, sweep
-from gibbsjax.one_label import (BinaryData, Documents, UnigramState, beta_posterior, pi_posterior, sample_pi_beta,
+from gibbsjax.models.one_label import (BinaryData, Documents, UnigramState, beta_posterior, pi_posterior, sample_pi_beta,
                                 sample_z)
 from gibbsjax.rows import Rows
 from jax.sharding import PartitionSpec as P
@@ -131,7 +131,7 @@ def unigram_data(corpus) -> Documents:
     ------
     ValueError
         For an empty corpus or a document without tokens (see
-        :func:`gibbsjax.one_label.documents`).
+        :func:`gibbsjax.models.one_label.documents`).
 
     Examples
     --------
@@ -268,7 +268,7 @@ class BernoulliState(NamedTuple):
 
 
 def sample_beta(key, state, data: Documents, *, lam: float) -> jax.Array:
-    """β_k | {Z_d}, {W_id} ~ Dir(m_k + λ) for every k (source document 001, 2.).
+    """β_k | {Z_d}, {W_id} ~ Dir(m_k + λ) for every k (Sarkar's lecture notes 21, 2.).
 
     Parameters
     ----------
@@ -300,7 +300,7 @@ def sample_beta(key, state, data: Documents, *, lam: float) -> jax.Array:
 
 
 def sample_z_collapsed(key, state: CollapsedUnigramState, data: Documents, *, alpha) -> jax.Array:
-    """Z_d | Z_{−d}, β, W ∝ (n_k^{(−d)} + α_k) Π_i β_{k, W_id}, one d after another (source document 001 §21.2.2).
+    """Z_d | Z_{−d}, β, W ∝ (n_k^{(−d)} + α_k) Π_i β_{k, W_id}, one d after another (Sarkar's lecture notes 21 §21.2.2).
 
     n_k^{(−d)} = #{d' ≠ d : Z_d' = k}.  Sequential because collapsing π couples
     the labels through the counts (``lax.scan`` over documents).
@@ -339,7 +339,7 @@ def sample_z_collapsed(key, state: CollapsedUnigramState, data: Documents, *, al
 
 def p_posterior(state: BernoulliState, data: BinaryData, *, a: float, b: float,
                 rows: Rows | None = None) -> jax.Array:
-    """Parameters of p_kf | S, F ~ Beta(a + n1_kf, b + n0_kf), stacked (K, F, 2) (source document 004 §4-5).
+    """Parameters of p_kf | S, F ~ Beta(a + n1_kf, b + n0_kf), stacked (K, F, 2) (Padó 2012, §4-5).
 
     n1_kf / n0_kf = number of class-k documents with feature f on / off: the
     prior adds a pseudo-counts of "on" and b of "off".
@@ -379,7 +379,7 @@ def p_posterior(state: BernoulliState, data: BinaryData, *, a: float, b: float,
 
 def sample_pi_p(key, state: BernoulliState, data: BinaryData, *, alpha, a: float, b: float,
                 rows: Rows | None = None) -> BernoulliState:
-    """π | S ~ Dir(C + α) and p_kf | S, F ~ Beta(a + n1_kf, b + n0_kf) (source document 004), as one block.
+    """π | S ~ Dir(C + α) and p_kf | S, F ~ Beta(a + n1_kf, b + n0_kf) (Padó 2012), as one block.
 
     Given the labels S, π and the p_kf are independent, so one joint draw (one
     gamma call; a Beta draw is a two-category Dirichlet draw, which keeps both
@@ -426,7 +426,7 @@ def _s_logits(state: BernoulliState, data: BinaryData) -> jax.Array:
 
 
 def sample_s(key, state: BernoulliState, data: BinaryData, rows: Rows | None = None) -> jax.Array:
-    """S_d | π, p, F for every d at once (source document 004, eq. 7).
+    """S_d | π, p, F for every d at once (Padó 2012, eq. 7).
 
     P(S_d = k) ∝ π_k Π_f p_kf^{F_df} (1 − p_kf)^{1 − F_df}.
 
@@ -465,9 +465,9 @@ def sample_s(key, state: BernoulliState, data: BinaryData, rows: Rows | None = N
 # ============================================================================ factories
 def unigrams(K: int = 2, alpha: float | tuple[float, ...] = 1.0, lam: float = 1.0,
              keep_draws: bool = True) -> Kernel:
-    """Uncollapsed Gibbs sampler for the mixture of unigrams (source document 001; source document 002 §23.3).
+    """Uncollapsed Gibbs sampler for the mixture of unigrams (Sarkar's lecture notes 21; the CSE 5523 lecture notes 23 §23.3).
 
-    The source document 002 code uses α = λ = 1.  Each sweep draws π | Z, β | Z,
+    The the CSE 5523 lecture notes 23 code uses α = λ = 1.  Each sweep draws π | Z, β | Z,
     W, then all Z_d | π, β at once (exact: see the module docs).  Random start: Z
     uniform (π and β are drawn from Z first).
 
@@ -548,7 +548,7 @@ def _replace_tokens(data: Documents, tokens) -> Documents:
 
 def unigrams_collapsed(K: int = 2, alpha: float | tuple[float, ...] = 1.0,
                        lam: float = 1.0, keep_draws: bool = True) -> Kernel:
-    """Gibbs sampler for the mixture of unigrams with π integrated out (source document 001 §21.2.2).
+    """Gibbs sampler for the mixture of unigrams with π integrated out (Sarkar's lecture notes 21 §21.2.2).
 
     Each sweep draws β | Z, W, then the labels one document at a time from
     (n_k^{(−d)} + α_k) Π_i β_{k, W_id} (exact: see the module docs).  ``pi`` is
@@ -651,7 +651,7 @@ def _unigrams_collapsed(k: int, alpha, lam: float, keep_draws: bool) -> Kernel:
 
 def bernoulli(K: int = 2, alpha: float | tuple[float, ...] = 1.0, a: float = 1.0,
               b: float = 1.0, keep_draws: bool = True) -> Kernel:
-    """Gibbs sampler for the mixture of Bernoulli feature vectors (source document 004).
+    """Gibbs sampler for the mixture of Bernoulli feature vectors (Padó 2012).
 
     Each sweep draws π | S, p | S, F, then all S_d | π, p at once (exact: see the
     module docs).  Random start: S uniform (π and p are drawn from S first).
@@ -662,7 +662,7 @@ def bernoulli(K: int = 2, alpha: float | tuple[float, ...] = 1.0, a: float = 1.0
         Clusters, >= 2 (the seed: 2).
     alpha : float or tuple of float, default 1.0
         The Dirichlet concentration of the class proportions π (Beta(α_0, α_1) for
-        K = 2; a number or one per class -- the source document's α = 2, β = 2 is
+        K = 2; a number or one per class -- Padó's (2012) α = 2, β = 2 is
         ``alpha=2.0``, its 20/80 prior ``alpha=(20.0, 80.0)``).
     a, b : float, default 1.0
         The Beta prior of every p_kf, read as a pseudo-counts of "on" and b of
@@ -760,72 +760,3 @@ def _bernoulli(k: int, alpha, a: float, b: float, keep_draws: bool) -> Kernel:
         check_init=init_checker(log_simplex=("log_pi",), log_probability=("log_p", "log1m_p"), labels={"z": k}),
     )
 
-
-# ============================================================================ spec
-def _unigram_config_data(section, base_dir):
-    """``[data]``: a corpus (``corpus`` / ``file``; see :func:`gibbsjax.sources.read_corpus`)."""
-    from gibbsjax.sources import read_corpus
-
-    return unigram_data(read_corpus(section, base_dir))
-
-
-def _bernoulli_config_data(section, base_dir):
-    """``[data]``: a corpus as for the unigram mixture, with ``max_features``."""
-    from gibbsjax.sources import read_corpus
-
-    corpus = read_corpus(section, base_dir, ("max_features",))
-    return bernoulli_data(corpus, max_features=section.get("max_features"))
-
-
-def _postprocess(idata, kernel, d, extras):
-    return ol.one_label_postprocess(idata, d, align=True)
-
-
-#: the small corpus of the SBC examples (word ids of four documents)
-SBC_DOCS = ((0, 0, 1), (2, 2), (0, 1, 2, 0), (1,))
-
-
-def _sbc_unigrams(factory):
-    """SBC example: two clusters, three words, four documents; label-invariant test functions."""
-    from gibbsjax.testing import co_clustered_pairs, sorted_values
-
-    corpus = Corpus.from_token_lists([[str(w) for w in d] for d in SBC_DOCS], vocab=["0", "1", "2"])
-    fns = {"co_clustered": lambda s, d: co_clustered_pairs(s.z),
-           "beta_word0_sorted": lambda s, d: sorted_values(jnp.exp(s.log_beta[:, 0])),
-           "beta_word2_sorted": lambda s, d: sorted_values(jnp.exp(s.log_beta[:, 2]))}
-    return factory(2, alpha=(1.2, 2.5), lam=0.8), unigram_data(corpus), fns
-
-
-def _sbc_bernoulli():
-    """SBC example: two clusters, five binary vectors of three features."""
-    from gibbsjax.testing import co_clustered_pairs, sorted_values
-
-    d = bernoulli_data(np.array([[1, 0, 1], [1, 1, 0], [0, 0, 1], [0, 1, 1], [1, 1, 1]]))
-    fns = {"co_clustered": lambda s, d: co_clustered_pairs(s.z),
-           "p_sorted": lambda s, d: sorted_values(jnp.exp(s.log_p[:, 0])),
-           "pi_sorted": lambda s, d: sorted_values(jnp.exp(s.log_pi))}
-    return bernoulli(2, alpha=(1.6, 0.9), a=0.7, b=1.3), d, fns
-
-
-def _specs():
-    from gibbsjax.spec import ModelSpec
-
-    def spec(name, factory, make_data, description, sbc_case):
-        return ModelSpec(name, factory, make_data, _postprocess, ol.one_label_report, ("pi",), description,
-                         sbc_case=sbc_case)
-
-    return (
-        spec("mixtures.unigrams", unigrams, _unigram_config_data,
-             "mixture of unigrams, uncollapsed (source document 001; source document 002 section 23.3)",
-             functools.partial(_sbc_unigrams, unigrams)),
-        spec("mixtures.unigrams_collapsed", unigrams_collapsed, _unigram_config_data,
-             "mixture of unigrams with pi collapsed (source document 001, section 21.2.2)",
-             functools.partial(_sbc_unigrams, unigrams_collapsed)),
-        spec("mixtures.bernoulli", bernoulli, _bernoulli_config_data,
-             "mixture of binary feature vectors, Beta priors as pseudo-counts (source document 004)",
-             _sbc_bernoulli),
-    )
-
-
-#: this module's models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`)
-SPECS = _specs()

@@ -1,14 +1,14 @@
-"""Dirichlet-multinomial naive Bayes (source document 000: Resnik & Hardisty 2010).
+"""Dirichlet-multinomial naive Bayes (Resnik & Hardisty 2010).
 
-Model, for K >= 2 classes (the source document has K = 2, labels x ∈ {0, 1}):
+Model, for K >= 2 classes (Resnik & Hardisty 2010, has K = 2, labels x ∈ {0, 1}):
 
     π ~ Dir(γ_π),   L_j | π ~ Cat(π),   θ_x ~ Dir(γ_θ) for every class x,
     W_j | L_j, θ ~ the words of document j, each drawn from Cat(θ_{L_j}).
 
 π is integrated out (seed §2.1); θ is sampled; the labels of documents whose
 label is observed are held fixed and the others are sampled.  This is exactly
-the π-collapsed mixture of unigrams of source document 001 with some labels observed,
-so both use the same building blocks in :mod:`gibbsjax.one_label` (and :mod:`gibbsjax.conjugate`).
+the π-collapsed mixture of unigrams of Sarkar's lecture notes 21 with some labels observed,
+so both use the same building blocks in :mod:`gibbsjax.models.one_label` (and :mod:`gibbsjax.conjugate`).
 
 One sweep (:func:`dirichlet_multinomial`):
 
@@ -31,7 +31,7 @@ Seed 000 (§3.1) prints the prior factor as (C_x + γ_π,x − 1) / (C_0 + C_1 +
 
 with no "−1" in the numerator when the counts exclude document j (the "−1"s
 are right only if C_x counts document j itself *and* j currently has label x,
-which is not what the source document's formula says).  The denominator does not depend
+which is not what Resnik & Hardisty's (2010) formula says).  The denominator does not depend
 on x, so it cancels in the normalisation.  ``tests/test_naive_bayes.py`` shows
 that the printed version gives the wrong posterior (exact enumeration).
 
@@ -51,7 +51,7 @@ block, then every unobserved label at once from
 P(L_j = x | π, θ) ∝ π_x Π_w θ_{x,w}^{W_jw} (the labels are conditionally
 independent given π and θ, so this is an exact draw of their joint conditional).
 It is the mixture of unigrams of :mod:`gibbsjax.models.mixtures` with some
-labels observed, and shares its code (:func:`gibbsjax.one_label.unigram_functions`).
+labels observed, and shares its code (:func:`gibbsjax.models.one_label.unigram_functions`).
 It mixes somewhat slower per sweep than the collapsed sampler but has no
 sequential loop, so it splits its documents over devices (``sample(...,
 devices=N)``, :mod:`gibbsjax.rows`), which the collapsed sampler cannot: its
@@ -82,12 +82,12 @@ import jax
 import jax.numpy as jnp
 
 from gibbsjax import conjugate as cj
-from gibbsjax import one_label as ol
+from gibbsjax.models import one_label as ol
 from gibbsjax import random as gr
 from gibbsjax import rows as rw
 from gibbsjax._checks import check_concentration, init_checker, labels_checker
 from gibbsjax.kernel import Kernel, sweep
-from gibbsjax.one_label import Documents
+from gibbsjax.models.one_label import Documents
 
 __all__ = [
     "NaiveBayesState",
@@ -145,7 +145,7 @@ def data(corpus, *, num_classes: int | None = None, labels=None, hide_labels: fl
     Raises
     ------
     ValueError
-        Naming the argument (see :func:`gibbsjax.one_label.documents`).
+        Naming the argument (see :func:`gibbsjax.models.one_label.documents`).
 
     Examples
     --------
@@ -164,7 +164,7 @@ def _labels(state: NaiveBayesState, data: Documents) -> jax.Array:
 
 
 def sample_theta(key, state: NaiveBayesState, data: Documents, *, gamma_theta: float) -> jax.Array:
-    """θ_x | L, C ~ Dir(count(w ∈ C_x) + γ_θ) for every class x (source document 000, §3.2).
+    """θ_x | L, C ~ Dir(count(w ∈ C_x) + γ_θ) for every class x (Resnik & Hardisty 2010, §3.2).
 
     Parameters
     ----------
@@ -197,7 +197,7 @@ def sample_theta(key, state: NaiveBayesState, data: Documents, *, gamma_theta: f
 
 
 def sample_labels(key, state: NaiveBayesState, data: Documents, *, gamma_pi) -> jax.Array:
-    """Each unobserved L_j in turn (source document 000, §3.1, corrected).
+    """Each unobserved L_j in turn (Resnik & Hardisty 2010, §3.1, corrected).
 
     P(L_j = x | L_{−j}, C, θ) ∝ (C_x^{(−j)} + γ_π,x) · Π_w θ_{x,w}^{W_jw},
     C_x^{(−j)} = #{documents i ≠ j with L_i = x}.  Sequential (``lax.scan`` over
@@ -267,7 +267,7 @@ def label_conditionals(state: NaiveBayesState, data: Documents, *, gamma_pi) -> 
 
 
 def dirichlet_multinomial(gamma_pi: float | tuple[float, ...] = 1.0, gamma_theta: float = 1.0) -> Kernel:
-    """Gibbs sampler for Dirichlet-multinomial naive Bayes, π collapsed (source document 000).
+    """Gibbs sampler for Dirichlet-multinomial naive Bayes, π collapsed (Resnik & Hardisty 2010).
 
     The number of classes K comes from the data (:func:`data`).  Each sweep
     draws θ | L then the unobserved labels one by one (see the module docs for
@@ -277,7 +277,7 @@ def dirichlet_multinomial(gamma_pi: float | tuple[float, ...] = 1.0, gamma_theta
     ----------
     gamma_pi : float or tuple of float, default 1.0
         Dirichlet (Beta for K = 2) concentration of the class prior π: a number
-        (symmetric) or one value per class (the source document's γ_π = [γ_π0, γ_π1]).
+        (symmetric) or one value per class (Resnik & Hardisty's (2010) γ_π = [γ_π0, γ_π1]).
     gamma_theta : float, default 1.0
         Symmetric Dirichlet concentration of every class's word distribution θ_x.
 
@@ -338,7 +338,7 @@ def _dirichlet_multinomial(gamma_pi, gamma_theta: float) -> Kernel:
         }
 
     def log_joint(state, data: Documents):
-        """log p(C, L, θ) with π integrated out (source document 000, eq. 19, normalised)."""
+        """log p(C, L, θ) with π integrated out (Resnik & Hardisty 2010, eq. 19, normalised)."""
         k = num_classes(data)
         labels = _labels(state, data)
         alpha = cj.concentration_vector("gamma_pi", gamma_pi, k)
@@ -520,47 +520,3 @@ def _uncollapsed(gamma_pi, gamma_theta: float) -> Kernel:
         check_state=labels_checker(z=num_classes),
     )
 
-
-# ============================================================================ spec
-def _config_data(section, base_dir):
-    """``[data]``: a corpus (``corpus`` / ``file``; see :func:`gibbsjax.sources.read_corpus`)
-    with ``hide_labels``, ``split_seed`` and ``num_classes`` passed to :func:`data`."""
-    from gibbsjax.sources import read_corpus
-
-    keys = ("hide_labels", "split_seed", "num_classes")
-    corpus = read_corpus(section, base_dir, keys)
-    return data(corpus, **{k: section[k] for k in keys if k in section})
-
-
-def _postprocess(idata, kernel, d, extras):
-    return ol.one_label_postprocess(idata, d, align=False)  # observed labels identify the classes
-
-
-def _sbc_case(factory, labels_name, theta_name):
-    """SBC example: three classes, three words, six documents of which three are labelled; ranks
-    the merged labels and θ (observed labels identify the classes: no relabelling)."""
-    from gibbsjax.corpus import Corpus
-
-    docs = [[0, 0, 1], [2, 2], [0, 1, 2, 0], [1], [1, 2], [0]]
-    corpus = Corpus.from_token_lists([[str(w) for w in doc] for doc in docs], vocab=["0", "1", "2"],
-                                     labels=[0, -1, -1, 2, -1, 1], label_names=["x", "y", "z"])
-    fns = {"labels": lambda s, d: ol.merge_labels(getattr(s, labels_name), d.labels),
-           "theta": lambda s, d: jnp.exp(getattr(s, theta_name))}
-    return factory((2.0, 3.0, 1.5), 0.7), data(corpus), fns
-
-
-def _specs():
-    from gibbsjax.spec import ModelSpec
-
-    return (ModelSpec("naive_bayes.dirichlet_multinomial", dirichlet_multinomial, _config_data, _postprocess,
-                      ol.one_label_report, ("pi",),
-                      "Dirichlet-multinomial naive Bayes, pi collapsed, some labels observed (source document 000)",
-                      sbc_case=functools.partial(_sbc_case, dirichlet_multinomial, "labels", "log_theta")),
-            ModelSpec("naive_bayes.uncollapsed", uncollapsed, _config_data, _postprocess, ol.one_label_report, ("pi",),
-                      "Dirichlet-multinomial naive Bayes with pi drawn: labels drawn all at once, documents can "
-                      "be split over devices (source document 000)",
-                      sbc_case=functools.partial(_sbc_case, uncollapsed, "z", "log_beta")))
-
-
-#: this module's models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`)
-SPECS = _specs()

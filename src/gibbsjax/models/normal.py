@@ -1,4 +1,4 @@
-"""Normal models of source document 003 (Wang 2015, "Gibbs Sampler and Its Applications").
+"""Normal models of Wang (2015), "Gibbs Sampler and Its Applications".
 
 * :func:`bivariate` — Example 1: a bivariate normal with unit variances and
   correlation ρ, sampled one coordinate at a time.
@@ -9,8 +9,8 @@
 Each full conditional is a small named function (``sample_x1``, ``sample_mu``,
 ...), composed into a sweep with :func:`gibbsjax.kernel.sweep`.
 
-Typos in the seed, corrected here
----------------------------------
+Typos in Wang (2015), corrected here
+------------------------------------
 * The inverse-gamma density is printed as b0^a0/Γ(a0) (σ²)^(−a0−1) e^{+b0/σ²};
   the exponent is −b0/σ².
 * Step 3 of the sampling scheme sets s² = ω σ0²/n; the derivation above it gives
@@ -63,7 +63,7 @@ class BivariateState(NamedTuple):
 
 
 def sample_x1(key, state: BivariateState, data, *, rho: float) -> jax.Array:
-    """x1 | x2 ~ N(ρ x2, 1 − ρ²)  (source document 003, Example 1).
+    """x1 | x2 ~ N(ρ x2, 1 − ρ²)  (Wang 2015, Example 1).
 
     Parameters
     ----------
@@ -93,7 +93,7 @@ def sample_x1(key, state: BivariateState, data, *, rho: float) -> jax.Array:
 
 
 def sample_x2(key, state: BivariateState, data, *, rho: float) -> jax.Array:
-    """x2 | x1 ~ N(ρ x1, 1 − ρ²)  (source document 003, Example 1).
+    """x2 | x1 ~ N(ρ x1, 1 − ρ²)  (Wang 2015, Example 1).
 
     Parameters
     ----------
@@ -123,11 +123,11 @@ def sample_x2(key, state: BivariateState, data, *, rho: float) -> jax.Array:
 
 
 def bivariate(rho: float = 0.8) -> Kernel:
-    """Gibbs sampler for (x1, x2) ~ N(0, [[1, ρ], [ρ, 1]]), source document 003 Example 1.
+    """Gibbs sampler for (x1, x2) ~ N(0, [[1, ρ], [ρ, 1]]), Wang (2015) Example 1.
 
     Each sweep draws x1 | x2 then x2 | x1.  The model has no data: pass
     ``data=None`` to :func:`gibbsjax.sample`.  Random starts are drawn from
-    N(0, 3²) per coordinate (overdispersed); the source document's four starting points
+    N(0, 3²) per coordinate (overdispersed); Wang's (2015) four starting points
     are the corners (±2.5, ±2.5), given with ``init=``.
 
     Parameters
@@ -273,7 +273,7 @@ class NormalState(NamedTuple):
 
 
 def sample_mu(key, state: NormalState, data: NormalData, *, mu0: float, sigma0: float) -> jax.Array:
-    """μ | σ², y ~ N(ω ȳ + (1 − ω) μ0, ω σ²/n), ω = σ0² / (σ²/n + σ0²)  (source document 003, Ex. 2).
+    """μ | σ², y ~ N(ω ȳ + (1 − ω) μ0, ω σ²/n), ω = σ0² / (σ²/n + σ0²)  (Wang 2015, Ex. 2).
 
     Parameters
     ----------
@@ -308,7 +308,7 @@ def sample_mu(key, state: NormalState, data: NormalData, *, mu0: float, sigma0: 
 
 
 def sample_sigma2(key, state: NormalState, data: NormalData, *, a0: float, b0: float) -> jax.Array:
-    """σ² | μ, y ~ InvGamma(a0 + n/2, b0 + Σ (y_i − μ)²/2)  (source document 003, Ex. 2).
+    """σ² | μ, y ~ InvGamma(a0 + n/2, b0 + Σ (y_i − μ)²/2)  (Wang 2015, Ex. 2).
 
     Parameters
     ----------
@@ -425,37 +425,3 @@ def _semiconjugate(mu0: float, sigma0: float, a0: float, b0: float) -> Kernel:
         check_init=init_checker(positive=("sigma2",)),
     )
 
-
-# ============================================================================ spec
-def _config_data(section, base_dir):
-    """``[data]``: one numeric column (``dataset`` / ``file`` / ``values``, with ``column``)."""
-    from gibbsjax.sources import read_column
-
-    return data(read_column(section, base_dir))
-
-
-def _sbc_semiconjugate():
-    """SBC example: generic hyperparameters (non-zero prior mean), five observations."""
-    return (semiconjugate(mu0=1.4, sigma0=0.7, a0=3.3, b0=1.8), data(np.array([0.3, 1.9, 1.1, 2.4, 0.8])),
-            None)
-
-
-def _sbc_bivariate():
-    return bivariate(0.6), None, None
-
-
-def _specs():
-    from gibbsjax.spec import ModelSpec
-
-    return (
-        ModelSpec("normal.bivariate", bivariate,
-                  description="bivariate normal with correlation rho (source document 003, Example 1); no data",
-                  sbc_case=_sbc_bivariate),
-        ModelSpec("normal.semiconjugate", semiconjugate, _config_data,
-                  description="normal with unknown mean and variance, semi-conjugate priors (source document 003, Example 2)",
-                  sbc_case=_sbc_semiconjugate),
-    )
-
-
-#: this module's models for ``gibbsjax run`` (see :class:`gibbsjax.spec.ModelSpec`)
-SPECS = _specs()

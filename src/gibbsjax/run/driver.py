@@ -483,7 +483,8 @@ def _invariant_draws(run: Run, names) -> dict:
 # ----------------------------------------------------------------------------- main entry
 def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *,
            key: jax.Array | None = None, attrs: Mapping[str, Any] | None = None,
-           until_vars: Sequence[str] | None = None, callback: Callable[[dict], Any] | None = None, **options):
+           until_vars: Sequence[str] | None = None, callback: Callable[[dict], Any] | None = None,
+           preflight: Callable[[], Any] | None = None, **options):
     """Run ``num_chains`` chains of ``kernel`` on ``data`` and return ArviZ InferenceData.
 
     Parameters
@@ -512,6 +513,10 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         without ``log_joint``, and in the warm-up of a multi-process run without
         ``save_warmup``).  An exception it raises ends the run and propagates.
         The progress bar shows the same ``lp`` (:func:`format_lp`).
+    preflight : callable, optional
+        Called with no argument once the run's own checks have passed (its memory among them),
+        before anything big is allocated: a caller's check of its own (``gibbsjax run`` checks
+        the disk the result goes to), refusing the run by raising.
     **options
         Fields of :class:`Settings` (``seed``, ``num_chains``, ``num_warmup``,
         ``num_draws``, ``thin``, ``init``, ``progress``, ``chunk_size``,
@@ -555,6 +560,8 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         raise ValueError(f"settings must be a gibbsjax.run.Settings, got {type(settings).__name__}")
     if callback is not None and not callable(callback):
         raise ValueError(f"callback must be a function taking one dict, got {type(callback).__name__}")
+    if preflight is not None and not callable(preflight):
+        raise ValueError(f"preflight must be a function of no argument, got {type(preflight).__name__}")
     import_beside_the_run("arviz")  # the result is ArviZ's: imported while the chains compile and run
     enable_default_cache()
     s = (settings or Settings()).replace(**options)
@@ -573,6 +580,8 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         _apply_init(abstract[1], s.init, s.num_chains, kernel.check_init)
     # before anything big is allocated (with the data split over devices: per device)
     check_layout_memory(kernel, data, s, key, plan, mode)
+    if preflight is not None:
+        preflight()
 
     fingerprint = _fingerprint_later(user_data)  # hashed while the chains run
     data = place_data(plan, data)

@@ -1,14 +1,14 @@
-"""Latent Dirichlet allocation by exact Gibbs sampling (source document 003 §4).
+"""Latent Dirichlet allocation by exact Gibbs sampling (Wang 2015, §4).
 
-Model (Blei, Ng & Jordan 2003, in the source document's notation): topics
+Model (Blei, Ng & Jordan 2003, in Wang's (2015) notation): topics
 φ_k ~ Dir_V(η), document proportions θ_d ~ Dir_K(α), and for every token i of
 document d a topic z_i | θ_d ~ Cat(θ_d) and a word w_i | z_i, φ ~ Cat(φ_{z_i}).
 
 Three exact samplers, all with state ``LDAState(z, log_phi)``:
 
-* :func:`collapsed` — the source document's sampler, θ and φ integrated out, token by token:
+* :func:`collapsed` — Wang's (2015) sampler, θ and φ integrated out, token by token:
   p(z_i = k | z_−i, w) ∝ (n_kw,−i + η) / (n_k,−i + Vη) · (n_dk,−i + α)
-  (seed eq. 20; its factor 1/(n_d,−i + Kα) does not depend on k).  Every token
+  (Wang 2015, eq. 20; its factor 1/(n_d,−i + Kα) does not depend on k).  Every token
   sees every earlier update: the reference, vectorised over chains only.
 * :func:`partially_collapsed` (the default) — Magnusson, Jonsson, Villani &
   Broman (2018, JCGS 27(2)): each sweep draws φ_k ~ Dir(n_k· + η), then, θ
@@ -82,35 +82,31 @@ The package's modules import downward only (each from those above it in this lis
 * :mod:`~gibbsjax.models.lda.shard_layout`: a corpus's documents split into shards, each packed into a grid;
 * :mod:`~gibbsjax.models.lda.shard`: the partially collapsed sampler with documents split over devices;
 * :mod:`~gibbsjax.models.lda.kernels`: the factories, ``SAMPLERS`` and the per-draw records;
-* :mod:`~gibbsjax.models.lda.inference`: new documents and held-out perplexity, φ fixed;
-* :mod:`~gibbsjax.models.lda.postprocessing`: ``postprocess``, ``report`` and ``SPECS``.
+* :mod:`~gibbsjax.models.lda.inference`: new documents and held-out perplexity, φ fixed.
 
-This module re-exports their public names: ``from gibbsjax.models.lda import
-partially_collapsed`` and ``lda.data(corpus)`` work as before the split.
+How a config builds LDA's data, its post-processing and its report live one layer up, in
+:mod:`gibbsjax.specs.lda`.
+
+This module exports the names a user of the samplers reaches for (``from gibbsjax.models.lda import
+partially_collapsed``, ``lda.data(corpus)``); the tuning constants and the helpers behind them stay
+in their modules (``lda.layout.tokens_in_corpus_order``, ``lda.conditionals.LOG_PHI_FLOOR``).
 """
 
 from __future__ import annotations
 
-from gibbsjax.models.lda.layout import (LANE_FRACTIONS, PACK_BLOCK_TOKENS, LDAData, LDAState, data, default_lanes,
-                                        hashed_uniforms, initial_log_phi,
-                                        initial_topics, token_uniforms, tokens_in_corpus_order, topic_counts,
-                                        word_topic_counts)
-from gibbsjax.models.lda.conditionals import (DIRICHLET_ROWS, LANES_UNROLL, LOG_PHI_FLOOR, PREFIX_ONE_LEVEL_MAX_K,
-                                              SCAN_UNROLL, THETA_BLOCK_ELEMENTS, UNCOLLAPSED_BLOCK_ELEMENTS,
-                                              log_joint_collapsed, log_phi_given_counts, sample_log_phi,
-                                              sample_z_collapsed, sample_z_lanes, sample_z_partially_collapsed,
-                                              sample_z_uncollapsed)
+from gibbsjax.models.lda.layout import (LANE_FRACTIONS, LDAData, LDAState, data, default_lanes, hashed_uniforms,
+                                        initial_topics, token_uniforms, topic_counts, word_topic_counts)
+from gibbsjax.models.lda.conditionals import (DIRICHLET_ROWS, log_joint_collapsed, sample_log_phi, sample_z_collapsed,
+                                              sample_z_lanes, sample_z_partially_collapsed, sample_z_uncollapsed)
 from gibbsjax.models.lda.sparse import sample_z_sparse
 from gibbsjax.models.lda.warmups import sample_z_collapsed_frozen, sample_z_collapsed_parallel
 from gibbsjax.models.lda.z_updates import (DIRICHLET_DRAWS, SPARSE_FROM_TOPICS_ON_CPU, WARMUPS, Z_UPDATES,
                                            resolve_dirichlet_draw, resolve_warmup, resolve_z_update)
-from gibbsjax.models.lda.slice_sampling import SLICE_MAX_SHRINKS, SLICE_MAX_STEPS_OUT, SLICE_WIDTH, slice_sample
-from gibbsjax.models.lda.priors import (HISTOGRAM_CAP, LEARN_ALPHA, MINKA_ITERATIONS, MINKA_MIN_ALPHA, LDALearnedState,
-                                        LearnedPriors, learned_priors, log_joint_learned, minka_log_alpha,
-                                        sample_log_alpha, sample_log_eta)
+from gibbsjax.models.lda.slice_sampling import slice_sample
+from gibbsjax.models.lda.priors import (LEARN_ALPHA, LDALearnedState, LearnedPriors, learned_priors,
+                                        log_joint_learned, minka_log_alpha, sample_log_alpha, sample_log_eta)
 from gibbsjax.models.lda.kernels import SAMPLERS, collapsed, partially_collapsed, recorded_indices, uncollapsed
 from gibbsjax.models.lda.inference import heldout_perplexity, infer_doc_topics
-from gibbsjax.models.lda.postprocessing import SPECS, postprocess, report, theta_draws
 
 __all__ = [
     "LDAData",
@@ -156,26 +152,5 @@ __all__ = [
     "infer_doc_topics",
     "heldout_perplexity",
     "recorded_indices",
-    "theta_draws",
-    "postprocess",
-    "report",
-    "SPECS",
-    # public beyond the list above before the package split, and still here
-    "PACK_BLOCK_TOKENS",
-    "tokens_in_corpus_order",
-    "log_phi_given_counts",
-    "initial_log_phi",
-    "SCAN_UNROLL",
-    "LOG_PHI_FLOOR",
-    "PREFIX_ONE_LEVEL_MAX_K",
-    "LANES_UNROLL",
-    "UNCOLLAPSED_BLOCK_ELEMENTS",
-    "THETA_BLOCK_ELEMENTS",
-    "SLICE_WIDTH",
-    "SLICE_MAX_STEPS_OUT",
-    "SLICE_MAX_SHRINKS",
-    "HISTOGRAM_CAP",
-    "MINKA_ITERATIONS",
-    "MINKA_MIN_ALPHA",
 ]
 

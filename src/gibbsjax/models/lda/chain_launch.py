@@ -15,14 +15,194 @@ function whose array arguments carry a leading chain axis:
   device the launch is used as it is (what the partitioner would inline), so a single-GPU run does
   not depend on ``custom_partitioning`` at all.  A host callback (Triton's interpreter) cannot run
   inside a partitioned operation on the CPU, so :func:`one_launch` partitions only where asked.
+
+Both kernels also share their optional imports (:func:`optional_modules`) and their tile rules:
+lanes per program (:func:`lanes_per_tile`) and warps per program (:func:`default_num_warps`).
 """
 
 from __future__ import annotations
 
+import importlib
+
 import jax
 import jax.numpy as jnp
 
-__all__ = ["one_launch"]
+from gibbsjax._checks import check_int
+
+__all__ = ["one_launch", "optional_modules", "check_grid", "power_of_two_lanes", "next_power_of_2", "lanes_per_tile",
+           "default_num_warps", "TILE_ELEMENTS", "MAX_LANES"]
+
+#: elements of one (lanes × padded K) tile that the default lanes-per-program rule aims at: larger
+#: tiles spill registers (the probe behind it: benchmarks/README.md)
+TILE_ELEMENTS = 2048
+#: the most lanes one program takes by default
+MAX_LANES = 32
+
+
+def optional_modules(*names: str) -> tuple | None:
+    """The modules ``names``, imported, or None where one of them cannot be imported.
+
+    For the fused kernels' optional GPU dependencies (Pallas's Triton backend, ``triton``,
+    ``jax_triton``), imported when asked, never at the top of a module that must import without them.
+
+    Parameters
+    ----------
+    *names : str
+        Module names, as :func:`importlib.import_module` takes them.
+
+    Returns
+    -------
+    tuple of module or None
+        The modules, in the order named; None when any import fails.
+
+    Examples
+    --------
+    >>> [m.__name__ for m in optional_modules("math", "json")], optional_modules("no_such_module_here")
+    (['math', 'json'], None)
+    """
+    try:
+        return tuple(importlib.import_module(name) for name in names)
+    except Exception:  # pragma: no cover - depends on what is installed
+        return None
+
+
+def check_grid(state, d, K: int) -> None:
+    """The state checks of both fused z-updates: ``log_phi`` holds the kernel's K topics (K itself
+    is validated once, where the kernel is made) and ``z`` fills the data's grid.
+
+    Parameters
+    ----------
+    state : LDAState or LDALearnedState
+        The state the z-update is given.
+    d : LDAData
+        The packed corpus.
+    K : int
+        The kernel's number of topics.
+
+    Raises
+    ------
+    ValueError
+        Naming the mismatch.
+
+    Examples
+    --------
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models.lda import data, partially_collapsed
+    >>> d = data(Corpus.from_token_lists([["a", "b"], ["b"]]))
+    >>> check_grid(partially_collapsed(2).init(jax.random.key(0), d), d, 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: log_phi has 2 topics but K = 3
+    """
+    if state.log_phi.shape[0] != K:
+        raise ValueError(f"log_phi has {state.log_phi.shape[0]} topics but K = {K}")
+    if state.z.shape != d.words.shape:
+        raise ValueError(f"z has shape {state.z.shape} but the data grid is {d.words.shape}")
+
+
+def power_of_two_lanes(lanes_per_program) -> int:
+    """``lanes_per_program`` checked: an integer >= 1 and a power of two.
+
+    Parameters
+    ----------
+    lanes_per_program : int
+        Lanes of one program of a fused kernel.
+
+    Returns
+    -------
+    int
+        The lanes.
+
+    Raises
+    ------
+    ValueError
+        For anything else.
+
+    Examples
+    --------
+    >>> power_of_two_lanes(8)
+    8
+    >>> power_of_two_lanes(6)
+    Traceback (most recent call last):
+    ...
+    ValueError: lanes_per_program must be a power of two, got 6
+    """
+    lanes = check_int("lanes_per_program", lanes_per_program, 1)
+    if lanes & (lanes - 1):
+        raise ValueError(f"lanes_per_program must be a power of two, got {lanes}")
+    return lanes
+
+
+def next_power_of_2(n: int) -> int:
+    """The smallest power of two >= ``n`` (1 for ``n`` <= 1): a tile's padded size.
+
+    Parameters
+    ----------
+    n : int
+        A size.
+
+    Returns
+    -------
+    int
+        The padded size.
+
+    Examples
+    --------
+    >>> next_power_of_2(100), next_power_of_2(1024), next_power_of_2(1)
+    (128, 1024, 1)
+    """
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def lanes_per_tile(tile: int, elements: int = TILE_ELEMENTS, most: int | None = MAX_LANES) -> int:
+    """Lanes per program by default: lanes × ``tile`` (a power of two) ≈ ``elements``, at most ``most``.
+
+    Parameters
+    ----------
+    tile : int
+        One lane's padded row (topics or steps), a power of two.
+    elements : int, default TILE_ELEMENTS
+        The elements one program's tile aims at.
+    most : int or None, default MAX_LANES
+        The cap (None: none).
+
+    Returns
+    -------
+    int
+        At least 1.
+
+    Examples
+    --------
+    >>> lanes_per_tile(128), lanes_per_tile(1024), lanes_per_tile(128, 1 << 16, None)
+    (16, 2, 512)
+    """
+    lanes = max(1, elements // tile)
+    return lanes if most is None else max(1, min(most, lanes))
+
+
+def default_num_warps(K: int, lanes_per_program: int) -> int:
+    """Warps per program by default (both fused kernels): 4 for tiles of up to 2,048 elements,
+    more for larger tiles so that each thread keeps about 16 of them in registers (with 4 warps
+    at K = 10,000 the compiled Triton kernel spills to local memory).
+
+    Parameters
+    ----------
+    K : int
+        Topics (or the padded window of the sparse kernel).
+    lanes_per_program : int
+        Lanes of one program.
+
+    Returns
+    -------
+    int
+        Between 4 and 16.
+
+    Examples
+    --------
+    >>> default_num_warps(100, 16), default_num_warps(1000, 2), default_num_warps(10_000, 1)
+    (4, 4, 16)
+    """
+    return max(4, min(16, lanes_per_program * next_power_of_2(K) // 512))
 
 
 def _partitioned(launch, rule: str, chained):

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import math
 import threading
 
 import jax
@@ -53,38 +52,28 @@ import jax.numpy as jnp
 import numpy as np
 
 from gibbsjax._checks import check_int, check_positive
-from gibbsjax.models.lda.chain_launch import one_launch
+from gibbsjax.models.lda.chain_launch import (check_grid, default_num_warps, lanes_per_tile, next_power_of_2, one_launch,
+                                              optional_modules, power_of_two_lanes)
 from gibbsjax.models.lda.conditionals import LOG_PHI_FLOOR
 from gibbsjax.models.lda.layout import token_uniforms
-from gibbsjax.models.lda.pallas import default_num_warps  # the one warps rule of both fused kernels
 
 __all__ = ["triton_importable", "jax_triton_importable", "available", "default_lanes_per_program",
            "default_num_warps", "sample_z_triton", "fused_z_update_triton", "sample_z_sparse_triton",
            "compile_for_gpu", "kernels"]
 
-_TILE_ELEMENTS = 2048  # as the Pallas kernel: lanes × padded K per program (H100 probe: 16 lanes at K = 100)
-_MAX_LANES = 32
-#: lanes per program in the interpreter: numpy runs a program's tile at once, so few, wide programs
+#: elements of one program's tile in the interpreter: numpy runs a program's tile at once, so few, wide programs
 _INTERPRET_TILE_ELEMENTS = 1 << 16
 
 
 def _triton():
     """(triton, triton.language) or None where the ``triton`` package cannot be imported."""
-    try:
-        import triton
-        import triton.language as tl
-    except Exception:  # pragma: no cover - depends on what is installed
-        return None
-    return triton, tl
+    return optional_modules("triton", "triton.language")
 
 
 def _jax_triton():
     """The ``jax_triton`` module, or None: it imports only with a GPU build of jaxlib."""
-    try:
-        import jax_triton
-    except Exception:  # pragma: no cover - depends on what is installed
-        return None
-    return jax_triton
+    found = optional_modules("jax_triton")
+    return found and found[0]
 
 
 def triton_importable() -> bool:
@@ -115,10 +104,6 @@ def available() -> bool:
     return jax.default_backend() == "gpu" and jax_triton_importable()
 
 
-def _next_power_of_2(n: int) -> int:
-    return 1 << max(0, (n - 1).bit_length())
-
-
 def default_lanes_per_program(K: int, interpret: bool = False) -> int:
     """Lanes per program: a power of two with lanes × K (padded) ≈ 2,048 compiled (the Pallas
     kernel's rule), ≈ 65,536 in the interpreter.
@@ -127,8 +112,8 @@ def default_lanes_per_program(K: int, interpret: bool = False) -> int:
     (16, 2)
     """
     if interpret:
-        return max(1, _INTERPRET_TILE_ELEMENTS // _next_power_of_2(K))
-    return max(1, min(_MAX_LANES, _TILE_ELEMENTS // _next_power_of_2(K)))
+        return lanes_per_tile(next_power_of_2(K), _INTERPRET_TILE_ELEMENTS, None)
+    return lanes_per_tile(next_power_of_2(K))
 
 
 @functools.cache
@@ -213,7 +198,7 @@ def _folded(words, docs, phi_t, lanes, num_docs):
     chains, steps, num_lanes = words.shape
     vocab, k = phi_t.shape[1:]
     total = chains * num_lanes
-    lanes = min(lanes, _next_power_of_2(total))
+    lanes = min(lanes, next_power_of_2(total))
     padded = -(-total // lanes) * lanes
 
     def fold(x, fill=0):
@@ -282,7 +267,7 @@ def _launch(z, u, phi_t, words, docs, *, K, alpha, lanes, num_docs, interpret, s
     Returns the new z (C, S, R) and the final count tables (C, D + 1, K), row D zero."""
     chains, steps, _ = z.shape
     fold, unfold, words, docs, starts, phi, lanes, padded = _folded(words, docs, phi_t, lanes, num_docs)
-    constants = dict(STEPS=steps, LANES_TOTAL=padded, K=K, KP=_next_power_of_2(K), LANES=lanes,
+    constants = dict(STEPS=steps, LANES_TOTAL=padded, K=K, KP=next_power_of_2(K), LANES=lanes,
                      ALPHA=float(alpha), STALE=bool(stale))
     shapes = (jax.ShapeDtypeStruct((steps, padded), jnp.int32),
               jax.ShapeDtypeStruct((chains * (num_docs + 1), K), jnp.int32))
@@ -296,7 +281,7 @@ def _launch_sparse(z, u_part, u_draw, cand, mass, phi_t, words, docs, *, K, lane
     """One launch of the sparse kernel for every chain (:func:`_folded`): the new z (C, S, R)."""
     steps = z.shape[1]
     fold, unfold, words, docs, starts, phi, lanes, padded = _folded(words, docs, phi_t, lanes, num_docs)
-    constants = dict(STEPS=steps, LANES_TOTAL=padded, K=K, W=_next_power_of_2(steps), LANES=lanes,
+    constants = dict(STEPS=steps, LANES_TOTAL=padded, K=K, W=next_power_of_2(steps), LANES=lanes,
                      KEEP_CURRENT=bool(keep_current))
     arrays = (words, docs, starts, fold(z), fold(u_part), fold(u_draw), fold(cand), fold(mass), phi)
     (z_new,) = _call(arrays, name="sparse", grid=(padded // lanes,), constants=constants,
@@ -331,24 +316,13 @@ def _checked(state, d, K, interpret):
     if _triton() is None:
         raise ValueError("z_update='triton' needs the 'triton' package (pip install \"gibbsjax[gpu-triton]\"); "
                          "use lda.sample_z_partially_collapsed")
-    K = check_int("K", K, 1)
-    if state.log_phi.shape[0] != K:
-        raise ValueError(f"log_phi has {state.log_phi.shape[0]} topics but K = {K}")
-    if state.z.shape != d.words.shape:
-        raise ValueError(f"z has shape {state.z.shape} but the data grid is {d.words.shape}")
+    check_grid(state, d, K)
     if interpret is None:
         interpret = not available()
     if not interpret and _jax_triton() is None:
         raise ValueError("the compiled Triton z-update needs jax_triton (pip install \"gibbsjax[gpu-triton]\") "
                          "and a GPU build of jaxlib")
     return bool(interpret), K
-
-
-def _power_of_two_lanes(lanes_per_program) -> int:
-    lanes = check_int("lanes_per_program", lanes_per_program, 1)
-    if lanes & (lanes - 1):
-        raise ValueError(f"lanes_per_program must be a power of two, got {lanes}")
-    return lanes
 
 
 def fused_z_update_triton(key, state, d, *, K, alpha, interpret=None, lanes_per_program=None, stale=False,
@@ -372,7 +346,7 @@ def fused_z_update_triton(key, state, d, *, K, alpha, interpret=None, lanes_per_
     alpha = check_positive("alpha", alpha)
     if lanes_per_program is None:
         lanes_per_program = default_lanes_per_program(K, interpret=interpret)
-    lanes = _power_of_two_lanes(lanes_per_program)
+    lanes = power_of_two_lanes(lanes_per_program)
     num_docs = d.doc_lengths.shape[0]
     log_phi = state.log_phi
     scaled = jnp.maximum(log_phi - jnp.max(log_phi, axis=0, keepdims=True), LOG_PHI_FLOOR)
@@ -436,11 +410,11 @@ def sample_z_sparse_triton(key, state, d, *, K: int, alpha, interpret=None, lane
 
     interpret, K = _checked(state, d, K, interpret)
     steps = d.words.shape[0]
-    window = _next_power_of_2(steps)
+    window = next_power_of_2(steps)
     if lanes_per_program is None:
-        lanes_per_program = max(1, (_INTERPRET_TILE_ELEMENTS if interpret else _TILE_ELEMENTS) // window)
-        lanes_per_program = lanes_per_program if interpret else min(_MAX_LANES, lanes_per_program)
-    lanes = _power_of_two_lanes(lanes_per_program)
+        lanes_per_program = (lanes_per_tile(window, _INTERPRET_TILE_ELEMENTS, None) if interpret
+                             else lanes_per_tile(window))
+    lanes = power_of_two_lanes(lanes_per_program)
     k_part, k_draw = jax.random.split(key)
     u_part, u_draw = token_uniforms(k_part, d), token_uniforms(k_draw, d)
     phi_t = phi_by_word(state.log_phi)  # (V, K), each word's largest entry 1
@@ -474,12 +448,12 @@ def compile_for_gpu(K: int, *, kernel: str = "z", steps: int = 64, lanes_total: 
 
     if kernel == "z":
         lanes = lanes_per_program or default_lanes_per_program(K)
-        tile = _next_power_of_2(K)
+        tile = next_power_of_2(K)
         constants = dict(K=K, KP=tile, ALPHA=0.1, STALE=False)
         floats = ("u_ptr", "phi_ptr")
     else:
-        tile = _next_power_of_2(steps)
-        lanes = lanes_per_program or max(1, min(_MAX_LANES, _TILE_ELEMENTS // tile))
+        tile = next_power_of_2(steps)
+        lanes = lanes_per_program or lanes_per_tile(tile)
         constants = dict(K=K, W=tile, KEEP_CURRENT=False)
         floats = ("u_part_ptr", "u_draw_ptr", "mass_ptr", "phi_ptr")
     constants.update(STEPS=steps, LANES_TOTAL=-(-lanes_total // lanes) * lanes, LANES=lanes)

@@ -17,7 +17,7 @@ import numpy as np
 
 from gibbsjax._checks import check_concentration, check_seed
 from gibbsjax.corpus import Corpus
-from gibbsjax.evaluate import as_corpus
+from gibbsjax.corpus.inputs import as_corpus
 from gibbsjax.models.lda.layout import LDAData, LDAState, data, initial_topics, num_docs_of, topic_counts
 from gibbsjax.models.lda.z_updates import SAMPLE_Z
 
@@ -200,7 +200,7 @@ def heldout_perplexity(topic_word, X_heldout, *, alpha: float = 0.1, fraction: f
     phi = np.asarray(topic_word, dtype=np.float64)
     if phi.ndim != 2:
         raise ValueError(f"topic_word must be a K × V matrix, got shape {phi.shape}")
-    corpus = as_corpus(X_heldout, "X_heldout", phi.shape[1])
+    corpus = as_corpus(X_heldout, "X_heldout", vocab_size=phi.shape[1])
     check_seed("seed", seed)
     if shuffle_seed is not None:
         check_seed("shuffle_seed", shuffle_seed)

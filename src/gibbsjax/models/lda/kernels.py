@@ -26,8 +26,9 @@ from gibbsjax.models.lda import native
 from gibbsjax.models.lda import shard as lda_shard
 from gibbsjax.models.lda.conditionals import (log_joint_collapsed, sample_log_phi, sample_z_collapsed,
                                               sample_z_uncollapsed)
-from gibbsjax.models.lda.layout import (LDAData, LDAState, initial_log_phi, initial_topics, num_docs_of, num_real_docs,
-                                        topic_counts, vocab_size_of, word_topic_counts)
+from gibbsjax.models.lda.buckets import num_real_docs
+from gibbsjax.models.lda.layout import (LDAData, LDAState, initial_log_phi, initial_topics, num_docs_of, topic_counts,
+                                        vocab_size_of, word_topic_counts)
 from gibbsjax.models.lda.priors import (LDALearnedState, LearnedPriors, learned_priors, log_joint_learned,
                                         minka_log_alpha, sample_log_alpha, sample_log_eta)
 from gibbsjax.models.lda.z_updates import (FIXED_ALPHA_Z_UPDATES, SAMPLE_Z, WARMUP_NAMES, WARMUP_SWEEPS,

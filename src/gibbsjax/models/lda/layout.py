@@ -29,6 +29,7 @@ from gibbsjax import conjugate as cj
 from gibbsjax import random as gr
 from gibbsjax._checks import check_int
 from gibbsjax.corpus import Corpus
+from gibbsjax.models.lda.buckets import padded_grid
 
 __all__ = [
     "LDAData",
@@ -38,9 +39,6 @@ __all__ = [
     "pack",
     "grid",
     "data",
-    "BUCKET_MINIMUMS",
-    "bucket_size",
-    "num_real_docs",
     "tokens_in_corpus_order",
     "LDAState",
     "num_docs_of",
@@ -219,11 +217,11 @@ def data(corpus: Corpus, *, num_lanes: int | None = None, bucket: bool = False) 
         document⌉ and at most D: the grid has about as many steps as the longest
         document, with the fewest padding slots of a few candidates).
     bucket : bool, default False
-        Pad the shapes to a few sizes (:func:`bucket_size`): steps, lanes and documents
+        Pad the shapes to a few sizes (:func:`~gibbsjax.models.lda.buckets.bucket_size`): steps, lanes and documents
         (empty documents after the corpus's, with ``doc_ids`` −1), so that corpora of
         nearby sizes share one compiled program.  The draws of the corpus's tokens do
         not change (every token's uniform is keyed by its document and position;
-        :func:`num_real_docs` tells the corpus's documents from the padding).  For
+        :func:`~gibbsjax.models.lda.buckets.num_real_docs` tells the corpus's documents from the padding).  For
         samplers whose cost does not grow with empty slots (the native CPU kernels).
 
     Returns
@@ -264,69 +262,12 @@ def data(corpus: Corpus, *, num_lanes: int | None = None, bucket: bool = False) 
     doc_ids = np.arange(d + 1, dtype=np.int32)
     doc_ids[d] = -1
     if bucket:
-        words, docs, mask, lengths, first_step, doc_ids = _padded(words, docs, mask, lengths, first_step, doc_ids)
+        words, docs, mask, lengths, first_step, doc_ids = padded_grid(words, docs, mask, lengths, first_step, doc_ids)
     return LDAData(
         jnp.asarray(words), jnp.asarray(docs), jnp.asarray(mask),
         jnp.asarray(lengths), jnp.asarray(word_counts),
         jnp.asarray(first_step), jnp.asarray(doc_ids),
     )
-
-
-#: the smallest padded sizes of :func:`data`'s ``bucket`` (steps, lanes, documents): small corpora
-#: share one program; the padding costs the native kernels a pass over empty slots
-BUCKET_MINIMUMS = {"steps": 16, "lanes": 512, "documents": 512}
-
-
-def bucket_size(n: int, minimum: int = 1) -> int:
-    """The smallest size of the form 2^e or 3 · 2^e that is at least ``max(n, minimum)``: sizes
-    about 1.4 times apart, so padding adds at most half.
-
-    Examples
-    --------
-    >>> [bucket_size(n) for n in (1, 3, 5, 7, 250, 300, 1000)]
-    [1, 3, 6, 8, 256, 384, 1024]
-    >>> bucket_size(250, 512), bucket_size(300, 512)
-    (512, 512)
-    """
-    n = max(int(n), int(minimum), 1)
-    power = 1 << (n - 1).bit_length()  # the smallest power of two >= n
-    return 3 * power // 4 if power >= 4 and 3 * power // 4 >= n else power
-
-
-def _padded(words, docs, mask, lengths, first_step, doc_ids):
-    """The arrays of :func:`data` padded to bucket sizes (see its ``bucket``): empty lanes and steps
-    (padding slots of the dummy row, which moves to the new last row), empty documents."""
-    s, r = words.shape
-    d = lengths.size
-    s2 = bucket_size(s, BUCKET_MINIMUMS["steps"])
-    r2 = bucket_size(r, BUCKET_MINIMUMS["lanes"])
-    d2 = bucket_size(d, BUCKET_MINIMUMS["documents"])
-    grow = ((0, s2 - s), (0, r2 - r))
-    docs = np.where(docs == d, d2, docs).astype(np.int32)
-    out_ids = np.full(d2 + 1, -1, np.int32)
-    out_ids[:d] = doc_ids[:d]
-    out_first = np.zeros(d2 + 1, np.int32)
-    out_first[:d] = first_step[:d]
-    return (np.pad(words, grow), np.pad(docs, grow, constant_values=d2), np.pad(mask, grow),
-            np.pad(lengths, (0, d2 - d)), out_first, out_ids)
-
-
-def num_real_docs(d: LDAData) -> int:
-    """The number of the corpus's documents in ``d``: its rows with a document id (``doc_ids`` >= 0),
-    without the empty ones that :func:`data`'s ``bucket`` adds; :func:`num_docs_of` where the ids
-    cannot be read here (traced, or spread over processes).
-
-    Examples
-    --------
-    >>> from gibbsjax.corpus import Corpus
-    >>> c = Corpus.from_token_lists([["a", "b"], ["b"]])
-    >>> num_docs_of(data(c, bucket=True)), num_real_docs(data(c, bucket=True)), num_real_docs(data(c))
-    (512, 2, 2)
-    """
-    ids = d.doc_ids
-    if isinstance(ids, jax.core.Tracer) or (isinstance(ids, jax.Array) and not ids.is_fully_addressable):
-        return num_docs_of(d)
-    return int(np.count_nonzero(np.asarray(ids) >= 0))
 
 
 def grid(corpus: Corpus, num_lanes: int) -> tuple[np.ndarray, ...]:

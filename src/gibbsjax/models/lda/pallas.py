@@ -91,18 +91,13 @@ import jax
 import jax.numpy as jnp
 
 from gibbsjax._checks import check_int, check_positive
-from gibbsjax.models.lda.chain_launch import one_launch
+from gibbsjax.models.lda.chain_launch import (check_grid, default_num_warps, lanes_per_tile, next_power_of_2, one_launch,
+                                              optional_modules, power_of_two_lanes)
 from gibbsjax.models.lda.conditionals import LOG_PHI_FLOOR
 from gibbsjax.models.lda.layout import token_uniforms
 
 __all__ = ["available", "importable", "default_lanes_per_program", "default_num_warps", "sample_z_pallas",
            "sample_z_pallas_with_counts", "fused_z_update"]
-
-#: elements of one (lanes × padded K) tile the default lanes-per-program rule aims at: the
-#: probe found 16 lanes best at K = 100 (128 padded) and 2 at K = 1,000 (1,024 padded), i.e.
-#: ~2,048 floats per tile; larger tiles spill registers.
-_TILE_ELEMENTS = 2048
-_MAX_LANES = 32
 
 
 def _pallas():
@@ -110,12 +105,7 @@ def _pallas():
 
     Imported here, not at the top: the Pallas Triton backend is an optional GPU
     dependency (deprecated in jax 0.11), and this module must import without it."""
-    try:
-        from jax.experimental import pallas as pl
-        from jax.experimental.pallas import triton as plgpu
-    except Exception:  # pragma: no cover - depends on the installed jax
-        return None
-    return pl, plgpu
+    return optional_modules("jax.experimental.pallas", "jax.experimental.pallas.triton")
 
 
 def importable() -> bool:
@@ -137,17 +127,13 @@ def available() -> bool:
     return _pallas() is not None and jax.default_backend() == "gpu"
 
 
-def _next_power_of_2(n: int) -> int:
-    return 1 << max(0, (n - 1).bit_length())
-
-
 def default_lanes_per_program(K: int) -> int:
     """Lanes per Pallas program by default: a power of two with lanes × K (padded) ≈ 2,048.
 
     >>> default_lanes_per_program(100), default_lanes_per_program(1000)
     (16, 2)
     """
-    return max(1, min(_MAX_LANES, _TILE_ELEMENTS // _next_power_of_2(K)))
+    return lanes_per_tile(next_power_of_2(K))
 
 
 def _program(words_ref, docs_ref, z_ref, u_ref, starts_ref, phi_ref, z_out_ref, ndk_ref, *,
@@ -231,19 +217,6 @@ def _program(words_ref, docs_ref, z_ref, u_ref, starts_ref, phi_ref, z_out_ref, 
         store_rows(prev, row, real(prev))
 
 
-def default_num_warps(K: int, lanes_per_program: int) -> int:
-    """Warps per program by default (both fused kernels: this one and
-    :mod:`~gibbsjax.models.lda.fused_triton`'s): 4 for tiles of up to 2,048 elements (the setting
-    measured best at K = 100 and 1,000), more for larger tiles so that each thread keeps about 16 of
-    them in registers (at K = 10,000 one lane's 16,384 padded topics: 16 warps; with 4 the compiled
-    Triton kernel spills to local memory, ``fused_triton.compile_for_gpu(10000, num_warps=4)``).
-
-    >>> default_num_warps(100, 16), default_num_warps(1000, 2), default_num_warps(10_000, 1)
-    (4, 4, 16)
-    """
-    return max(4, min(16, lanes_per_program * _next_power_of_2(K) // 512))
-
-
 def fused_z_update(key, state, d, *, K, alpha, interpret, lanes_per_program, stale=False, num_warps=None):
     """(new z, final n_dk) by the fused kernel: checks, φᵀ and the uniforms, then the kernel.
     What :func:`sample_z_pallas_with_counts` runs, with two more options: ``stale`` (tests
@@ -251,21 +224,13 @@ def fused_z_update(key, state, d, *, K, alpha, interpret, lanes_per_program, sta
     benchmarks; default :func:`default_num_warps`)."""
     if _pallas() is None:
         raise ValueError("jax.experimental.pallas cannot be imported here; use lda.sample_z_partially_collapsed")
-    K = check_int("K", K, 1)
     alpha = check_positive("alpha", alpha)
-    if state.log_phi.shape[0] != K:
-        raise ValueError(f"log_phi has {state.log_phi.shape[0]} topics but K = {K}")
-    if state.z.shape != d.words.shape:
-        raise ValueError(f"z has shape {state.z.shape} but the data grid is {d.words.shape}")
+    check_grid(state, d, K)
     if interpret is None:
         interpret = jax.default_backend() != "gpu"
-    if lanes_per_program is None:
-        lanes_per_program = default_lanes_per_program(K)
-    lanes = check_int("lanes_per_program", lanes_per_program, 1)
-    if lanes & (lanes - 1):
-        raise ValueError(f"lanes_per_program must be a power of two, got {lanes}")
+    lanes = power_of_two_lanes(default_lanes_per_program(K) if lanes_per_program is None else lanes_per_program)
     steps, num_lanes = d.words.shape
-    lanes = min(lanes, _next_power_of_2(num_lanes))
+    lanes = min(lanes, next_power_of_2(num_lanes))
     num_docs = d.doc_lengths.shape[0]
     log_phi = state.log_phi
     scaled = jnp.maximum(log_phi - jnp.max(log_phi, axis=0, keepdims=True), LOG_PHI_FLOOR)
@@ -307,7 +272,7 @@ def _call(words, docs, mask, z, u, phi_t, *, K, alpha, lanes, num_docs, interpre
     # starts[s, p] = 1 where some lane of program p begins a document at step s
     begins = jnp.concatenate([jnp.ones((1, padded), bool), docs[1:] != docs[:-1]], axis=0)
     starts = jnp.any(begins.reshape(steps, padded // lanes, lanes), axis=2).astype(jnp.int32)
-    program = functools.partial(_program, K=K, k_pad=_next_power_of_2(K), lanes=lanes, steps=steps,
+    program = functools.partial(_program, K=K, k_pad=next_power_of_2(K), lanes=lanes, steps=steps,
                                num_docs=num_docs, alpha=alpha, stale=stale, interpret=interpret)
     z_new, ndk = pl.pallas_call(
         program,

@@ -55,7 +55,7 @@ from gibbsjax.kernel import Kernel, Sharded
 from gibbsjax.models.lda import layout
 from gibbsjax.models.lda.conditionals import log_phi_given_counts
 from gibbsjax.models.lda.layout import LDAData, LDAState
-from gibbsjax.models.lda.shard_layout import (AXIS, config_data, corpus_of, docs_in_corpus_order, from_parts,
+from gibbsjax.models.lda.shard_layout import (AXIS, corpus_of, docs_in_corpus_order, from_parts,
                                               host_array, shard_data, tokens_in_corpus_order)
 from gibbsjax.models.lda.z_updates import SAMPLE_Z, WARMUP_NAMES, WARMUP_SWEEPS, resolve_warmup, warmup_sweep
 from gibbsjax.rows import check_devices
@@ -65,7 +65,6 @@ __all__ = [
     "LDAShardState",
     "shard_data",
     "from_parts",
-    "config_data",
     "corpus_of",
     "tokens_in_corpus_order",
     "docs_in_corpus_order",

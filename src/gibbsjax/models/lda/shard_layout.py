@@ -26,14 +26,11 @@ from gibbsjax.corpus import Corpus
 from gibbsjax.models.lda import layout
 from gibbsjax.models.lda.layout import LDAData
 from gibbsjax.rows import check_devices
-from gibbsjax.sources import is_number, read_corpus
-from gibbsjax.spec import ConfigError, DataWithExtras
 
 __all__ = [
     "AXIS",
     "shard_data",
     "from_parts",
-    "config_data",
     "corpus_of",
     "tokens_in_corpus_order",
     "docs_in_corpus_order",
@@ -270,51 +267,6 @@ def from_parts(part: Corpus, devices: Sequence | None = None, num_shards: int | 
         return jax.make_array_from_callback(shape, sharding, piece)
 
     return LDAData(*(global_array(local[name]) for name in LDAData._fields))
-
-
-def config_data(section, base_dir):
-    """A config's ``[data]`` for ``lda.partially_collapsed`` run by several processes
-    (``jax.distributed``): this process's part of an ``ldac`` / ``uci`` ``file``
-    (``part=(jax.process_index(), jax.process_count())``) packed by :func:`from_parts`.
-
-    Keys as for one process (``file``, ``format``, ``vocab``, ``num_lanes``); ``vocab``
-    is required for ``ldac``; ``heldout`` is refused (a held-out split would differ
-    from the one of a whole-file read).  The extras hold no corpus (no process has it
-    all), so the postprocess names no words by text beyond the vocabulary's ids and
-    computes no coherence.
-
-    Parameters
-    ----------
-    section : dict
-        The config's ``[data]`` section.
-    base_dir : str or pathlib.Path
-        The directory relative file names are read from.
-
-    Returns
-    -------
-    gibbsjax.spec.DataWithExtras
-        The data of :func:`from_parts`, with extras ``{"corpus": None, "heldout": None}``.
-
-    Raises
-    ------
-    gibbsjax.spec.ConfigError
-        For a held-out fraction, or a bad ``[data]`` section.
-
-    Examples
-    --------
-    >>> import pathlib, tempfile
-    >>> from gibbsjax.corpus import write_uci
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> write_uci(Corpus.from_token_lists([["a", "b", "a"], ["c"], ["b", "c"]]), d / "dw.txt", d / "v.txt")
-    >>> config_data({"file": "dw.txt", "vocab": "v.txt", "format": "uci"}, d).data.words.shape[0] == len(jax.devices())
-    True
-    """
-    heldout = section.get("heldout", 0.0)
-    if not is_number(heldout) or float(heldout) != 0.0:
-        raise ConfigError("[data] heldout is not available when every process reads its part of the corpus")
-    corpus = read_corpus(section, base_dir, ("heldout", "split_seed", "num_lanes"),
-                         part=(jax.process_index(), jax.process_count()))
-    return DataWithExtras(from_parts(corpus, num_lanes=section.get("num_lanes")), {"corpus": None, "heldout": None})
 
 
 def _check_corpus(corpus) -> None:

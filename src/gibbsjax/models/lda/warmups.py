@@ -30,7 +30,54 @@ from gibbsjax.models.lda.layout import LDAData, LDAState, token_uniforms, topic_
 
 __all__ = ["sample_z_collapsed_frozen", "sample_z_collapsed_parallel"]
 
+#: the Parameters, Returns and Examples sections of both warm-up sweeps (one text, put into each docstring below)
+_PARAMETERS = """Parameters
+    ----------
+    key : jax.Array
+        PRNG key.
+    state : LDAState or LDALearnedState
+        The current state.
+    d : LDAData
+        The packed corpus.
+    K : int
+        Number of topics.
+    alpha : float or jax.Array
+        α: a number, a traced scalar, or (K,) one per topic.
+    eta : float or jax.Array
+        η: a number or a traced scalar.
+    word_topic : tuple of jax.Array, optional
+        (n_kw (K, V), n_k (K,)) of the whole corpus to start from (default: the counts of ``d``'s tokens).
 
+    Returns
+    -------
+    jax.Array
+        (S, R) int32: the new topics (padding: 0).
+
+    Examples
+    --------
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models.lda import data, partially_collapsed
+    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> s = partially_collapsed(2).init(jax.random.key(0), d)
+    >>> {name}(jax.random.key(1), s, d, K=2, alpha=0.1, eta=0.01).shape
+    (3, 2)
+"""
+
+
+def _counts(z, d: LDAData, K: int, word_topic):
+    """(n_dk, n_kw, n_k, V) of topics ``z``; n_kw and n_k those of ``word_topic`` when given."""
+    ndk, nkw, nk = topic_counts(z, d, K)
+    if word_topic is not None:
+        nkw, nk = word_topic
+    return ndk, nkw, nk, vocab_size_of(d)
+
+
+def _with_parameters(fn):
+    fn.__doc__ = fn.__doc__.replace("{parameters}\n", _PARAMETERS.replace("{name}", fn.__name__))
+    return fn
+
+
+@_with_parameters
 def sample_z_collapsed_frozen(key, state: LDAState, d: LDAData, *, K: int, alpha: float, eta: float,
                               word_topic=None):
     """APPROXIMATE (for warm-up only): a collapsed sweep from the word–topic counts frozen at its start.
@@ -47,42 +94,10 @@ def sample_z_collapsed_frozen(key, state: LDAState, d: LDAData, *, K: int, alpha
     ``word_topic`` (optional): the word–topic counts (n_kw (K, V), n_k (K,)) of the whole
     corpus, when ``d`` holds only part of it (a shard, :mod:`gibbsjax.models.lda.shard`).
 
-    Parameters
-    ----------
-    key : jax.Array
-        PRNG key.
-    state : LDAState or LDALearnedState
-        The current state.
-    d : LDAData
-        The packed corpus.
-    K : int
-        Number of topics.
-    alpha : float or jax.Array
-        α: a number, a traced scalar, or (K,) one per topic.
-    eta : float or jax.Array
-        η: a number or a traced scalar.
-    word_topic : tuple of jax.Array, optional
-        (n_kw (K, V), n_k (K,)) of the whole corpus (default: the counts of ``d``'s tokens).
-
-    Returns
-    -------
-    jax.Array
-        (S, R) int32: the new topics (padding: 0).
-
-    Examples
-    --------
-    >>> from gibbsjax.corpus import Corpus
-    >>> from gibbsjax.models.lda import data, partially_collapsed
-    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
-    >>> s = partially_collapsed(2).init(jax.random.key(0), d)
-    >>> sample_z_collapsed_frozen(jax.random.key(1), s, d, K=2, alpha=0.1, eta=0.01).shape
-    (3, 2)
+    {parameters}
     """
     z = state.z
-    ndk, nkw, nk = topic_counts(z, d, K)
-    if word_topic is not None:
-        nkw, nk = word_topic
-    v = vocab_size_of(d)
+    ndk, nkw, nk, v = _counts(z, d, K, word_topic)
     # the word part of every weight, (V, K): the token's own topic kept (a) or taken out (b)
     counts = nkw.T.astype(jnp.float32)
     keep = (counts + eta) * (1.0 / (nk + v * eta))
@@ -104,6 +119,7 @@ def sample_z_collapsed_frozen(key, state: LDAState, d: LDAData, *, K: int, alpha
     return jnp.where(d.mask, z_new, 0)
 
 
+@_with_parameters
 def sample_z_collapsed_parallel(key, state: LDAState, d: LDAData, *, K: int, alpha: float, eta: float,
                                 word_topic=None):
     """APPROXIMATE (for warm-up only): a document-parallel collapsed sweep on the lane grid.
@@ -123,42 +139,10 @@ def sample_z_collapsed_parallel(key, state: LDAState, d: LDAData, *, K: int, alp
     devices (:mod:`gibbsjax.models.lda.shard`) every shard starts from the summed
     counts and sees only its own updates within the sweep (AD-LDA across shards).
 
-    Parameters
-    ----------
-    key : jax.Array
-        PRNG key.
-    state : LDAState or LDALearnedState
-        The current state.
-    d : LDAData
-        The packed corpus.
-    K : int
-        Number of topics.
-    alpha : float or jax.Array
-        α: a number, a traced scalar, or (K,) one per topic.
-    eta : float or jax.Array
-        η: a number or a traced scalar.
-    word_topic : tuple of jax.Array, optional
-        (n_kw (K, V), n_k (K,)) to start from (default: the counts of ``d``'s tokens).
-
-    Returns
-    -------
-    jax.Array
-        (S, R) int32: the new topics (padding: 0).
-
-    Examples
-    --------
-    >>> from gibbsjax.corpus import Corpus
-    >>> from gibbsjax.models.lda import data, partially_collapsed
-    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
-    >>> s = partially_collapsed(2).init(jax.random.key(0), d)
-    >>> sample_z_collapsed_parallel(jax.random.key(1), s, d, K=2, alpha=0.1, eta=0.01).shape
-    (3, 2)
+    {parameters}
     """
     z = state.z
-    ndk, nkw, nk = topic_counts(z, d, K)
-    if word_topic is not None:
-        nkw, nk = word_topic
-    v = vocab_size_of(d)
+    ndk, nkw, nk, v = _counts(z, d, K, word_topic)
     u = token_uniforms(key, d)
     onehot = jnp.arange(K)
 

@@ -1,4 +1,4 @@
-"""LDA results: the model spec (config data, post-processing, report) and θ draws.
+"""The LDA models' specs: their ``[data]`` readers, post-processing, report, SBC cases and θ draws.
 
 :func:`postprocess` turns a run's raw draws into the result ``gibbsjax run`` and
 :class:`gibbsjax.LDA` keep (topics aligned across chains, the chains' agreement, the
@@ -15,18 +15,19 @@ import jax
 import numpy as np
 
 from gibbsjax import evaluate
-from gibbsjax.labels import ESTIMATE_RULES, align_chains, reference_chain
-from gibbsjax.models.lda import shard as lda_shard
+from gibbsjax.agreement import ESTIMATE_RULES, reference_chain
+from gibbsjax.labels import align_chains
+from gibbsjax.models.lda.shard import from_parts
 from gibbsjax.models.lda.inference import heldout_perplexity
 from gibbsjax.models.lda.kernels import SAMPLERS
 from gibbsjax.models.lda.layout import data
-from gibbsjax.labels import add_agreement
+from gibbsjax.agreement import add_agreement
 from gibbsjax.reports import agreement_lines
 from gibbsjax.sources import is_number, read_corpus
-from gibbsjax.stable import add_stable_topics, report_lines, stable_topics_of
+from gibbsjax.topics.stable import add_stable_topics, report_lines, stable_topics_of
 from gibbsjax.spec import ConfigError, DataWithExtras, ModelSpec, replace_group
 
-__all__ = ["theta_draws", "postprocess", "report", "SPECS"]
+__all__ = ["theta_draws", "config_data_by_process", "postprocess", "report", "SPECS"]
 
 
 def theta_draws(concentration, seed=0) -> np.ndarray:
@@ -71,15 +72,60 @@ def theta_draws(concentration, seed=0) -> np.ndarray:
     return out
 
 
+def config_data_by_process(section, base_dir):
+    """A config's ``[data]`` for ``lda.partially_collapsed`` run by several processes
+    (``jax.distributed``): this process's part of an ``ldac`` / ``uci`` ``file``
+    (``part=(jax.process_index(), jax.process_count())``) packed by :func:`gibbsjax.models.lda.shard.from_parts`.
+
+    Keys as for one process (``file``, ``format``, ``vocab``, ``num_lanes``); ``vocab``
+    is required for ``ldac``; ``heldout`` is refused (a held-out split would differ
+    from the one of a whole-file read).  The extras hold no corpus (no process has it
+    all), so the postprocess names no words by text beyond the vocabulary's ids and
+    computes no coherence.
+
+    Parameters
+    ----------
+    section : dict
+        The config's ``[data]`` section.
+    base_dir : str or pathlib.Path
+        The directory relative file names are read from.
+
+    Returns
+    -------
+    gibbsjax.spec.DataWithExtras
+        The data of :func:`gibbsjax.models.lda.shard.from_parts`, with extras ``{"corpus": None, "heldout": None}``.
+
+    Raises
+    ------
+    gibbsjax.spec.ConfigError
+        For a held-out fraction, or a bad ``[data]`` section.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from gibbsjax.corpus import Corpus, write_uci
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> write_uci(Corpus.from_token_lists([["a", "b", "a"], ["c"], ["b", "c"]]), d / "dw.txt", d / "v.txt")
+    >>> config_data_by_process({"file": "dw.txt", "vocab": "v.txt", "format": "uci"}, d).data.words.shape[0] == len(jax.devices())
+    True
+    """
+    heldout = section.get("heldout", 0.0)
+    if not is_number(heldout) or float(heldout) != 0.0:
+        raise ConfigError("[data] heldout is not available when every process reads its part of the corpus")
+    corpus = read_corpus(section, base_dir, ("heldout", "split_seed", "num_lanes"),
+                         part=(jax.process_index(), jax.process_count()))
+    return DataWithExtras(from_parts(corpus, num_lanes=section.get("num_lanes")), {"corpus": None, "heldout": None})
+
+
 def _config_data(section, base_dir):
     """``[data]`` for LDA: a corpus (``corpus = "stdlib_docs"`` | ``"abc"``, or a file), with
     ``heldout`` (a fraction of documents kept out for perplexity), ``split_seed`` and ``num_lanes``.
     Run by several processes (``jax.distributed``, ``gibbsjax run --distributed``) on an
     ``ldac`` / ``uci`` file, each process reads only its part
-    (:func:`gibbsjax.models.lda.shard.config_data`)."""
+    (:func:`config_data_by_process`)."""
     if jax.process_count() > 1 and section.get("format") in ("ldac", "uci") and "file" in section:
         # several processes (jax.distributed): each reads and packs only its part of the file
-        return lda_shard.config_data(section, base_dir)
+        return config_data_by_process(section, base_dir)
     corpus = read_corpus(section, base_dir, ("heldout", "split_seed", "num_lanes"))
     heldout = section.get("heldout", 0.0)
     if not is_number(heldout) or not 0.0 <= float(heldout) < 1.0:
@@ -99,15 +145,15 @@ def postprocess(idata, kernel, d, extras):
     ``extras["heldout"]``) held-out perplexity in a ``topics`` group.
 
     Topics are aligned (:func:`gibbsjax.labels.align_chains`, Hellinger matching of
-    the per-chain ``topic_word``), then :func:`gibbsjax.labels.add_agreement`
+    the per-chain ``topic_word``), then :func:`gibbsjax.agreement.add_agreement`
     stores the ``agreement`` group: Hellinger distances between the chains' topics,
     which chains reproduce each topic of the reference chain (the chain with the
     highest mean ``lp`` over the sampling phase) and R-hat of each aligned topic's
-    share of tokens; :func:`gibbsjax.stable.add_stable_topics` the ``stable_topics``
+    share of tokens; :func:`gibbsjax.topics.stable.add_stable_topics` the ``stable_topics``
     group (the topics that recur across chains).  The estimates in ``topics`` never average across modes: they
     come from ``extras["chains"]`` (default ``"best"``, the reference chain alone;
     ``"agreeing"``, the mean of the chains that reproduce every topic of the
-    reference chain; :data:`gibbsjax.labels.ESTIMATE_RULES`), recorded in its
+    reference chain; :data:`gibbsjax.agreement.ESTIMATE_RULES`), recorded in its
     attributes ``estimate_chains`` (JSON) and ``estimate_rule``.  Per-chain
     estimates stay in ``posterior_mean``.  ``extras``: ``corpus`` (the training
     corpus), ``heldout`` (a Corpus or None), ``hyperparameters`` (``alpha`` is
@@ -167,7 +213,7 @@ def postprocess(idata, kernel, d, extras):
         idata, perms = align_chains(idata, "topic_word", "topic", distance="hellinger", reference_chain=ref)
     idata, agreement = add_agreement(idata, idata.posterior_mean["topic_word"], "topic",
                                      rhat_vars=("topic_share",))
-    idata, _ = add_stable_topics(idata)  # the topics that recur across chains (gibbsjax.stable)
+    idata, _ = add_stable_topics(idata)  # the topics that recur across chains (gibbsjax.topics.stable)
     chains = agreement.estimate_chains(which)
     phi = idata.posterior_mean["topic_word"].isel(chain=chains).mean("chain").values
     attrs: dict = {"estimate_chains": json.dumps(chains), "estimate_rule": ESTIMATE_RULES[which]}
@@ -314,7 +360,7 @@ def _specs():
     return tuple(
         ModelSpec(f"lda.{name}", factory, _config_data, postprocess, report,
                   description=f"latent Dirichlet allocation, {name.replace('_', ' ')} Gibbs sampler "
-                              "(source document 003 §4)", sbc_case=functools.partial(_sbc_case, factory))
+                              "(Wang 2015, §4)", sbc_case=functools.partial(_sbc_case, factory))
         for name, factory in SAMPLERS.items()
     )
 

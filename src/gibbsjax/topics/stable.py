@@ -7,7 +7,7 @@ different ones, so "which topics does every chain reproduce" (the
 a topic that most chains find is one a user can rely on, whatever the chains
 do with their other topics (gensim's ``EnsembleLda`` keeps topics that recur
 across models in the same spirit; Greene, O'Callaghan & Cunningham 2014 score
-a number of topics K by how well runs agree, see :mod:`gibbsjax.choose_k`).
+a number of topics K by how well runs agree, see :mod:`gibbsjax.topics.choose_k`).
 
 :func:`stable_topics` clusters the topics of all chains by Hellinger distance
 and reports every cluster that at least ``min_share`` of the chains hold (and
@@ -42,7 +42,7 @@ from numbers import Real
 
 import numpy as np
 
-from gibbsjax.labels import AGREEMENT_THRESHOLD, reference_chain
+from gibbsjax.agreement import AGREEMENT_THRESHOLD, reference_chain
 from gibbsjax.spec import replace_group
 
 __all__ = ["MIN_SHARE", "RULE", "SEED_CHAINS", "StableTopics", "stable_topics", "stable_topics_of",
@@ -477,7 +477,7 @@ def stable_topics(estimates, *, lp=None, draws=None, min_share: float = MIN_SHAR
         ``idata.posterior_mean["topic_word"]``; rows are normalised; aligned or
         not, slots do not matter).
     lp : array_like, shape (chain,) or (chain, draw), optional
-        Picks the reference chain (:func:`gibbsjax.labels.reference_chain`, the
+        Picks the reference chain (:func:`gibbsjax.agreement.reference_chain`, the
         highest mean lp) whose topics seed the clusters; chain 0 without ``lp``
         or ``reference``.
     draws : array_like, shape (chain, draw, K), optional
@@ -486,7 +486,7 @@ def stable_topics(estimates, *, lp=None, draws=None, min_share: float = MIN_SHAR
     min_share : float, default MIN_SHARE
         Share of the chains (at least 2) that must hold a cluster for it to be a
         stable topic.
-    threshold : float, default gibbsjax.labels.AGREEMENT_THRESHOLD
+    threshold : float, default gibbsjax.agreement.AGREEMENT_THRESHOLD
         Hellinger distance, in (0, 1], within which a topic joins a cluster.
     vocab : sequence of str, optional
         The V words, for the clusters' top words.
@@ -513,7 +513,7 @@ def stable_topics(estimates, *, lp=None, draws=None, min_share: float = MIN_SHAR
     -----
     The rule (:data:`RULE`): Hellinger distance H = sqrt(1 − Σ sqrt(p q)); a
     topic joins a cluster when H to the cluster's centre is at most
-    ``threshold`` (default :data:`gibbsjax.labels.AGREEMENT_THRESHOLD` = 0.4,
+    ``threshold`` (default :data:`gibbsjax.agreement.AGREEMENT_THRESHOLD` = 0.4,
     measured there: a chain's own topic from two halves of its run differs by
     0.09–0.24, two different topics are at least 0.83 apart), at most one
     topic per chain per cluster, nearest pairs first.  Clusters start as the

@@ -5,7 +5,7 @@
 constructor of its own, so ``get_params``, ``clone`` and saved models are those of
 :class:`gibbsjax.LDA`.  A subclass supplies ``topic_word_``, ``doc_topic_``, ``vocab_``,
 ``corpus_``, ``idata_``, ``num_topics``, ``alpha`` (and, fitted with learned priors,
-``alpha_``) and ``_check_fitted`` (:class:`gibbsjax.estimator_base.Estimator`).
+``alpha_``) and ``_check_fitted`` (:class:`gibbsjax.topics.estimator_base.Estimator`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from gibbsjax import evaluate, lda_fit
-from gibbsjax.inputs import as_corpus
+from gibbsjax import evaluate
+from gibbsjax.topics import fit as lda_fit
+from gibbsjax.corpus.inputs import as_corpus
 from gibbsjax.models.lda import heldout_perplexity
 
 __all__ = ["LDAInspection"]
@@ -264,7 +265,7 @@ class LDAInspection:
         Returns
         -------
         pandas.DataFrame
-            One row per quantity (:func:`gibbsjax.lda_fit.summary`).
+            One row per quantity (:func:`gibbsjax.topics.fit.summary`).
 
         Examples
         --------

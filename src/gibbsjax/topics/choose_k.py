@@ -2,7 +2,7 @@
 
 For every K, :func:`choose_num_topics` fits :class:`gibbsjax.LDA` with many
 chains (run side by side, one compiled program per K; no Python loop over
-chains), clusters the topics of all chains (:func:`gibbsjax.stable.stable_topics`)
+chains), clusters the topics of all chains (:func:`gibbsjax.topics.stable.stable_topics`)
 and reports, side by side, the stability of the topics, held-out perplexity
 (document completion) and coherence.  :func:`gibbsjax.plots.plot_stability`
 draws the table; :func:`stability_scorer` is the same score for
@@ -35,7 +35,7 @@ from numbers import Real
 
 import numpy as np
 
-from gibbsjax.stable import MIN_SHARE, StableTopics
+from gibbsjax.topics.stable import MIN_SHARE, StableTopics
 
 __all__ = ["stability", "choose_num_topics", "stability_scorer", "table_lines"]
 
@@ -52,7 +52,7 @@ def stability(stable: StableTopics) -> float:
 
     Parameters
     ----------
-    stable : gibbsjax.stable.StableTopics
+    stable : gibbsjax.topics.stable.StableTopics
         The clustered topics of a fit's chains.
 
     Returns
@@ -62,7 +62,7 @@ def stability(stable: StableTopics) -> float:
 
     Examples
     --------
-    >>> from gibbsjax.stable import stable_topics
+    >>> from gibbsjax.topics.stable import stable_topics
     >>> est = np.array([[[0.9, 0.1], [0.1, 0.9]], [[0.1, 0.9], [0.85, 0.15]]])
     >>> stability(stable_topics(est))
     1.0
@@ -144,8 +144,8 @@ def choose_num_topics(X, Ks, *, num_chains: int = 16, heldout=0.2, split_seed: i
         Seed of every fit.
     num_warmup, num_draws : int, default 200, 100
         Sweeps of warm-up and draws per fit.
-    min_share : float, default gibbsjax.stable.MIN_SHARE
-        Share of the chains a stable topic needs (:func:`gibbsjax.stable.stable_topics`).
+    min_share : float, default gibbsjax.topics.stable.MIN_SHARE
+        Share of the chains a stable topic needs (:func:`gibbsjax.topics.stable.stable_topics`).
     coherence : str, default "u_mass"
         Kind of :func:`gibbsjax.evaluate.coherence`.
     n_words : int, default 10
@@ -163,7 +163,7 @@ def choose_num_topics(X, Ks, *, num_chains: int = 16, heldout=0.2, split_seed: i
         One row per K.  Columns: ``K``; ``stability`` (:func:`stability`, the
         score to choose K by: highest is best); ``stable`` (the number of stable
         topics, clusters held by at least ``min_share`` of the chains,
-        :mod:`gibbsjax.stable`), ``stable_share`` (stable / K), ``rare`` (clusters
+        :mod:`gibbsjax.topics.stable`), ``stable_share`` (stable / K), ``rare`` (clusters
         held by fewer, and topics that match no cluster); ``perplexity`` (lower is
         better; NaN without held-out documents); ``coherence`` (the mean over the
         stable topics of :func:`gibbsjax.evaluate.coherence` of kind
@@ -189,9 +189,9 @@ def choose_num_topics(X, Ks, *, num_chains: int = 16, heldout=0.2, split_seed: i
 
     from gibbsjax import evaluate
     from gibbsjax.diagnostics import rhat_lp
-    from gibbsjax.estimators import LDA
-    from gibbsjax.inputs import as_corpus
-    from gibbsjax.stable import stable_topics_of
+    from gibbsjax.topics.estimators import LDA
+    from gibbsjax.corpus.inputs import as_corpus
+    from gibbsjax.topics.stable import stable_topics_of
 
     ks = _check_ks(Ks)
     if not isinstance(keep_models, bool):

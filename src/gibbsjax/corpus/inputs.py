@@ -44,8 +44,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from gibbsjax.corpus import Corpus, apply_empty
-from gibbsjax.corpus.core import corpus_from_matrix, rank_message
+from gibbsjax.corpus.core import Corpus, apply_empty, corpus_from_matrix, rank_message
 from gibbsjax.corpus.text import stop_word_set
 
 __all__ = ["as_corpus", "is_anonymous", "check_word_filters", "filter_words", "word_filters",

@@ -14,11 +14,12 @@ from __future__ import annotations
 import os
 import numpy as np
 
-from gibbsjax import lda_fit, pipeline
+from gibbsjax import pipeline
+from gibbsjax.topics import fit as lda_fit
 from gibbsjax._checks import check_seed
-from gibbsjax.estimator_base import Estimator, TopicModelNames, read_estimator, write_estimator
-from gibbsjax.inputs import as_corpus, word_filters
-from gibbsjax.lda_inspect import LDAInspection
+from gibbsjax.topics.estimator_base import Estimator, TopicModelNames, read_estimator, write_estimator
+from gibbsjax.corpus.inputs import as_corpus, word_filters
+from gibbsjax.topics.inspection import LDAInspection
 from gibbsjax.models.lda import infer_doc_topics
 from gibbsjax.reports import warn_if_chains_disagree
 
@@ -61,7 +62,7 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         default): the reference chain, the one with the highest mean log joint
         ``lp`` over the sampling phase.  ``"agreeing"``: the mean of the chains
         that reproduce every topic of the reference chain (Hellinger distance at
-        most :data:`gibbsjax.labels.AGREEMENT_THRESHOLD`); when all chains agree
+        most :data:`gibbsjax.agreement.AGREEMENT_THRESHOLD`); when all chains agree
         that is every chain.
     empty : {"keep", "drop", "error"}
         Documents without tokens (after tokenising, or words unknown to the
@@ -97,7 +98,7 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         Keep θ_d per draw for some training documents (indices into the ``X``
         given to :meth:`fit`; "all", or n for the first n), as
         ``idata_.posterior["theta"]``: θ_d ~ Dir(n_d· + α) drawn from its exact
-        conditional at every kept draw (:func:`gibbsjax.models.lda.theta_draws`).
+        conditional at every kept draw (:func:`gibbsjax.specs.lda.theta_draws`).
     devices, shard : int or None, {"auto", "chains", "data"}
         Run on this many devices (e.g. GPUs), as :class:`gibbsjax.run.Settings`
         says: chains spread over them, or (fewer chains than devices, or
@@ -128,11 +129,11 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         Every chain's posterior mean of θ, aligned likewise.
     estimate_chains_ : list of int
         The chains ``topic_word_``, ``doc_topic_`` and :meth:`top_words` come from.
-    agreement_ : gibbsjax.labels.Agreement
+    agreement_ : gibbsjax.agreement.Agreement
         Which topics every chain reproduces (``agreement_.verdict``, e.g. "6 of 8
         topics reproduced by all 4 chains"), pairwise Hellinger distances, the
         reference chain and R-hat per aligned topic; also ``idata_.agreement``.
-    stable_topics_ : gibbsjax.stable.StableTopics
+    stable_topics_ : gibbsjax.topics.stable.StableTopics
         The topics that recur across chains (clusters held by at least half of the chains), with
         recurrence, spread, R-hat and estimates from those chains; also ``idata_.stable_topics``.
     idata_ : arviz.InferenceData
@@ -174,7 +175,7 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
     model's words *by name* where both sides have names (a different vocabulary
     is refused, naming a word); unknown words of texts and token lists are
     ignored; a matrix without names is checked for its number of columns.
-    Details: :mod:`gibbsjax.inputs`.
+    Details: :mod:`gibbsjax.corpus.inputs`.
 
     The names ``topic_word_`` and ``doc_topic_`` are those of the ``lda``
     package; ``n_features_in_``, ``fit_transform``, ``get_params`` and
@@ -235,7 +236,7 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
     def fit(self, X, y=None, *, vocab=None) -> LDA:
         """Fit to ``X``: sample, align topics across chains, take the estimates.
 
-        Post-processing is :func:`gibbsjax.models.lda.postprocess`, the same as
+        Post-processing is :func:`gibbsjax.specs.lda.postprocess`, the same as
         ``gibbsjax run`` applies to an LDA config.  Warns in one line when the
         chains disagree (see ``warn``); the report has the full text.
         :meth:`extend` continues the run.

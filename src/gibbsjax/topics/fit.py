@@ -3,7 +3,7 @@
 * its parameters, checked (:func:`check_params`), as a :class:`~gibbsjax.pipeline.Job`
   (:func:`job`): the sampler of :mod:`gibbsjax.models.lda` they name, the data of the
   documents with tokens, the settings and the extras of the LDA postprocess, the
-  same :func:`gibbsjax.models.lda.postprocess` as ``gibbsjax run`` applies;
+  same :func:`gibbsjax.specs.lda.postprocess` as ``gibbsjax run`` applies;
 * the parameters a ``gibbsjax run`` result of an LDA config was made with
   (:func:`params_from_run`);
 * a post-processed result as the estimator's fitted attributes (:func:`fitted_attributes`),
@@ -25,12 +25,12 @@ from gibbsjax import diagnostics, evaluate
 from gibbsjax._checks import check_int, check_seed
 from gibbsjax.config import get_spec
 from gibbsjax.corpus import Corpus
-from gibbsjax.inputs import check_word_filters, is_anonymous
-from gibbsjax.labels import ESTIMATE_RULES, Agreement
+from gibbsjax.corpus.inputs import check_word_filters, is_anonymous
+from gibbsjax.agreement import ESTIMATE_RULES, Agreement
 from gibbsjax.models import lda
 from gibbsjax.pipeline import Job, model_attrs
 from gibbsjax.run import Settings, data_fingerprint
-from gibbsjax.stable import stable_topics_of, summary_rows
+from gibbsjax.topics.stable import stable_topics_of, summary_rows
 
 __all__ = ["EMPTY_CHOICES", "check_params", "settings", "fit_settings", "kernel", "hyperparameters", "sampled",
            "data", "buckets", "padded", "PADDED_ATTR", "job", "prior_theta", "num_topics", "fitted_attributes", "summary", "check_result", "rename_words", "params_from_run",
@@ -86,7 +86,7 @@ def check_params(params: Mapping[str, Any]) -> None:
     Parameters
     ----------
     params : mapping of str to object
-        Every parameter of :class:`gibbsjax.estimators.LDA`, as its ``get_params()`` gives them.
+        Every parameter of :class:`gibbsjax.topics.estimators.LDA`, as its ``get_params()`` gives them.
 
     Raises
     ------
@@ -95,7 +95,7 @@ def check_params(params: Mapping[str, Any]) -> None:
 
     Examples
     --------
-    >>> from gibbsjax.estimators import LDA
+    >>> from gibbsjax.topics.estimators import LDA
     >>> params = LDA(num_topics=2).get_params()
     >>> check_params(params)   # fine: nothing happens
     >>> check_params({**params, "num_topics": 0})
@@ -237,7 +237,7 @@ def buckets(params: Mapping[str, Any]) -> bool:
     cost does not grow with empty slots) and the lanes are not chosen by hand.  The draws are the same
     either way.
 
-    >>> from gibbsjax.estimators import LDA
+    >>> from gibbsjax import LDA
     >>> buckets(LDA(num_topics=3, num_lanes=8).get_params())
     False
     """
@@ -305,7 +305,7 @@ def fitted_attributes(idata, corpus: Corpus | None, vocab, alpha, num_topics: in
 
 def summary(idata):
     """:func:`gibbsjax.diagnostics.summary` of a fit (lp, each aligned topic's share of tokens),
-    then a row per stable topic (:func:`gibbsjax.stable.summary_rows`: its share of tokens over
+    then a row per stable topic (:func:`gibbsjax.topics.stable.summary_rows`: its share of tokens over
     the chains that hold it)."""
     import pandas as pd
 

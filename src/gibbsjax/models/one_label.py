@@ -1,8 +1,8 @@
 """The one-label document models: every document d has one label z_d (a class or a cluster).
 
-The Dirichlet-multinomial naive Bayes model (source document 000), the mixture of unigrams
-(source document 001, uncollapsed and with π collapsed) and the Bernoulli mixture
-(source document 004) are one model family: the labels share class proportions
+The Dirichlet-multinomial naive Bayes model (Resnik & Hardisty 2010), the mixture of unigrams
+(Sarkar's lecture notes 21, uncollapsed and with π collapsed) and the Bernoulli mixture
+(Padó 2012) are one model family: the labels share class proportions
 π ~ Dir(α), and each class has its own conjugate distribution over the document's
 observations.  The models in :mod:`gibbsjax.models.naive_bayes` and
 :mod:`gibbsjax.models.mixtures` are thin compositions of what is here (one layer below
@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -52,15 +51,12 @@ from jax import lax
 from jax.sharding import PartitionSpec as P
 
 from gibbsjax import conjugate as cj
-from gibbsjax import evaluate, reports
-from gibbsjax import labels as lb
 from gibbsjax import random as gr
 from gibbsjax import rows as rw
 from gibbsjax._checks import check_int
 from gibbsjax.corpus import Corpus
 from gibbsjax.kernel import sweep
 from gibbsjax.rows import Rows
-from gibbsjax.spec import replace_group
 
 __all__ = [
     "DocInfo",
@@ -91,8 +87,6 @@ __all__ = [
     "unigram_functions",
     "simulate_tokens",
     "simulate_binary",
-    "one_label_postprocess",
-    "one_label_report",
 ]
 
 
@@ -654,7 +648,7 @@ class UnigramState(NamedTuple):
 def pi_posterior(state, data, *, alpha, rows: Rows | None = None) -> jax.Array:
     """Concentration of π | {Z_d} ~ Dir(n_1 + α_1, ..., n_K + α_K), n_k = #{d : Z_d = k}.
 
-    Seed 001, 1.; source document 004, eq. (16) (corrected: Beta(C_0 + α, C_1 + β) for K = 2).
+    Seed 001, 1.; Padó (2012), eq. (16) (corrected: Beta(C_0 + α, C_1 + β) for K = 2).
     ``rows``: with documents split over devices (:mod:`gibbsjax.rows`), the counts of
     every device's documents.
 
@@ -691,7 +685,7 @@ def pi_posterior(state, data, *, alpha, rows: Rows | None = None) -> jax.Array:
 
 
 def beta_posterior(state, data: Documents, *, lam: float, rows: Rows | None = None) -> jax.Array:
-    """Concentrations of β_k | {Z_d}, {W_id} ~ Dir(m_k1 + λ, ..., m_kV + λ) for every k (source document 001, 2.).
+    """Concentrations of β_k | {Z_d}, {W_id} ~ Dir(m_k1 + λ, ..., m_kV + λ) for every k (Sarkar's lecture notes 21, 2.).
 
     m_kv = #{(i, d) : W_id = v, Z_d = k}, counted by scatter-add over the tokens
     (``rows``: summed over the devices).
@@ -728,7 +722,7 @@ def beta_posterior(state, data: Documents, *, lam: float, rows: Rows | None = No
 
 
 def sample_pi_beta(key, state: UnigramState, data: Documents, *, alpha, lam, rows: Rows | None = None) -> UnigramState:
-    """π | Z ~ Dir(n + α) and β_k | Z, W ~ Dir(m_k + λ) (source document 001, 1. and 2.), as one block.
+    """π | Z ~ Dir(n + α) and β_k | Z, W ~ Dir(m_k + λ) (Sarkar's lecture notes 21, 1. and 2.), as one block.
 
     Given Z, π and the β_k are independent (π's Markov blanket is Z; β's is Z
     and W), so drawing them together is the same as drawing them one after the
@@ -775,7 +769,7 @@ def _z_logits(state, data: Documents) -> jax.Array:
 
 
 def sample_z(key, state: UnigramState, data: Documents, rows: Rows | None = None) -> jax.Array:
-    """Z_d | π, β, W ~ P(Z_d = k) ∝ π_k Π_i β_{k, W_id}, every d at once (source document 001, 3.).
+    """Z_d | π, β, W ~ P(Z_d = k) ∝ π_k Π_i β_{k, W_id}, every d at once (Sarkar's lecture notes 21, 3.).
 
     Parameters
     ----------
@@ -927,124 +921,3 @@ def simulate_binary(key, log_p: jax.Array, labels: jax.Array) -> jax.Array:
     u = gr.uniform(key, (labels.shape[0], log_p.shape[1]), dtype=log_p.dtype)
     return (jnp.log(u) < log_p[labels]).astype(jnp.int32)
 
-
-# ============================================================================ post-processing and report
-_WORD_VARS = ("theta", "beta", "p")  # class/cluster x word (or feature) variables
-
-
-def one_label_postprocess(idata, data, *, align: bool):
-    """Align clusters (mixtures), then store per-document label probabilities, the
-    posterior-mean word (feature) distributions, top words and accuracies in an
-    ``estimates`` group, so that :func:`one_label_report` works from a saved file.
-
-    With ``align``: when the word distributions are recorded per draw, draws are
-    relabelled to a common reference first (within-chain switching,
-    :func:`gibbsjax.labels.relabel_draws`), then chains are aligned
-    (:func:`gibbsjax.labels.align_chains`); :func:`gibbsjax.labels.add_agreement` stores which
-    clusters every chain reproduces (Hellinger distance between the chains'
-    word distributions, or between their products of Bernoulli features for
-    ``p``; R-hat of ``pi``), and the estimates are the mean of the chains that
-    reproduce every cluster of the reference chain (one mode, never a blend;
-    ``estimates.attrs["estimate_chains"]``, ``["estimate_rule"]``), which is
-    every chain when they agree.  ``data`` is the model's :class:`Documents` or
-    :class:`BinaryData` (``true_labels``, ``labels``, ``info``).
-    """
-    import xarray as xr
-
-    idata = idata.copy()
-    groups = [idata.posterior] + ([idata["posterior_mean"]] if "posterior_mean" in idata.groups() else [])
-    word_var = next(v for v in _WORD_VARS if any(v in g for g in groups))
-    dims = next(g[word_var].dims for g in groups if word_var in g)
-    class_dim, item_dim = dims[-2:]
-    attrs: dict[str, Any] = {"word_var": word_var, "class_dim": class_dim}
-    if align:
-        post = idata.posterior
-        if word_var in post:
-            # label switching within chains (overlapping clusters, small data): relabel
-            # every draw to a common reference first
-            draws = post[word_var].transpose("chain", "draw", class_dim, item_dim).values
-            if draws.shape[-1] > 200:  # match on the 200 most probable words: enough, and small
-                keep = np.argsort(-draws.mean(axis=(0, 1, 2)), kind="stable")[:200]
-                draws = draws[..., keep]
-            if int(post.sizes["draw"]) > 1 or int(post.sizes["chain"]) > 1:
-                perms = lb.relabel_draws(np.sqrt(np.clip(draws, 0, None)))  # Hellinger geometry
-                idata = lb.permute(idata, perms, class_dim, groups=("posterior",))
-            attrs["aligned"] = "per draw (labels.relabel_draws), then across chains (labels.align_chains)"
-        else:
-            attrs["aligned"] = "across chains (labels.align_chains on per-chain means)"
-        idata, _ = lb.align_chains(idata, word_var, class_dim, distance="hellinger")
-        per_chain = (idata.posterior[word_var].mean("draw") if word_var in idata.posterior
-                     else idata["posterior_mean"][word_var])
-        idata, agreement = lb.add_agreement(idata, per_chain, class_dim, rhat_vars=("pi",),
-                                         distance="bernoulli" if word_var == "p" else "hellinger")
-        chains = agreement.estimate_chains("agreeing")
-        attrs["estimate_chains"] = json.dumps(chains)
-        attrs["estimate_rule"] = lb.ESTIMATE_RULES["agreeing"]
-    else:
-        chains = None
-
-    doc_probs = reports.draw_mean(idata, "doc_probs", chains)
-    word_mean = reports.draw_mean(idata, word_var, chains)
-    predicted = doc_probs.values.argmax(axis=1).astype(np.int32)
-    truth = np.asarray(data.true_labels)
-    known = np.asarray(getattr(data, "labels", np.full(truth.shape, -1)))
-    hidden = (known < 0) & (truth >= 0)
-    classes = [str(c) for c in doc_probs[class_dim].values]
-    top = evaluate.top_words(word_mean.values, [str(w) for w in word_mean[item_dim].values], n=10)
-    top_p = np.sort(word_mean.values, axis=1)[:, ::-1][:, :10]
-    attrs["top_words"] = json.dumps(dict(zip(classes, top)))
-    attrs["top_word_probs"] = json.dumps(dict(zip(classes, np.round(top_p, 4).tolist())))
-    attrs["num_docs"] = int(truth.size)
-    if np.any(known >= 0):  # naive Bayes: accuracy on the labels hidden from the sampler
-        attrs["num_hidden"] = int(hidden.sum())
-        attrs["hidden_accuracy"] = evaluate.accuracy(predicted, truth, mask=hidden) if hidden.any() else float("nan")
-    elif np.any(truth >= 0):  # mixtures: clusters against known labels, best one-to-one match
-        acc, mapping = evaluate.matched_accuracy(predicted, truth)
-        names = data.info.label_names or tuple(str(i) for i in range(int(truth.max()) + 1))
-        attrs["matched_accuracy"] = acc
-        attrs["cluster_labels"] = json.dumps(
-            {c: (names[m] if 0 <= m < len(names) else "") for c, m in zip(classes, mapping.tolist())}
-        )
-    estimates = xr.Dataset(
-        {
-            "doc_probs": doc_probs,
-            f"{word_var}_mean": word_mean,
-            "predicted": (("document",), predicted),
-            "true_label": (("document",), truth.astype(np.int32)),
-            "label_hidden": (("document",), hidden.astype(np.int8)),
-        },
-        attrs=attrs,
-    )
-    return replace_group(idata, "estimates", estimates)
-
-
-def one_label_report(idata) -> str:
-    """Top words per class/cluster and accuracy, from the ``estimates`` group."""
-    if "estimates" not in idata.groups():
-        return "(no estimates group: run postprocessing to get top words and accuracy)"
-    est = idata.estimates
-    a = est.attrs
-    class_dim = str(a.get("class_dim", "class"))
-    source = ""
-    if "estimate_chains" in a:
-        chains = json.loads(str(a["estimate_chains"]))
-        total = int(idata.posterior.sizes["chain"])
-        source = f", chain{'s' if len(chains) > 1 else ''} {reports.chain_list(chains, total)}"
-    lines = [f"top words per {class_dim} (posterior mean of {a.get('word_var', '?')}{source}):"]
-    top = json.loads(str(a.get("top_words", "{}")))
-    names = json.loads(str(a["cluster_labels"])) if "cluster_labels" in a else {}
-    probs = json.loads(str(a.get("top_word_probs", "{}")))
-    share = est["doc_probs"].mean("document").values
-    lines[0] += " word (probability); [share of documents]"
-    for (c, words), s in zip(top.items(), share):
-        tag = f" (~{names[c]})" if names.get(c) else ""
-        shown = " ".join(f"{w} ({p:.3f})" for w, p in zip(words, probs.get(c, [])))
-        lines.append(f"  {c}{tag} [{s:.2f}]: {shown or ' '.join(words)}")
-    if "hidden_accuracy" in a:
-        lines.append(f"accuracy on the {int(a['num_hidden'])} hidden labels: {float(a['hidden_accuracy']):.3f}")
-    if "matched_accuracy" in a:
-        lines.append(f"accuracy of clusters against the known labels (best one-to-one match): "
-                     f"{float(a['matched_accuracy']):.3f}")
-    if "agreement" in idata.groups():
-        lines += reports.agreement_lines(idata)
-    return "\n".join(lines)
