@@ -5,7 +5,7 @@ returns the new value of one state field; the kernels
 (:mod:`gibbsjax.models.lda.kernels`) compose them with :func:`gibbsjax.kernel.sweep`.
 
 * :func:`sample_log_phi`: log φ_k ~ log Dir(n_k· + η);
-* :func:`sample_z_collapsed`: the source document's token-by-token collapsed update;
+* :func:`sample_z_collapsed`: the token-by-token collapsed update (Griffiths & Steyvers 2004);
 * :func:`sample_z_partially_collapsed` (the reference XLA scan) and :func:`sample_z_lanes`
   (the same conditional organised for the CPU): z | φ with θ integrated out, documents in
   parallel (Magnusson et al. 2018); the fused GPU form is :mod:`gibbsjax.models.lda.pallas`;

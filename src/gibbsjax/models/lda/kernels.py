@@ -479,7 +479,7 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
         documents) or a sequence of document indices.  θ is integrated out of the
         samplers, so each draw records the parameters of its exact conditional,
         ``theta_concentration`` = n_d· + α (dims ``theta_document``, ``topic``);
-        :func:`~gibbsjax.models.lda.theta_draws` (and :func:`~gibbsjax.models.lda.postprocess`,
+        :func:`~gibbsjax.specs.lda.theta_draws` (and :func:`~gibbsjax.specs.lda.postprocess`,
         which ``gibbsjax run`` and :class:`gibbsjax.LDA` apply) turn them into draws
         θ_d ~ Dir(n_d· + α), one per recorded draw: jointly with z, a draw from the
         posterior of θ_d.
@@ -564,7 +564,7 @@ def collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "a
               learn_alpha: str = "fixed", asymmetric_alpha: bool = False, learn_eta: bool = False,
               alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0), record_phi=None, record_theta=None,
               dirichlet_draw: str = "auto") -> Kernel:
-    """The source document's collapsed sampler, one token at a time (the reference; slow on big corpora).
+    """The collapsed sampler (Griffiths & Steyvers 2004), one token at a time (the reference; slow on big corpora).
 
     Parameters
     ----------

@@ -75,10 +75,8 @@ WARMUP_SWEEPS = {"fast": sample_z_collapsed_frozen, "fast_grid": sample_z_collap
 def resolve_warmup(warmup: str = "auto", backend: str | None = None) -> str:
     """The warm-up an LDA kernel runs for ``warmup`` on ``backend`` (default: JAX's default backend).
 
-    ``"auto"`` is ``"exact"`` on a GPU and ``"fast"`` elsewhere.  On an H100 the exact
-    fused sweeps reach a given fit sooner than the approximate ones (synthetic
-    Reuters-sized corpus, K = 20: 1,000 exact sweeps, 23.5 s, Hellinger distance to the
-    true topics 0.148; 200 ``"fast_grid"`` sweeps, 25.2 s, 0.154); on a CPU the
+    ``"auto"`` is ``"exact"`` on a GPU and ``"fast"`` elsewhere: on a GPU the exact fused
+    sweeps reach a given fit sooner than the approximate ones; on a CPU the
     approximate collapsed sweeps are several times cheaper per sweep and reach the
     typical set in fewer sweeps (``benchmarks/warmup_study.py``).  ``"fast"``
     (:func:`~gibbsjax.models.lda.sample_z_collapsed_frozen`) gives the same draws
@@ -157,18 +155,9 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None, K: int 
     and ``"sparse"`` from there on.
 
     ``"sparse"`` (:func:`~gibbsjax.models.lda.sparse.sample_z_sparse`, O(S + √K) per token, S
-    the grid's steps, a little above the longest document) against ``"lanes"`` (O(K)), whole
-    sweeps with the CPU's φ draw, on the project's 2-core CPU (AMD EPYC, 2026-11-28;
-    ``benchmarks/lda_sparse.py --topics 300 500 1000 2000 --doc-length L --docs 100000/L``,
-    about 100,000 tokens, V = 1,000):
-
-    ======================  ========  ========  ========  ========
-    documents of (S)        K = 300   K = 500   K = 1000  K = 2000
-    ======================  ========  ========  ========  ========
-    ~100 tokens (197)       0.86×     1.22×     1.44×     2.24×
-    ~210 tokens (413)       0.69×     0.78×     0.95×     1.56×
-    ~400 tokens (785)       0.37×     0.51×     0.63×     0.97×
-    ======================  ========  ========  ========  ========
+    the grid's steps, a little above the longest document) against ``"lanes"`` (O(K)): whole
+    sweeps with the CPU's φ draw, measured by ``benchmarks/lda_sparse.py`` (the table in
+    ``benchmarks/README.md``).
 
     The crossover is at about K = 2.5 S; ``"auto"`` decides from K alone (the factories know K,
     not the corpus), at the K where ``"sparse"`` wins for documents up to a few hundred tokens and
@@ -176,8 +165,7 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None, K: int 
     topics (K above about 2.5 S).  On a GPU ``"auto"`` keeps the fused kernel whatever K: the
     sparse updates (the XLA ``"sparse"`` and the Triton ``"sparse_triton"``) are not measured
     there yet; they are the candidates for K ≥ 1,000, where the dense fused kernel's O(K) per
-    token dominates (599 M tokens/s at K = 1,000 on an H100, ~10× less per tenfold K), and
-    ``benchmarks/gpu_table.py`` prints the rows that decide it.
+    token dominates, and ``benchmarks/gpu_table.py`` prints the rows that decide it.
 
     Parameters
     ----------
@@ -264,9 +252,9 @@ def resolve_dirichlet_draw(dirichlet_draw: str = "auto", backend: str | None = N
     ``"auto"`` picks the fastest measured draw: on a CPU ``"native"``
     (:func:`~gibbsjax.models.lda.native.log_dirichlet_native`, C++ behind an XLA FFI call, every row
     on its own threads) where it is built, else ``"sparse"`` (the project's sparse-count
-    sampler in XLA: ``jax.random.gamma`` draws only about 1.6 M variates/s there); ``"dense"``
-    (``jax.random.loggamma`` on every entry) elsewhere (on an H100 27–53× faster than the
-    sparse-count sampler: 1.4 ms against 74 ms for K = 100, V = 10,000).  All three are exact
+    sampler in XLA: ``jax.random.gamma`` is slow on a CPU); ``"dense"`` (``jax.random.loggamma``
+    on every entry) elsewhere (much faster there than the sparse-count sampler;
+    ``benchmarks/random_primitives.py``).  All three are exact
     draws of the same distribution; they give different variates, so a GPU run and a CPU run of
     the same seed differ.
 
@@ -275,10 +263,8 @@ def resolve_dirichlet_draw(dirichlet_draw: str = "auto", backend: str | None = N
     K = V = 10,000, whatever the z-update; no exact draw may skip an entry.  The same choice
     holds, because most of those n_kw are 0: ``"sparse"`` (the CPU's) draws the Gamma(η) variates
     of zero counts by the cheap exact small-shape sampler (log G(η) = log G(1 + η) + log(U)/η,
-    G(1 + η) by exponential-envelope rejection) and only the nonzero counts by Marsaglia–Tsang:
-    measured here 6 / 18 / 300 ms at K = 100 / 1,000 / 10,000 (V = 1,000) against 84 / 1,115 /
-    34,540 ms for ``jax.random.loggamma``; ``"dense"`` (the GPU's) draws every entry with XLA's
-    sampler, 570 M variates/s on an H100, so about 0.2 s for 10⁸.  Both are exact: every entry
+    G(1 + η) by exponential-envelope rejection) and only the nonzero counts by Marsaglia–Tsang;
+    ``"dense"`` (the GPU's) draws every entry with XLA's sampler.  Both are exact: every entry
     is an independent exact Gamma(n_kw + η) variate in log space (no underflow of the tiny
     Gamma(η) ones), and independent gammas normalised per row are exactly Dirichlet.
 
