@@ -95,6 +95,8 @@ def parse_args(argv=None):
     p.add_argument("--corpora", nargs="+", choices=["reuters", "synthetic"], default=["reuters", "synthetic"],
                    help="part 1's corpora (default both)")
     p.add_argument("--sweeps", type=int, help="part 1 on Reuters, and tomotopy's sweeps in part 4 (200; quick 20)")
+    p.add_argument("--seeds", type=int, default=1, help="part 1: seeds whose held-out perplexity is compared "
+                   "(one chain of each system per seed, 1 thread / 1 worker; the first seed also times; 1)")
     p.add_argument("--synthetic-sweeps", type=int, help="part 1 on the synthetic corpus (50; quick 20)")
     p.add_argument("--synthetic-docs", type=int, help="synthetic documents (10000, ~1 M tokens; quick 1000)")
     p.add_argument("--synthetic-doc-length", type=int, default=100, help="synthetic mean document length (100)")
@@ -125,7 +127,7 @@ def parse_args(argv=None):
             setattr(args, name, value)
     if args.quality_max_sweeps is None:
         args.quality_max_sweeps = 2 * args.sweeps
-    for name in ("sweeps", "synthetic_sweeps", "synthetic_docs", "synthetic_doc_length", "synthetic_vocab", "chains",
+    for name in ("seeds", "sweeps", "synthetic_sweeps", "synthetic_docs", "synthetic_doc_length", "synthetic_vocab", "chains",
                  "chain_warmup", "chain_draws", "fit_topics", "fit_vocab", "quality_step", "quality_max_sweeps",
                  "threads"):
         if getattr(args, name) < 1:
@@ -311,8 +313,19 @@ def part1_job(job, sweeps: int, args) -> dict:
         rows.append(dict(system="tomotopy", setting=f"{workers} worker{'s' if workers > 1 else ''}",
                          threads=workers, seconds=seconds, tokens_per_s=n * sweeps / seconds,
                          score=bench.score(job, tomotopy_counts(mdl, job))))
+    seeds = [dict(seed=args.seed, gibbsjax=rows[0]["score"][0],
+                  tomotopy=next(r["score"][0] for r in rows if r["system"] == "tomotopy" and r["threads"] == 1))]
+    set_threads(1)
+    for seed in range(args.seed + 1, args.seed + args.seeds):  # perplexity only: one chain of each per seed
+        run_s, counts_s, _ = gibbsjax_block(job, sweeps, seed)
+        ours = bench.score(job, np.asarray(counts_s(run_s()[1])))[0]
+        mdl = tomotopy_model(job, seed)
+        mdl.train(0, workers=1)
+        mdl.train(sweeps, workers=1)
+        seeds.append(dict(seed=seed, gibbsjax=ours, tomotopy=bench.score(job, tomotopy_counts(mdl, job))[0]))
+    set_threads(all_threads(args))
     return dict(job=job.name, corpus="synthetic" if job.true_phi is not None else "reuters", k=job.k,
-                sweeps=sweeps, tokens=n, compile_s=compile_s, same_draws=same, rows=rows)
+                sweeps=sweeps, tokens=n, compile_s=compile_s, same_draws=same, rows=rows, seeds=seeds)
 
 
 def print_part1_job(res: dict, job) -> None:
@@ -339,6 +352,17 @@ def print_part1_job(res: dict, job) -> None:
         res["ratios"].append(dict(threads=g["threads"], speed=speed, perplexity=ppl, within_2pct=within))
         print(f"  gibbsjax {g['setting']} / tomotopy {t['setting']}: tokens/s {fmt_ratio(speed)}; perplexity "
               f"tomotopy / gibbsjax {ppl:.3f} (gibbsjax within 2 % of tomotopy or lower: {'yes' if within else 'NO'})")
+    if len(res["seeds"]) > 1:  # one chain's perplexity varies from seed to seed: the means of several
+        import numpy as np
+
+        ours = np.array([x["gibbsjax"] for x in res["seeds"]])
+        theirs = np.array([x["tomotopy"] for x in res["seeds"]])
+        se = math.sqrt(ours.var(ddof=1) / ours.size + theirs.var(ddof=1) / theirs.size)
+        res["seed_means"] = dict(gibbsjax=float(ours.mean()), tomotopy=float(theirs.mean()), se=se)
+        print(f"  perplexity over {ours.size} seeds (1 chain each): gibbsjax {ours.mean():.1f} (sd {ours.std(ddof=1):.1f}), "
+              f"tomotopy {theirs.mean():.1f} (sd {theirs.std(ddof=1):.1f}); tomotopy / gibbsjax "
+              f"{theirs.mean() / ours.mean():.3f}, difference {100 * (ours.mean() / theirs.mean() - 1):+.1f} % "
+              f"(standard error {100 * se / theirs.mean():.1f} %)")
 
 
 def part1(args) -> list[dict]:
