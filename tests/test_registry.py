@@ -145,3 +145,64 @@ def test_adding_a_built_in_model_takes_one_registry_line_and_nothing_else(coin_m
     assert cases["toy.coin"] is coin_module.sbc_case
     kernel, data, fns = cases["toy.coin"]()
     sbc(kernel, data, fns, num_replications=200, num_draws=19, num_warmup=5, seed=3).assert_passes()
+
+
+def _install_plugin(site, entry_value: str = "toy_coin") -> None:
+    """The coin as a separately installed package: its module and a dist-info folder whose
+    entry_points.txt publishes it in the group gibbsjax.models (what ``pip install`` of a package
+    with ``[project.entry-points."gibbsjax.models"]`` leaves in site-packages)."""
+    site.mkdir(exist_ok=True)
+    (site / "toy_coin.py").write_text(COIN_MODULE, encoding="utf-8")
+    info = site / "toy_coin_plugin-0.1.dist-info"
+    info.mkdir(exist_ok=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-coin-plugin\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[gibbsjax.models]\ncoin = {entry_value}\n", encoding="utf-8")
+
+
+def test_a_model_from_a_separately_installed_package_runs_with_the_cli(tmp_path):
+    """Nothing in gibbsjax edited or registered: a new process finds the package's entry point;
+    ``gibbsjax models`` lists it, ``run`` and ``summary`` use its spec."""
+    import os
+    import subprocess
+
+    site = tmp_path / "site"
+    _install_plugin(site)
+    config = tmp_path / "coin.toml"
+    config.write_text(COIN_CONFIG, encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
+               JAX_PLATFORMS="cpu")
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "gibbsjax", *args], capture_output=True, text=True, env=env,
+                              cwd=tmp_path, timeout=600)
+
+    listed = cli("models")
+    assert listed.returncode == 0, listed.stderr[-2000:]
+    line = next(x for x in listed.stdout.splitlines() if x.startswith("toy.coin"))
+    assert "a coin" in line and "[plugin]" in line
+    assert "parameters: a=2.0, b=3.0" in listed.stdout
+    ran = cli("run", str(config), "--out", str(tmp_path / "coin.nc"), "--no-progress")
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert "COIN heads=6" in ran.stdout
+    summary = cli("summary", str(tmp_path / "coin.nc"))
+    assert summary.returncode == 0 and "COIN heads=6" in summary.stdout
+    without = subprocess.run([sys.executable, "-m", "gibbsjax", "models"], capture_output=True, text=True,
+                             env=dict(env, PYTHONPATH=""), cwd=tmp_path, timeout=600)
+    assert "toy.coin" not in without.stdout  # the listing comes from the installed package
+
+
+def test_a_broken_plugin_is_named_and_left_out(tmp_path, monkeypatch):
+    from gibbsjax.config import plugin_specs
+
+    site = tmp_path / "site"
+    _install_plugin(site, entry_value="toy_coin_missing")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(MODELS, "_plugins", None)  # look the entry points up again
+    with pytest.warns(RuntimeWarning, match="entry point 'coin' = 'toy_coin_missing'.*cannot be loaded"):
+        names = known_models()
+    assert "toy.coin" not in names and "normal.bivariate" in names
+    monkeypatch.setattr(MODELS, "_plugins", None)
+    from importlib.metadata import EntryPoint
+
+    with pytest.raises(ValueError, match="SPECS tuple"):
+        plugin_specs(EntryPoint("bad", "json", "gibbsjax.models"))

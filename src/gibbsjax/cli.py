@@ -7,6 +7,7 @@
                              [--until "rhat<1.01,ess>400" [--max-draws N]] [--strict]
     gibbsjax resume RESULT.nc --draws N [--out NEW.nc] [--force] [--until RULE [--max-draws N]] [--strict]
     gibbsjax summary RESULT.nc
+    gibbsjax models
     gibbsjax plot RESULT.nc [--kind trace|rank|lp|agreement|words] [-o FIG.png] [--force] [--var NAME ...]
                             [--max-chains N] [--per-panel N] [--top N]
     gibbsjax --version
@@ -26,6 +27,11 @@ label-invariant quantities or ``--max-draws`` is reached, and says which.
 says "chains disagree" (:func:`gibbsjax.reports.chains_disagree`), ``run`` and
 ``resume`` still save the result, then print one line on stderr and exit with
 status 1 (0 when the chains agree).
+
+``models`` lists every model a config may name: the built-in ones, those other installed
+packages publish through the entry-point group ``gibbsjax.models``
+(:data:`gibbsjax.config.ENTRY_POINT_GROUP`) and any registered at run time, each with its
+``[model]`` parameters.
 
 ``resume`` continues a saved run (its last state, keys and running sums are
 in the file's ``sampler_state`` group) for ``--draws`` more draws: the draws
@@ -471,6 +477,19 @@ _ATTRS_SHOWN = (
 )
 
 
+def _cmd_models(args) -> int:
+    from gibbsjax.config import model_rows
+
+    rows = model_rows()
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        origin = "" if r["origin"] == "built-in" else f" [{r['origin']}]"
+        print(f"{r['name']:<{width}}  {r['description']}{origin}")
+        print(f"{'':<{width}}  parameters: {r['parameters'] or '(none)'}")
+    print(f"{len(rows)} models; a config names one as [model] name = \"...\"")
+    return 0
+
+
 def _cmd_summary(args) -> int:
     path, idata = _open_result(args.result)
     attrs = dict(idata.attrs)
@@ -740,6 +759,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("result", metavar="RESULT.nc")
     p.set_defaults(func=_cmd_summary)
+
+    p = sub.add_parser(
+        "models",
+        help="list the models a config may name, with their [model] parameters",
+        description="List every model a config may name: the built-in ones and those other installed "
+        "packages publish through the entry-point group gibbsjax.models, each with its description and "
+        "the parameters of its [model] table (with their defaults).",
+    )
+    p.set_defaults(func=_cmd_models)
 
     p = sub.add_parser(
         "plot",

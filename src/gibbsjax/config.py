@@ -56,7 +56,16 @@ Adding a model
 --------------
 Write its sampler in :mod:`gibbsjax.models`, its spec module (a ``SPECS`` tuple) in
 :mod:`gibbsjax.specs`, and add one line to ``_BUILTIN`` below;
-or, for a model of your own, register its spec at run time::
+or, for a model of your own, publish its specs from your own package through the entry-point
+group ``gibbsjax.models`` (:data:`ENTRY_POINT_GROUP`; the entry point names a module with a
+``SPECS`` tuple, a :class:`ModelSpec` or an iterable of them), and ``gibbsjax run``,
+``summary``, ``plot``, ``models`` and the SBC list see it with nothing edited in gibbsjax::
+
+    # pyproject.toml of your package
+    [project.entry-points."gibbsjax.models"]
+    mymodels = "mypackage.specs"
+
+or register its spec at run time::
 
     from gibbsjax.config import register_model
     from gibbsjax.spec import ModelSpec
@@ -67,9 +76,11 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.metadata
 import inspect
 import json
 import tomllib
+import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,6 +93,9 @@ from gibbsjax.sources import all_numbers, is_number
 from gibbsjax.spec import ConfigError, DataWithExtras, ModelSpec
 
 __all__ = [
+    "ENTRY_POINT_GROUP",
+    "plugin_specs",
+    "model_rows",
     "Config",
     "ConfigError",
     "DataWithExtras",
@@ -132,27 +146,87 @@ _OLD_NAMES = {
 }
 
 
+#: the entry-point group through which other packages publish their models' specs
+ENTRY_POINT_GROUP = "gibbsjax.models"
+
+
+def plugin_specs(entry_point) -> tuple[ModelSpec, ...]:
+    """The specs an entry point of :data:`ENTRY_POINT_GROUP` publishes: the object it names is a
+    module (or object) with a ``SPECS`` tuple, a :class:`ModelSpec`, or an iterable of them.
+
+    Raises
+    ------
+    ValueError
+        Naming the entry point, when it cannot be loaded or holds no specs.
+
+    Examples
+    --------
+    >>> from importlib.metadata import EntryPoint
+    >>> [s.name for s in plugin_specs(EntryPoint("normal", "gibbsjax.specs.normal", ENTRY_POINT_GROUP))]
+    ['normal.bivariate', 'normal.semiconjugate']
+    """
+    where = f"entry point {entry_point.name!r} = {entry_point.value!r} of group {ENTRY_POINT_GROUP!r}"
+    try:
+        obj = entry_point.load()
+    except Exception as err:  # noqa: BLE001 - any failure of another package's import is reported by name
+        raise ValueError(f"{where} cannot be loaded: {type(err).__name__}: {err}") from None
+    specs = getattr(obj, "SPECS", obj)
+    specs = (specs,) if isinstance(specs, ModelSpec) else specs
+    try:
+        specs = tuple(specs)
+    except TypeError:
+        specs = ()
+    if not specs or not all(isinstance(x, ModelSpec) for x in specs):
+        raise ValueError(f"{where} must name a module with a SPECS tuple of gibbsjax.spec.ModelSpec, a "
+                         f"ModelSpec or an iterable of them; got {type(obj).__name__}")
+    return specs
+
+
 class _Registry(Mapping):
-    """Model name -> :class:`ModelSpec`; built-in modules are imported on first use."""
+    """Model name -> :class:`ModelSpec`; built-in modules are imported on first use, the models other
+    packages publish (:data:`ENTRY_POINT_GROUP`) when a name is not built in."""
 
     def __init__(self):
         self._specs: dict[str, ModelSpec] = {}
+        self._plugins: dict[str, ModelSpec] | None = None
+
+    def plugins(self) -> dict[str, ModelSpec]:
+        """The specs of every installed package's entry points (loaded once); one that cannot be loaded
+        is left out with a warning naming it."""
+        if self._plugins is None:
+            found: dict[str, ModelSpec] = {}
+            for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+                try:
+                    for spec in plugin_specs(ep):
+                        found.setdefault(spec.name, spec)
+                except ValueError as err:
+                    warnings.warn(str(err), RuntimeWarning, stacklevel=3)
+            self._plugins = found
+        return self._plugins
 
     def __getitem__(self, name: str) -> ModelSpec:
         if name not in self._specs and name in _BUILTIN:
             module = importlib.import_module(_BUILTIN[name])
             for spec in module.SPECS:
                 self._specs.setdefault(spec.name, spec)
+        if name not in self._specs and name in self.plugins():
+            return self.plugins()[name]
         return self._specs[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(sorted(set(_BUILTIN) | set(self._specs)))
+        return iter(sorted(set(_BUILTIN) | set(self._specs) | set(self.plugins())))
 
     def __len__(self) -> int:
-        return len(set(_BUILTIN) | set(self._specs))
+        return len(set(_BUILTIN) | set(self._specs) | set(self.plugins()))
 
     def __contains__(self, name: object) -> bool:
-        return name in _BUILTIN or name in self._specs
+        return name in _BUILTIN or name in self._specs or name in self.plugins()
+
+    def origin(self, name: str) -> str:
+        """Where a model comes from: ``"built-in"``, ``"plugin"`` or ``"registered"`` (at run time)."""
+        if name in _BUILTIN:
+            return "built-in"
+        return "registered" if name in self._specs else "plugin"
 
     def add(self, spec: ModelSpec, replace: bool) -> None:
         if spec.name in self and not replace:
@@ -187,6 +261,30 @@ def register_model(spec: ModelSpec, *, replace: bool = False) -> ModelSpec:
 def known_models() -> list[str]:
     """Names of the registered models."""
     return list(MODELS)
+
+
+def model_rows() -> list[dict[str, str]]:
+    """One row per registered model, for ``gibbsjax models``: its ``name``, ``origin`` (built-in,
+    plugin or registered), ``description`` and ``parameters`` (the factory's keyword arguments, with
+    their defaults: the keys of a config's ``[model]`` table).
+
+    Examples
+    --------
+    >>> row = next(r for r in model_rows() if r["name"] == "normal.semiconjugate")
+    >>> row["origin"], row["parameters"]
+    ('built-in', 'mu0=98.6, sigma0=0.5, a0=0.001, b0=0.001')
+    """
+    rows = []
+    for name in known_models():
+        spec = MODELS[name]
+        params = []
+        for p in inspect.signature(spec.factory).parameters.values():
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                continue
+            params.append(p.name if p.default is p.empty else f"{p.name}={p.default!r}")
+        rows.append({"name": name, "origin": MODELS.origin(name), "description": spec.description,
+                     "parameters": ", ".join(params)})
+    return rows
 
 
 def get_spec(name: str) -> ModelSpec:
