@@ -65,3 +65,40 @@ def test_kernel_optional_fields_default_to_none():
     for field in ("dims", "log_joint", "coords", "sample_prior", "simulate_data", "accumulate"):
         assert getattr(k, field) is None
     assert k.name == "kernel"
+
+
+def _one_field_kernel(draw, init_value=0.0):
+    from typing import NamedTuple
+
+    class State(NamedTuple):
+        mu: jax.Array
+
+    return Kernel(init=lambda key, d: State(jnp.asarray(init_value, jnp.float32)),
+                  step=sweep(("mu", draw)), record=lambda s, d: {"mu": s.mu}, name="toy.one_field")
+
+
+@pytest.mark.parametrize("draw, message", [
+    (lambda key, s, d: jax.random.normal(key, (3,)),
+     r"state field 'mu' returned shape \(3,\) per chain, but the field holds shape \(\) per chain"),
+    (lambda key, s, d: jnp.int32(1), r"state field 'mu' returned integer values \(int32\), but the field holds "
+                                     r"float values \(float32\)"),
+    (lambda key, s, d: {"a": s.mu}, r"state field 'mu' returned PyTreeDef.*but the field holds"),
+])
+def test_a_conditional_of_the_wrong_shape_is_named_before_sampling(draw, message):
+    """One ValueError naming the field and both shapes per chain (the chain axis left out), raised while
+    the sweep is traced: the step's jit-compiled chunk never runs (no progress callback)."""
+    import gibbsjax
+
+    seen = []
+    with pytest.raises(ValueError, match=message):
+        gibbsjax.sample(_one_field_kernel(draw), None, num_chains=5, num_warmup=2, num_draws=3, progress=False,
+                        callback=seen.append)
+    assert seen == []
+
+
+def test_a_conditional_of_the_right_shape_passes_the_check():
+    import gibbsjax
+
+    idata = gibbsjax.sample(_one_field_kernel(lambda key, s, d: s.mu + jax.random.normal(key)), None, seed=0,
+                            num_chains=3, num_warmup=0, num_draws=4, progress=False)
+    assert idata.posterior["mu"].shape == (3, 4)

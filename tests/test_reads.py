@@ -484,3 +484,25 @@ def test_unlistable_folder_and_file_as_folder(tmp_path, monkeypatch, capsys):
     _value_error(lambda: read_folder(docs / "a.txt"), str(docs / "a.txt"), "not a folder")
     _cli_error(["run", _lda_config(tmp_path, "docs/a.txt", fmt="folder")], capsys, str(docs / "a.txt"),
                "not a folder")
+
+
+def test_summary_of_a_config_or_a_text_file_names_what_it_is(tmp_path, capsys):
+    """Not NetCDF at all (a config, a text file): one line naming the file and, for a config, what to
+    do; a file with the signature but truncated: the reader's own reason."""
+    from gibbsjax.cli import main
+
+    config = tmp_path / "job.toml"
+    config.write_text('[model]\nname = "normal.bivariate"\n', encoding="utf-8")
+    assert main(["summary", str(config)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "job.toml is not a NetCDF result file" in err and "gibbsjax run" in err
+    text = tmp_path / "notes.nc"
+    text.write_text("hello", encoding="utf-8")
+    assert main(["plot", str(text)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "notes.nc is not a NetCDF result file" in err and "gibbsjax run" not in err
+    truncated = tmp_path / "cut.nc"
+    truncated.write_bytes(b"\x89HDF\r\n\x1a\n" + b"\0" * 40)
+    assert main(["summary", str(truncated)]) == 2
+    err = capsys.readouterr().err
+    assert "cannot read" in err and "cut.nc" in err

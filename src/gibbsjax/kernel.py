@@ -98,8 +98,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 import jax
+import jax.numpy as jnp
 
-__all__ = ["Kernel", "Sharded", "sweep", "set_field"]
+__all__ = ["Kernel", "Sharded", "sweep", "set_field", "check_field_value"]
 
 State = Any
 Data = Any
@@ -261,6 +262,60 @@ def set_field(state: State, field: str, value: Any) -> State:
     raise TypeError(f"cannot set field {field!r} on a state of type {type(state).__name__}")
 
 
+def _kind(dtype) -> str:
+    return "bool" if dtype == bool else ("integer" if jnp.issubdtype(dtype, jnp.integer) else
+                                         "float" if jnp.issubdtype(dtype, jnp.floating) else str(dtype))
+
+
+def check_field_value(state: State, field: str, value: Any) -> None:
+    """Refuse, while the sweep is traced (once, before any sampling), a conditional's draw whose shape
+    or kind of number does not match the state field it replaces: one ``ValueError`` naming the field
+    and both shapes, per chain (inside the runner's ``vmap`` the chain axis is not in them).
+
+    Parameters
+    ----------
+    state : NamedTuple or dict
+        The state the conditional was given.
+    field : str
+        The field its draw replaces.
+    value : object
+        The draw.
+
+    Raises
+    ------
+    ValueError
+        For another shape (or structure), or integers for a float field and the like.
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> check_field_value({"mu": jnp.zeros(())}, "mu", jnp.ones(()))   # fine: nothing happens
+    >>> check_field_value({"mu": jnp.zeros(())}, "mu", jnp.ones(3))
+    Traceback (most recent call last):
+    ...
+    ValueError: the conditional of state field 'mu' returned shape (3,) per chain, but the field holds shape () per chain (the state from init); return one draw of the field's shape
+    """
+    old = state[field] if isinstance(state, Mapping) else getattr(state, field, None)
+    if old is None:
+        return  # set_field names an unknown field
+    old_leaves, old_tree = jax.tree_util.tree_flatten(old)
+    new_leaves, new_tree = jax.tree_util.tree_flatten(value)
+    if old_tree != new_tree:
+        raise ValueError(f"the conditional of state field {field!r} returned {new_tree}, but the field holds "
+                         f"{old_tree} (the state from init); return a value of the field's structure")
+    for a, b in zip(old_leaves, new_leaves):
+        old_shape, new_shape = tuple(jnp.shape(a)), tuple(jnp.shape(b))
+        if old_shape != new_shape:
+            raise ValueError(f"the conditional of state field {field!r} returned shape {new_shape} per chain, but "
+                             f"the field holds shape {old_shape} per chain (the state from init); return one "
+                             "draw of the field's shape")
+        old_kind, new_kind = _kind(jnp.result_type(a)), _kind(jnp.result_type(b))
+        if old_kind != new_kind:
+            raise ValueError(f"the conditional of state field {field!r} returned {new_kind} values "
+                             f"({jnp.result_type(b)}), but the field holds {old_kind} values ({jnp.result_type(a)}); "
+                             "cast the draw to the field's dtype")
+
+
 def sweep(*updates: Update | tuple[str, Callable[[jax.Array, State, Data], Any]]) -> Update:
     """Compose conditional updates into one Gibbs sweep, splitting keys for them.
 
@@ -299,7 +354,9 @@ def sweep(*updates: Update | tuple[str, Callable[[jax.Array, State, Data], Any]]
             field, sampler = u
 
             def update(key, state, data, _field=field, _sampler=sampler):
-                return set_field(state, _field, _sampler(key, state, data))
+                value = _sampler(key, state, data)
+                check_field_value(state, _field, value)
+                return set_field(state, _field, value)
 
             update.__name__ = f"update_{field}"
             normalised.append(update)

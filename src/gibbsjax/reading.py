@@ -451,7 +451,13 @@ def open_result(path, *, eager: bool = False):
     """
     path = Path(path)
     check_file(path, kind="result")
-    _open_checked(path).close()  # a permission error names the file
+    with _open_checked(path) as f:  # a permission error names the file
+        head = f.read(8)
+    if not (head.startswith(b"\x89HDF\r\n\x1a\n") or head.startswith(b"CDF")):
+        hint = (" (a config: run it with `gibbsjax run`, then pass the .nc file it writes)"
+                if path.suffix.lower() == ".toml" else "")
+        raise ReadError(f"{path} is not a NetCDF result file: it does not start with the NetCDF/HDF5 "
+                        f"signature{hint}")
     import arviz as az
 
     try:
