@@ -37,8 +37,8 @@ Where it runs:
   variant that fails both), and :func:`compile_for_gpu` compiles it to a CUDA binary for an
   H100 (sm_90) without a GPU, so that a kernel Triton cannot compile fails on a CPU too.
 
-Not yet measured on a GPU: the Pallas kernel stays first where it runs (3.9 G tokens/s on an
-H100 at K = 100); this one takes over when Pallas's Triton backend is gone.
+Not yet measured on a GPU: the Pallas kernel stays first where it runs (its throughput is in
+``benchmarks/README.md``); this one takes over when Pallas's Triton backend is gone.
 """
 
 from __future__ import annotations
@@ -224,7 +224,7 @@ def _interpreted_library():
     they are wrapped for the interpreter (which still recognises their sums and maxima and runs
     them as numpy's).  The interpreter's patches of ``triton.language`` that these functions need
     are made once for the whole kernel, not at each of their calls as Triton's own interpreted
-    device functions do (there, about 3 ms a call: 7.6 s of an 18 s interpreted test), and undone
+    device functions do (the cost of those is in ``benchmarks/README.md``), and undone
     when the kernel ends, so that a later compilation in the same process sees Triton as it was."""
     _, tl = _triton()
     from triton.runtime import interpreter
