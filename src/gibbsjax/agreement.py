@@ -561,7 +561,7 @@ def estimate_source(idata) -> tuple[list[int] | None, str]:
     Parameters
     ----------
     idata : arviz.InferenceData
-        A result.
+        A result of :func:`gibbsjax.sample` (or a file's).
 
     Returns
     -------
@@ -630,7 +630,7 @@ def disagreement(idata) -> Disagreement | None:
     Parameters
     ----------
     idata : arviz.InferenceData
-        A result.
+        A result with its ``agreement`` group, if any.
 
     Returns
     -------

@@ -957,7 +957,7 @@ def log_dirichlet_counts(key, counts, concentration, dtype=None):
     Returns
     -------
     jax.Array
-        Log-probabilities of ``counts``' shape.
+        Log-probabilities, of ``counts``' shape.
 
     Examples
     --------
@@ -1012,25 +1012,19 @@ def log_dirichlet_dense(key, counts, concentration, dtype=None):
 
     Parameters
     ----------
-    key : jax.Array
-        A PRNG key.
-    counts : array_like
-        Nonnegative counts, shape ``(..., K)``.
-    concentration : array_like
-        Positive, broadcasting to ``counts``.
-    dtype : dtype, optional
-        The float type (default: that of ``concentration``).
+    key, counts, concentration, dtype
+        As in :func:`log_dirichlet_counts` (the same distribution).
 
     Returns
     -------
     jax.Array
-        Log-probabilities of ``counts``' shape.
+        Log-probabilities (``counts``' shape).
 
     Examples
     --------
     >>> import jax, jax.numpy as jnp
-    >>> from gibbsjax import random as gr
-    >>> lp = gr.log_dirichlet_dense(jax.random.key(0), jnp.array([[0, 3, 0, 0], [5, 0, 1, 0]]), 0.01)
+    >>> from gibbsjax.random import log_dirichlet_dense
+    >>> lp = log_dirichlet_dense(jax.random.key(0), jnp.array([[0, 3, 0, 0], [5, 0, 1, 0]]), 0.01)
     >>> lp.shape, bool(jnp.allclose(jax.nn.logsumexp(lp, axis=-1), 0.0, atol=1e-5))
     ((2, 4), True)
     """

@@ -238,10 +238,8 @@ class CollapsedUnigramState(NamedTuple):
 
     Parameters
     ----------
-    log_beta : jax.Array
-        log β, (K, V).
-    z : jax.Array
-        Z, (D,) int32.
+    log_beta, z : jax.Array
+        As in :class:`~gibbsjax.models.one_label.UnigramState` (π is integrated out).
     """
 
     log_beta: jax.Array
@@ -275,7 +273,7 @@ def sample_beta(key, state, data: Documents, *, lam: float) -> jax.Array:
     key : jax.Array
         A PRNG key.
     state : CollapsedUnigramState
-        The current state (labels are used).
+        The current state; its labels are used.
     data : Documents
         The documents.
     lam : float
@@ -319,7 +317,7 @@ def sample_z_collapsed(key, state: CollapsedUnigramState, data: Documents, *, al
     Returns
     -------
     jax.Array
-        The new labels, (D,) int32.
+        The new labels ((D,) int32).
 
     Examples
     --------
@@ -390,7 +388,7 @@ def sample_pi_p(key, state: BernoulliState, data: BinaryData, *, alpha, a: float
     key : jax.Array
         A PRNG key.
     state : BernoulliState
-        The current state (labels are used).
+        The current state: its labels are used.
     data : BinaryData
         The features.
     alpha : float or jax.Array
@@ -444,7 +442,7 @@ def sample_s(key, state: BernoulliState, data: BinaryData, rows: Rows | None = N
     Returns
     -------
     jax.Array
-        The new labels, (D,) int32.
+        (D,) int32, the documents' new labels.
 
     Examples
     --------
@@ -486,7 +484,7 @@ def unigrams(K: int = 2, alpha: float | tuple[float, ...] = 1.0, lam: float = 1.
     Returns
     -------
     Kernel
-        The sampler.
+        The sampler: pass it to :func:`gibbsjax.sample`.
 
     Examples
     --------
@@ -569,7 +567,7 @@ def unigrams_collapsed(K: int = 2, alpha: float | tuple[float, ...] = 1.0,
     Returns
     -------
     Kernel
-        The sampler.
+        The sampler, π integrated out.
 
     Examples
     --------
@@ -673,7 +671,7 @@ def bernoulli(K: int = 2, alpha: float | tuple[float, ...] = 1.0, a: float = 1.0
     Returns
     -------
     Kernel
-        The sampler.
+        The sampler (Bernoulli features).
 
     Examples
     --------

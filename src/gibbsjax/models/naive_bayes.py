@@ -171,7 +171,7 @@ def sample_theta(key, state: NaiveBayesState, data: Documents, *, gamma_theta: f
     key : jax.Array
         A PRNG key.
     state : NaiveBayesState
-        The current state (labels are used).
+        The current state: its labels are read.
     data : Documents
         The documents.
     gamma_theta : float
@@ -217,7 +217,7 @@ def sample_labels(key, state: NaiveBayesState, data: Documents, *, gamma_pi) -> 
     Returns
     -------
     jax.Array
-        The new labels, (D,) int32.
+        (D,) int32: each document's new label.
 
     Examples
     --------
@@ -439,7 +439,7 @@ def uncollapsed(gamma_pi: float | tuple[float, ...] = 1.0, gamma_theta: float = 
     Returns
     -------
     Kernel
-        The sampler.
+        The sampler (for :func:`gibbsjax.sample`).
 
     Examples
     --------

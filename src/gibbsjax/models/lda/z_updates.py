@@ -271,9 +271,9 @@ def resolve_dirichlet_draw(dirichlet_draw: str = "auto", backend: str | None = N
     Parameters
     ----------
     dirichlet_draw : {"auto", "sparse", "dense", "native"}, default "auto"
-        The option asked for.
+        The kernel factory's ``dirichlet_draw``.
     backend : str, optional
-        ``"cpu"``, ``"gpu"``, ...; default JAX's default backend.
+        As in :func:`resolve_warmup`.
 
     Returns
     -------
