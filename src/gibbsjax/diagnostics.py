@@ -139,7 +139,7 @@ def rhat_unguarded(values) -> np.ndarray:
     Raises
     ------
     ValueError
-        When ``values`` has fewer than 2 axes.
+        As in :func:`rhat` (fewer than 2 axes).
 
     Examples
     --------

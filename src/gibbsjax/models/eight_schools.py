@@ -78,7 +78,7 @@ class SchoolsData(NamedTuple):
     Parameters
     ----------
     y : jax.Array
-        The estimates, (J,).
+        (J,): the estimates.
     sigma : jax.Array
         Their standard errors, (J,), positive.
     """
@@ -210,7 +210,7 @@ def sample_mu(key, state: SchoolsState, data: SchoolsData, *, mu_loc: float, mu_
     Parameters
     ----------
     key : jax.Array
-        A PRNG key.
+        A PRNG key (as for :func:`sample_theta`).
     state : SchoolsState
         The current state; θ and log τ are used.
     data : SchoolsData

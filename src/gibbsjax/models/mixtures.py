@@ -323,8 +323,8 @@ def sample_z_collapsed(key, state: CollapsedUnigramState, data: Documents, *, al
     --------
     >>> import jax, jax.numpy as jnp
     >>> from gibbsjax.corpus import Corpus
-    >>> d = unigram_data(Corpus.from_token_lists([["a", "a"], ["c", "c"], ["a", "c"]]))
     >>> s = CollapsedUnigramState(log_beta=jnp.log(jnp.array([[0.9, 0.1], [0.1, 0.9]])), z=jnp.array([0, 1, 0]))
+    >>> d = unigram_data(Corpus.from_token_lists([["a", "a"], ["c", "c"], ["a", "c"]]))
     >>> z = sample_z_collapsed(jax.random.key(0), s, d, alpha=1.0)
     >>> z.shape, z.dtype
     ((3,), dtype('int32'))
@@ -406,8 +406,8 @@ def sample_pi_p(key, state: BernoulliState, data: BinaryData, *, alpha, a: float
     Examples
     --------
     >>> import jax, jax.numpy as jnp
-    >>> d = bernoulli_data([[1, 0, 1], [0, 1, 1]])
     >>> p = jnp.array([[0.9, 0.1, 0.5], [0.1, 0.9, 0.5]])
+    >>> d = bernoulli_data([[1, 0, 1], [0, 1, 1]])
     >>> s = BernoulliState(log_pi=jnp.log(jnp.array([0.5, 0.5])), log_p=jnp.log(p), log1m_p=jnp.log1p(-p),
     ...                    z=jnp.array([0, 1]))
     >>> new = sample_pi_p(jax.random.key(0), s, d, alpha=1.0, a=1.0, b=1.0)
@@ -447,10 +447,10 @@ def sample_s(key, state: BernoulliState, data: BinaryData, rows: Rows | None = N
     Examples
     --------
     >>> import jax, jax.numpy as jnp
-    >>> d = bernoulli_data([[1, 0, 1], [0, 1, 1]])
     >>> p = jnp.array([[0.9, 0.1, 0.5], [0.1, 0.9, 0.5]])
     >>> s = BernoulliState(log_pi=jnp.log(jnp.array([0.5, 0.5])), log_p=jnp.log(p), log1m_p=jnp.log1p(-p),
     ...                    z=jnp.array([0, 1]))
+    >>> d = bernoulli_data([[1, 0, 1], [0, 1, 1]])
     >>> z = sample_s(jax.random.key(0), s, d)
     >>> z.shape, z.dtype
     ((2,), dtype('int32'))

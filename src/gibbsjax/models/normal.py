@@ -103,7 +103,7 @@ def sample_x2(key, state: BivariateState, data, *, rho: float) -> jax.Array:
     Returns
     -------
     jax.Array
-        The new x2.
+        The new x2: a draw given x1.
 
     Examples
     --------
@@ -307,7 +307,7 @@ def sample_sigma2(key, state: NormalState, data: NormalData, *, a0: float, b0: f
     Parameters
     ----------
     key : jax.Array
-        A PRNG key.
+        A PRNG key, as for :func:`sample_mu`.
     state : NormalState
         The current state, whose μ is used.
     data : NormalData

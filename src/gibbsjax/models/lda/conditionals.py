@@ -144,7 +144,7 @@ def sample_log_phi(key, state: LDAState, d: LDAData, *, K: int, eta: float, draw
     --------
     >>> from gibbsjax.models import lda
     >>> from gibbsjax.corpus import Corpus
-    >>> d = lda.data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> d = lda.data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))   # V = 3 words
     >>> s = lda.partially_collapsed(2).init(jax.random.key(0), d)
     >>> phi = jnp.exp(sample_log_phi(jax.random.key(1), s, d, K=2, eta=0.01))
     >>> phi.shape, bool(jnp.allclose(phi.sum(axis=1), 1.0, atol=1e-5))

@@ -337,9 +337,9 @@ def fused_z_update_triton(key, state, d, *, K, alpha, interpret=None, lanes_per_
     >>> from gibbsjax.corpus import Corpus
     >>> from gibbsjax.models import lda
     >>> d = lda.data(Corpus.from_token_lists([["a", "b", "a"], ["b", "c"]]))
-    >>> state = lda.partially_collapsed(2).init(jax.random.key(0), d)
+    >>> state = lda.partially_collapsed(2).init(jax.random.key(0), d)   # D = 2 documents, K = 2
     >>> z, ndk = fused_z_update_triton(jax.random.key(1), state, d, K=2, alpha=0.1)
-    >>> ndk.shape, int(ndk.sum())
+    >>> ndk.shape, int(ndk.sum())   # (D + 1, K); 5 tokens
     ((3, 2), 5)
     """
     interpret, K = _checked(state, d, K, interpret)
@@ -372,7 +372,7 @@ def sample_z_triton(key, state, d, *, K: int, alpha: float, interpret=None, lane
     >>> from gibbsjax.models import lda
     >>> d = lda.data(Corpus.from_token_lists([["a", "b", "a"], ["b", "c"]]))
     >>> state = lda.partially_collapsed(2).init(jax.random.key(0), d)
-    >>> sample_z_triton(jax.random.key(1), state, d, K=2, alpha=0.1).shape
+    >>> sample_z_triton(jax.random.key(1), state, d, K=2, alpha=0.1).shape   # (S, R): 3 steps, 2 lanes
     (3, 2)
     """
     return fused_z_update_triton(key, state, d, K=K, alpha=alpha, interpret=interpret,

@@ -581,7 +581,7 @@ def word_topic_counts(z, d: LDAData, K: int):
     Returns
     -------
     jax.Array
-        (K, V) int32.
+        (K, V) int32: n_kw.
 
     Examples
     --------
