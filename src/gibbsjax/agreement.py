@@ -41,15 +41,10 @@ __all__ = [
 #: A chain reproduces a component of the reference chain when the Hellinger distance between
 #: the two (aligned) components is at most this.  Hellinger distances lie in [0, 1] whatever
 #: the component (a word distribution, a vector of Bernoulli features, a normal), so one value
-#: serves every model.  Measured on ``configs/lda-demo.toml`` (4 chains, 300 draws, 1,093-word
-#: vocabulary; the run's ``posterior_mean`` against one of 1,150 warm-up sweeps and 150 draws
-#: with the same seed, which gives each chain's means over its first and its last 150 draws):
-#: the same chain's topic from its first and from its last 150 draws differs by 0.09-0.24
-#: (Monte Carlo noise plus drift within a mode); two different topics of one chain are at
-#: least 0.83 apart; chains whose aligned topics share their leading top words are mostly
-#: 0.18-0.45 apart, and topics with different top words 0.5-0.88.  0.4 is well above the
-#: within-chain noise and below half the distance between distinct topics.  On the Old
-#: Faithful mixture (``configs/old-faithful.toml``) the four chains' components are within 0.005.
+#: serves every model.  0.4 is well above the within-chain noise (Monte Carlo noise plus
+#: drift within a mode) and below half the distance between distinct topics, as measured on
+#: ``configs/lda-demo.toml`` and ``configs/old-faithful.toml`` (the distances are in
+#: benchmarks/README.md, "Stable topics of the demo").
 AGREEMENT_THRESHOLD = 0.4
 
 #: the documented rule that picks the reference chain (whose estimates a report gives)
@@ -566,7 +561,7 @@ def estimate_source(idata) -> tuple[list[int] | None, str]:
     Parameters
     ----------
     idata : arviz.InferenceData
-        A result.
+        A result of :func:`gibbsjax.sample` (or a file's).
 
     Returns
     -------
@@ -635,7 +630,7 @@ def disagreement(idata) -> Disagreement | None:
     Parameters
     ----------
     idata : arviz.InferenceData
-        A result.
+        A result with its ``agreement`` group, if any.
 
     Returns
     -------

@@ -565,10 +565,8 @@ def ess_bulk(x, *, work: _Work | None = None) -> float:
 
     Parameters
     ----------
-    x : array_like, shape (chain, draw)
-        One quantity's draws.
-    work : optional
-        Scratch space from :func:`workspace`, kept between calls.
+    x, work
+        As in :func:`rank_rhat`.
 
     Returns
     -------
@@ -607,9 +605,9 @@ def ess_tail(x, *, work: _Work | None = None) -> float:
     Parameters
     ----------
     x : array_like, shape (chain, draw)
-        One quantity's draws.
+        One quantity's draws (as in :func:`rank_rhat`).
     work : optional
-        Scratch space from :func:`workspace`, kept between calls.
+        As in :func:`rank_rhat` (scratch space, kept between calls).
 
     Returns
     -------
@@ -638,7 +636,7 @@ def column_summary(x, *, hdi_prob: float = 0.94, work: _Work | None = None) -> d
     hdi_prob : float, default 0.94
         Probability of the highest-density interval.
     work : optional
-        Scratch space from :func:`workspace`, kept between calls.
+        As in :func:`rank_rhat`.
 
     Returns
     -------

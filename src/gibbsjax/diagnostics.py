@@ -127,7 +127,7 @@ def rhat_unguarded(values) -> np.ndarray:
     Parameters
     ----------
     values : array_like, shape (chain, draw, ...)
-        Draws; every element after the first two axes is a quantity of its own.
+        As in :func:`rhat`.
 
     Returns
     -------
@@ -139,7 +139,7 @@ def rhat_unguarded(values) -> np.ndarray:
     Raises
     ------
     ValueError
-        When ``values`` has fewer than 2 axes.
+        As in :func:`rhat` (fewer than 2 axes).
 
     Examples
     --------
@@ -201,7 +201,7 @@ def rhat_lp(idata) -> float:
     Parameters
     ----------
     idata : arviz.InferenceData
-        A result.
+        A result; ``lp`` is read from its ``sample_stats``.
 
     Returns
     -------
@@ -407,19 +407,13 @@ def summary_table(idata, var_names=None, *, include_lp: bool = True, **kwargs):
 
     Parameters
     ----------
-    idata : arviz.InferenceData
-        A result.
-    var_names : str or list of str, optional
-        Variables (or ``arviz.summary`` patterns) to summarise; default all.
-    include_lp : bool, default True
-        Add the row ``lp`` when the result has one.
-    **kwargs
-        Other ``arviz.summary`` keywords (``hdi_prob``, ``round_to``, ``kind``, ...).
+    idata, var_names, include_lp, **kwargs
+        As in :func:`summary`.
 
     Returns
     -------
     pandas.DataFrame
-        One row per scalar quantity.
+        :func:`summary`'s table (``r_hat`` NaN with one chain).
 
     Raises
     ------
@@ -560,7 +554,7 @@ def all_sweeps(idata):
     Parameters
     ----------
     idata : arviz.InferenceData
-        A result.
+        A result (its draws and, when recorded, its warm-up draws).
 
     Returns
     -------
@@ -604,7 +598,7 @@ def copy_sharing_arrays(idata):
     Parameters
     ----------
     idata : arviz.InferenceData
-        A result.
+        A result; its groups' arrays are shared, not copied.
 
     Returns
     -------

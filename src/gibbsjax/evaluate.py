@@ -101,10 +101,8 @@ def confusion_matrix(pred: Any, truth: Any, num_classes: int | None = None, mask
 
     Parameters
     ----------
-    pred : array_like of int
-        Predicted labels.
-    truth : array_like of int
-        Known labels; entries ``< 0`` (unknown) are left out.
+    pred, truth : array_like of int
+        As in :func:`accuracy`.
     num_classes : int, optional
         The matrix's size (default: one more than the largest label).
     mask : array_like of bool, optional

@@ -314,7 +314,7 @@ def compiled_bytes(compiled) -> int | None:
 
 #: :func:`compiled_bytes` of the chunk functions by (function, abstract arguments, backend): a
 #: second run of the same kernel on data of the same shapes is not lowered and analysed again
-#: (0.05-0.2 s per run); XLA's analysis of the same program does not change
+#: (its cost is in benchmarks/README.md); XLA's analysis of the same program does not change
 _MEASURED: dict = {}
 _MEASURED_MAX = 64
 

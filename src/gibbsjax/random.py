@@ -71,10 +71,9 @@ __all__ = [
 # program does: every unrolled round is another copy of the proposal (a hash, an
 # inverse error function, logs), compiled into every sampler that draws a gamma.
 # 0 rounds (the loop makes every proposal, so one copy) measured as fast as 3 or
-# faster on a 2-core CPU (1,000,000 draws, medians of 21 interleaved calls,
-# 2026-11-28: 39 / 36 / 32 / 22 ms at shapes 0.5 / 1 / 2 / 50 against 40 / 37 /
-# 37 / 30 ms with 3 rounds), and a sampler compiles in about half the time
-# (0.4-0.9 s against 0.9-1.4 s); chunks of 8192 keep the intermediates in cache.
+# faster on a CPU, and a sampler compiles in about half the time (figures in
+# benchmarks/README.md, "Random-number primitives"); chunks of 8192 keep the
+# intermediates in cache.
 _ROUNDS = 0
 _CHUNK = 8192
 
@@ -836,12 +835,9 @@ _SMALL_ROUNDS = 2
 # Rounds of Marsaglia-Tsang for the shapes of at least 1 among them (the nonzero
 # counts).  Every round is another copy of the proposal in the program: fewer
 # rounds compile faster, and the draws do not depend on the number (each is the
-# first accepted proposal of its own streams).  Measured on a 2-core CPU
-# (_log_gamma_mixed of counts + 0.01, medians of 21 interleaved calls,
-# 2026-11-28), 0 rounds against 2: 25.8 / 25.7 ms (100 x 10,000 counts ~
-# Poisson(0.1)), 23.0 / 24.9 ms (1,000 x 1,000, Poisson(0.1)), 58.4 / 59.4 ms
-# (20,000 x 50, Poisson(1)), 9.3 / 9.4 ms (5,000 x 20, Poisson(3)); the small
-# shapes' rounds stay at 2 (0 of those: 29.0 / 26.5 ms in the first two cases).
+# first accepted proposal of its own streams).  0 rounds are as fast as 2 on a
+# CPU; the small shapes' rounds stay at 2 (figures in benchmarks/README.md,
+# "Random-number primitives").
 _LARGE_ROUNDS = 0
 
 
@@ -961,7 +957,7 @@ def log_dirichlet_counts(key, counts, concentration, dtype=None):
     Returns
     -------
     jax.Array
-        Log-probabilities of ``counts``' shape.
+        Log-probabilities, of ``counts``' shape.
 
     Examples
     --------
@@ -1005,10 +1001,9 @@ def log_dirichlet_dense(key, counts, concentration, dtype=None):
 
     XLA's own gamma sampler draws every entry.  The distribution of
     :func:`log_dirichlet_counts` (``log p_k = log G_k - logsumexp(log G)``,
-    G_k ~ Gamma(n_k + c), independent), drawn the way that is fastest on a GPU:
-    ``jax.random.gamma`` drew 570 M variates/s on an H100, 27–53× faster than the
-    sparse-count sampler on LDA's (K, V) counts, but only about 1.6 M/s on a CPU
-    (``PERFORMANCE.md``), so the LDA kernels pick one per backend
+    G_k ~ Gamma(n_k + c), independent), drawn the way that is fastest on a GPU
+    and much slower than the sparse-count sampler on a CPU (``benchmarks/README.md``,
+    "Random-number primitives"), so the LDA kernels pick one per backend
     (:func:`gibbsjax.models.lda.resolve_dirichlet_draw`).  Exact:
     ``jax.random.loggamma`` draws log G(a) for a < 1 as log G(a + 1) + log(U)/a
     (the boost), in log space, so tiny concentrations do not underflow.  Its
@@ -1017,25 +1012,19 @@ def log_dirichlet_dense(key, counts, concentration, dtype=None):
 
     Parameters
     ----------
-    key : jax.Array
-        A PRNG key.
-    counts : array_like
-        Nonnegative counts, shape ``(..., K)``.
-    concentration : array_like
-        Positive, broadcasting to ``counts``.
-    dtype : dtype, optional
-        The float type (default: that of ``concentration``).
+    key, counts, concentration, dtype
+        As in :func:`log_dirichlet_counts` (the same distribution).
 
     Returns
     -------
     jax.Array
-        Log-probabilities of ``counts``' shape.
+        Log-probabilities (``counts``' shape).
 
     Examples
     --------
     >>> import jax, jax.numpy as jnp
-    >>> from gibbsjax import random as gr
-    >>> lp = gr.log_dirichlet_dense(jax.random.key(0), jnp.array([[0, 3, 0, 0], [5, 0, 1, 0]]), 0.01)
+    >>> from gibbsjax.random import log_dirichlet_dense
+    >>> lp = log_dirichlet_dense(jax.random.key(0), jnp.array([[0, 3, 0, 0], [5, 0, 1, 0]]), 0.01)
     >>> lp.shape, bool(jnp.allclose(jax.nn.logsumexp(lp, axis=-1), 0.0, atol=1e-5))
     ((2, 4), True)
     """

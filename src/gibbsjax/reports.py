@@ -138,7 +138,7 @@ def chains_disagree(idata) -> str | None:
     Parameters
     ----------
     idata : arviz.InferenceData
-        A result.
+        As in :func:`gibbsjax.agreement.disagreement`.
 
     Returns
     -------
@@ -151,7 +151,8 @@ def chains_disagree(idata) -> str | None:
     --------
     >>> from gibbsjax.diagnostics import to_inference_data
     >>> x = np.random.default_rng(0).normal(size=(4, 500))
-    >>> chains_disagree(to_inference_data({"m": x}, sample_stats={"lp": x})) is None
+    >>> idata = to_inference_data({"m": x}, sample_stats={"lp": x})
+    >>> chains_disagree(idata) is None
     True
     >>> chains_disagree(to_inference_data({"m": x}, sample_stats={"lp": x + np.arange(4)[:, None]}))[:15]
     'chains disagree'
@@ -255,7 +256,8 @@ def disagreement_line(idata, hint: str = ESTIMATOR_HINT) -> str | None:
     Examples
     --------
     >>> from gibbsjax.diagnostics import to_inference_data
-    >>> x = np.random.default_rng(0).normal(size=(4, 500))
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=(4, 500))
     >>> disagreement_line(to_inference_data({"m": x}, sample_stats={"lp": x})) is None
     True
     >>> line = disagreement_line(to_inference_data({"m": x}, sample_stats={"lp": x + np.arange(4)[:, None]}), "see X")

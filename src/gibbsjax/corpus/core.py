@@ -492,7 +492,7 @@ class Corpus:
         Returns
         -------
         Corpus
-            The corpus.
+            The corpus (documents, vocabulary and names).
 
         Examples
         --------
@@ -544,7 +544,7 @@ class Corpus:
         Returns
         -------
         Corpus
-            A new corpus with the kept words renumbered.
+            A new corpus, the kept words renumbered (in their old order).
 
         Examples
         --------
@@ -682,7 +682,7 @@ class Corpus:
         Returns
         -------
         Corpus
-            The chosen documents with their names and labels.
+            The chosen documents (with their names and labels).
 
         Examples
         --------

@@ -56,7 +56,7 @@ def open_text(path: Path, mode: str = "r"):
     Returns
     -------
     io.TextIOBase
-        The open file (use it in a ``with`` block).
+        The open file, for a ``with`` block.
 
     Examples
     --------

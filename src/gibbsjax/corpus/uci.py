@@ -116,7 +116,7 @@ def read_uci(docword_path: PathLike, vocab_path: PathLike | None = None, *, empt
     Returns
     -------
     Corpus
-        The documents read.
+        The documents read (and their vocabulary).
 
     Raises
     ------
@@ -365,7 +365,7 @@ def write_uci(corpus: Corpus, docword_path: PathLike, vocab_path: PathLike | Non
     docword_path : str or path-like
         The docword file (``.gz``: written through gzip).
     vocab_path : str or path-like, optional
-        Where to write the vocabulary, one word per line.
+        As in :func:`gibbsjax.corpus.write_ldac` (one word per line).
 
     Examples
     --------

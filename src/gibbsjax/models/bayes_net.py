@@ -600,7 +600,7 @@ def cpt_posterior(state: NetState, d: NetworkData) -> jax.Array:
     Returns
     -------
     jax.Array
-        (R, C) float.
+        (R, C) float, one row per CPT row.
 
     Examples
     --------
@@ -654,7 +654,7 @@ def imputed_probs(state: NetState, d: NetworkData) -> jax.Array:
     Parameters
     ----------
     state : NetState
-        The current state.
+        The current state (its log CPTs and the imputed values).
     d : NetworkData
         The data.
 
@@ -707,7 +707,7 @@ def dirichlet_cpts(keep_draws: bool = True) -> Kernel:
     Returns
     -------
     gibbsjax.kernel.Kernel
-        The sampler, for :func:`gibbsjax.sample`.
+        The sampler (for :func:`gibbsjax.sample`).
 
     Raises
     ------

@@ -78,7 +78,7 @@ class SchoolsData(NamedTuple):
     Parameters
     ----------
     y : jax.Array
-        The estimates, (J,).
+        (J,): the estimates.
     sigma : jax.Array
         Their standard errors, (J,), positive.
     """
@@ -210,9 +210,9 @@ def sample_mu(key, state: SchoolsState, data: SchoolsData, *, mu_loc: float, mu_
     Parameters
     ----------
     key : jax.Array
-        A PRNG key.
+        A PRNG key (as for :func:`sample_theta`).
     state : SchoolsState
-        The current state (θ and log τ are used).
+        The current state; θ and log τ are used.
     data : SchoolsData
         The data (its length J).
     mu_loc, mu_scale : float
@@ -261,12 +261,12 @@ def sample_mu_marginal(key, state: SchoolsState, data: SchoolsData, *, mu_loc: f
     data : SchoolsData
         The estimates and standard errors.
     mu_loc, mu_scale : float
-        μ0 and s_μ, the prior mean and standard deviation of μ.
+        As in :func:`sample_mu`.
 
     Returns
     -------
     jax.Array
-        The new μ.
+        The new μ (θ integrated out).
 
     Examples
     --------
@@ -329,12 +329,12 @@ def log_tau_conditional(state: SchoolsState, data: SchoolsData, *, tau_scale: fl
     data : SchoolsData
         The data (its length J).
     tau_scale : float
-        s_τ, the scale of τ's half-Cauchy prior.
+        As in :func:`log_tau_marginal`.
 
     Returns
     -------
     jax.Array
-        The log density (a scalar).
+        The log density, a scalar.
 
     Examples
     --------

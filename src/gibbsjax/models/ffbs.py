@@ -85,12 +85,8 @@ def forward_log_likelihood(log_initial, log_transition, log_lik, length=None):
 
     Parameters
     ----------
-    log_initial : jax.Array
-        (K,): log π.
-    log_transition : jax.Array
-        (K, K): row j is log p(z_t = · | z_t-1 = j).
-    log_lik : jax.Array
-        (T, K): ``log_lik[t, k] = log p(y_t | z_t = k)``.
+    log_initial, log_transition, log_lik
+        As in :func:`forward_filter`.
     length : int or jax.Array, optional
         The number of real steps (default T); padding steps contribute 0.
 
@@ -122,14 +118,8 @@ def ffbs(key, log_initial, log_transition, log_lik, length=None):
     ----------
     key : jax.Array
         PRNG key.
-    log_initial : jax.Array
-        (K,): log π.
-    log_transition : jax.Array
-        (K, K): row j is log p(z_t = · | z_t-1 = j).
-    log_lik : jax.Array
-        (T, K): ``log_lik[t, k] = log p(y_t | z_t = k)``.
-    length : int or jax.Array, optional
-        The number of real steps (default T); steps t >= length are padding.
+    log_initial, log_transition, log_lik, length
+        As in :func:`forward_filter`.
 
     Returns
     -------

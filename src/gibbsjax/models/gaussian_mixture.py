@@ -293,7 +293,7 @@ def sample_z(key, state: MixtureState, d: MixtureData, rows: Rows | None = None)
     Returns
     -------
     jax.Array
-        The new assignments, (N,) int32.
+        (N,) int32: the new assignments.
 
     Examples
     --------
@@ -472,7 +472,7 @@ def normal_gamma(
     Returns
     -------
     Kernel
-        The sampler.
+        The sampler; run it with :func:`gibbsjax.sample`.
 
     Examples
     --------

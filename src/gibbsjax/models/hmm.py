@@ -760,7 +760,7 @@ def gaussian(
     Returns
     -------
     gibbsjax.kernel.Kernel
-        The sampler, for :func:`gibbsjax.sample`.
+        The sampler: pass it to :func:`gibbsjax.sample`.
 
     Raises
     ------

@@ -43,9 +43,9 @@ class GaussianHMMData(NamedTuple):
     Parameters
     ----------
     y : jax.Array
-        (S, T) float: the observations, 0 at padding.
+        (S, T) float observations, 0 at padding.
     lengths : jax.Array
-        (S,) int32: the length of every sequence.
+        As in :class:`CategoricalHMMData`.
     center : jax.Array
         (1,): the mean of all observations (frozen reference of the data-scaled
         default hyperparameters).

@@ -238,10 +238,8 @@ class CollapsedUnigramState(NamedTuple):
 
     Parameters
     ----------
-    log_beta : jax.Array
-        log β, (K, V).
-    z : jax.Array
-        Z, (D,) int32.
+    log_beta, z : jax.Array
+        As in :class:`~gibbsjax.models.one_label.UnigramState` (π is integrated out).
     """
 
     log_beta: jax.Array
@@ -275,7 +273,7 @@ def sample_beta(key, state, data: Documents, *, lam: float) -> jax.Array:
     key : jax.Array
         A PRNG key.
     state : CollapsedUnigramState
-        The current state (labels are used).
+        The current state; its labels are used.
     data : Documents
         The documents.
     lam : float
@@ -319,14 +317,14 @@ def sample_z_collapsed(key, state: CollapsedUnigramState, data: Documents, *, al
     Returns
     -------
     jax.Array
-        The new labels, (D,) int32.
+        The new labels ((D,) int32).
 
     Examples
     --------
     >>> import jax, jax.numpy as jnp
     >>> from gibbsjax.corpus import Corpus
-    >>> d = unigram_data(Corpus.from_token_lists([["a", "a"], ["c", "c"], ["a", "c"]]))
     >>> s = CollapsedUnigramState(log_beta=jnp.log(jnp.array([[0.9, 0.1], [0.1, 0.9]])), z=jnp.array([0, 1, 0]))
+    >>> d = unigram_data(Corpus.from_token_lists([["a", "a"], ["c", "c"], ["a", "c"]]))
     >>> z = sample_z_collapsed(jax.random.key(0), s, d, alpha=1.0)
     >>> z.shape, z.dtype
     ((3,), dtype('int32'))
@@ -390,7 +388,7 @@ def sample_pi_p(key, state: BernoulliState, data: BinaryData, *, alpha, a: float
     key : jax.Array
         A PRNG key.
     state : BernoulliState
-        The current state (labels are used).
+        The current state: its labels are used.
     data : BinaryData
         The features.
     alpha : float or jax.Array
@@ -408,8 +406,8 @@ def sample_pi_p(key, state: BernoulliState, data: BinaryData, *, alpha, a: float
     Examples
     --------
     >>> import jax, jax.numpy as jnp
-    >>> d = bernoulli_data([[1, 0, 1], [0, 1, 1]])
     >>> p = jnp.array([[0.9, 0.1, 0.5], [0.1, 0.9, 0.5]])
+    >>> d = bernoulli_data([[1, 0, 1], [0, 1, 1]])
     >>> s = BernoulliState(log_pi=jnp.log(jnp.array([0.5, 0.5])), log_p=jnp.log(p), log1m_p=jnp.log1p(-p),
     ...                    z=jnp.array([0, 1]))
     >>> new = sample_pi_p(jax.random.key(0), s, d, alpha=1.0, a=1.0, b=1.0)
@@ -444,15 +442,15 @@ def sample_s(key, state: BernoulliState, data: BinaryData, rows: Rows | None = N
     Returns
     -------
     jax.Array
-        The new labels, (D,) int32.
+        (D,) int32, the documents' new labels.
 
     Examples
     --------
     >>> import jax, jax.numpy as jnp
-    >>> d = bernoulli_data([[1, 0, 1], [0, 1, 1]])
     >>> p = jnp.array([[0.9, 0.1, 0.5], [0.1, 0.9, 0.5]])
     >>> s = BernoulliState(log_pi=jnp.log(jnp.array([0.5, 0.5])), log_p=jnp.log(p), log1m_p=jnp.log1p(-p),
     ...                    z=jnp.array([0, 1]))
+    >>> d = bernoulli_data([[1, 0, 1], [0, 1, 1]])
     >>> z = sample_s(jax.random.key(0), s, d)
     >>> z.shape, z.dtype
     ((2,), dtype('int32'))
@@ -486,7 +484,7 @@ def unigrams(K: int = 2, alpha: float | tuple[float, ...] = 1.0, lam: float = 1.
     Returns
     -------
     Kernel
-        The sampler.
+        The sampler: pass it to :func:`gibbsjax.sample`.
 
     Examples
     --------
@@ -569,7 +567,7 @@ def unigrams_collapsed(K: int = 2, alpha: float | tuple[float, ...] = 1.0,
     Returns
     -------
     Kernel
-        The sampler.
+        The sampler, π integrated out.
 
     Examples
     --------
@@ -673,7 +671,7 @@ def bernoulli(K: int = 2, alpha: float | tuple[float, ...] = 1.0, a: float = 1.0
     Returns
     -------
     Kernel
-        The sampler.
+        The sampler (Bernoulli features).
 
     Examples
     --------

@@ -171,7 +171,7 @@ def sample_theta(key, state: NaiveBayesState, data: Documents, *, gamma_theta: f
     key : jax.Array
         A PRNG key.
     state : NaiveBayesState
-        The current state (labels are used).
+        The current state: its labels are read.
     data : Documents
         The documents.
     gamma_theta : float
@@ -180,7 +180,7 @@ def sample_theta(key, state: NaiveBayesState, data: Documents, *, gamma_theta: f
     Returns
     -------
     jax.Array
-        The new log θ, (K, V).
+        The new log θ: (K, V), one row per class.
 
     Examples
     --------
@@ -217,14 +217,14 @@ def sample_labels(key, state: NaiveBayesState, data: Documents, *, gamma_pi) -> 
     Returns
     -------
     jax.Array
-        The new labels, (D,) int32.
+        (D,) int32: each document's new label.
 
     Examples
     --------
     >>> import jax, jax.numpy as jnp
     >>> from gibbsjax.corpus import Corpus
-    >>> d = data(Corpus.from_token_lists([["a", "a"], ["b", "b"], ["a"]], labels=[0, 1, -1]))
     >>> s = NaiveBayesState(labels=jnp.array([0, 1, 0]), log_theta=jnp.log(jnp.array([[0.9, 0.1], [0.1, 0.9]])))
+    >>> d = data(Corpus.from_token_lists([["a", "a"], ["b", "b"], ["a"]], labels=[0, 1, -1]))
     >>> labels = sample_labels(jax.random.key(0), s, d, gamma_pi=1.0)
     >>> labels.shape, labels.dtype, labels[:2].tolist()   # observed labels are kept
     ((3,), dtype('int32'), [0, 1])
@@ -253,7 +253,7 @@ def label_conditionals(state: NaiveBayesState, data: Documents, *, gamma_pi) -> 
 
     Examples
     --------
-    >>> import jax, jax.numpy as jnp
+    >>> import jax.numpy as jnp
     >>> from gibbsjax.corpus import Corpus
     >>> d = data(Corpus.from_token_lists([["a", "a"], ["b", "b"], ["a"]], labels=[0, 1, -1]))
     >>> s = NaiveBayesState(labels=jnp.array([0, 1, 0]), log_theta=jnp.log(jnp.array([[0.9, 0.1], [0.1, 0.9]])))
@@ -439,17 +439,16 @@ def uncollapsed(gamma_pi: float | tuple[float, ...] = 1.0, gamma_theta: float = 
     Returns
     -------
     Kernel
-        The sampler.
+        The sampler (for :func:`gibbsjax.sample`).
 
     Examples
     --------
-    >>> import gibbsjax
+    >>> from gibbsjax import sample
     >>> from gibbsjax.corpus import Corpus
     >>> c = Corpus.from_token_lists([["a", "a"], ["b", "b"], ["a"], ["b"]], labels=[0, 1, -1, -1])
-    >>> idata = gibbsjax.sample(uncollapsed(), data(c), seed=0, num_warmup=50,
-    ...                         num_draws=200, progress=False)
-    >>> p = idata.posterior_mean["doc_probs"].mean("chain").values
-    >>> bool(p[2, 0] > 0.5 and p[3, 1] > 0.5)
+    >>> idata = sample(uncollapsed(), data(c), seed=0, num_warmup=50, num_draws=200, progress=False)
+    >>> p = idata.posterior_mean["doc_probs"].mean("chain")
+    >>> bool(p[2, 0] > 0.5) and bool(p[3, 1] > 0.5)
     True
     """
     gamma_pi = check_concentration("gamma_pi", gamma_pi, ((), (None,)))

@@ -97,19 +97,13 @@ def sample_x2(key, state: BivariateState, data, *, rho: float) -> jax.Array:
 
     Parameters
     ----------
-    key : jax.Array
-        A PRNG key.
-    state : BivariateState
-        The current state.
-    data : None
-        Unused (the model has no data).
-    rho : float
-        The correlation ρ.
+    key, state, data, rho
+        As in :func:`sample_x1` (with the roles of x1 and x2 swapped).
 
     Returns
     -------
     jax.Array
-        The new x2.
+        The new x2: a draw given x1.
 
     Examples
     --------
@@ -289,7 +283,7 @@ def sample_mu(key, state: NormalState, data: NormalData, *, mu0: float, sigma0: 
     Returns
     -------
     jax.Array
-        The new μ.
+        The new μ (a scalar).
 
     Examples
     --------
@@ -313,9 +307,9 @@ def sample_sigma2(key, state: NormalState, data: NormalData, *, a0: float, b0: f
     Parameters
     ----------
     key : jax.Array
-        A PRNG key.
+        A PRNG key, as for :func:`sample_mu`.
     state : NormalState
-        The current state (μ is used).
+        The current state, whose μ is used.
     data : NormalData
         The observations.
     a0, b0 : float
@@ -360,7 +354,7 @@ def semiconjugate(mu0: float = 98.6, sigma0: float = 0.5, a0: float = 1e-3, b0: 
     Returns
     -------
     Kernel
-        The sampler (name ``"normal.semiconjugate"``), recording ``mu`` and ``sigma2``.
+        The sampler, named ``"normal.semiconjugate"``; it records ``mu`` and ``sigma2``.
 
     Examples
     --------

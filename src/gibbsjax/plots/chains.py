@@ -183,7 +183,7 @@ def plot_trace(
     Returns
     -------
     matplotlib.figure.Figure
-        The figure.
+        The figure (its trace panels).
 
     Raises
     ------
@@ -332,13 +332,12 @@ def plot_rank(
     Returns
     -------
     matplotlib.figure.Figure
-        The figure.
+        The figure, one panel per scalar component.
 
     Raises
     ------
     ValueError
-        When a name in ``var_names`` is unknown, the result has no draws, or an
-        integer argument is out of range.
+        As in :func:`plot_trace`.
 
     Examples
     --------

@@ -49,7 +49,7 @@ def plot_agreement(idata, *, ax=None, max_chains: int | None = 32, seed: int = 0
     Returns
     -------
     matplotlib.figure.Figure
-        The figure.
+        The figure (a chains × components heatmap).
 
     Raises
     ------
@@ -221,7 +221,7 @@ def plot_top_words(idata, n: int = 10, *, ncols: int = 4, components: Sequence[i
     Returns
     -------
     matplotlib.figure.Figure
-        The figure.
+        The figure: one panel per component.
 
     Raises
     ------
@@ -319,7 +319,7 @@ def plot_stable_topics(idata, *, max_rare: int = 10, n_words: int = 5):
     Returns
     -------
     matplotlib.figure.Figure
-        The figure.
+        The figure: one bar per topic drawn.
 
     Examples
     --------
@@ -419,7 +419,7 @@ def plot_stability(table):
     Returns
     -------
     matplotlib.figure.Figure
-        The figure.
+        The figure, ``table`` against K.
 
     Raises
     ------

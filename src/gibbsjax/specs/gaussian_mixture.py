@@ -84,13 +84,12 @@ def postprocess(idata, kernel=None, d=None, extras=None):
     Returns
     -------
     arviz.InferenceData
-        The new result.
+        The new result (aligned, with its ``estimates`` group).
 
     Examples
     --------
     >>> import arviz as az, numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> mu = np.array([[[1.0, 5.0]] * 10, [[5.0, 1.0]] * 10]) + 0.01 * rng.normal(size=(2, 10, 2))
+    >>> mu = np.array([[[1.0, 5.0]] * 10, [[5.0, 1.0]] * 10]) + 0.01 * np.random.default_rng(0).normal(size=(2, 10, 2))
     >>> idata = az.from_dict(posterior={"mu": mu, "weights": np.full((2, 10, 2), 0.5), "sigma": np.ones((2, 10, 2))},
     ...                      dims={v: ["component"] for v in ("mu", "weights", "sigma")})   # chain 1 has the labels swapped
     >>> result = postprocess(idata)
@@ -136,7 +135,8 @@ def report(idata) -> str:
 
     Examples
     --------
-    >>> import arviz as az, numpy as np
+    >>> import arviz as az
+    >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> mu = np.array([[[1.0, 5.0]] * 10, [[5.0, 1.0]] * 10]) + 0.01 * rng.normal(size=(2, 10, 2))
     >>> idata = az.from_dict(posterior={"mu": mu, "weights": np.full((2, 10, 2), 0.5), "sigma": np.ones((2, 10, 2))},

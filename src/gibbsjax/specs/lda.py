@@ -51,7 +51,7 @@ def theta_draws(concentration, seed=0) -> np.ndarray:
     Raises
     ------
     ValueError
-        For a concentration that is not finite and positive.
+        For a concentration that is not finite and positive (the error names it).
 
     Examples
     --------
@@ -293,17 +293,17 @@ def report(idata) -> str:
     Raises
     ------
     ValueError
-        If ``idata`` is not an LDA result.
+        If ``idata`` is not an LDA result (no ``topic_share`` in its posterior).
 
     Examples
     --------
     >>> import warnings; warnings.simplefilter("ignore")
-    >>> import gibbsjax
+    >>> from gibbsjax import sample
     >>> from gibbsjax.corpus import Corpus
     >>> from gibbsjax.models import lda
     >>> corpus = Corpus.from_token_lists([["a", "b", "a"], ["c", "b", "c"], ["a", "a", "b"]] * 4)
     >>> d, kernel = lda.data(corpus), lda.partially_collapsed(2)
-    >>> raw = gibbsjax.sample(kernel, d, seed=0, num_chains=2, num_warmup=20, num_draws=20, progress=False)
+    >>> raw = sample(kernel, d, seed=0, num_chains=2, num_warmup=20, num_draws=20, progress=False)
     >>> extras = {"corpus": corpus, "heldout": None, "hyperparameters": {"alpha": 0.1}, "chains": "best"}
     >>> text = report(postprocess(raw, kernel, d, extras))
     >>> [line.split(" (")[0].split(":")[0] for line in text.splitlines() if not line.startswith((" ", "->"))]

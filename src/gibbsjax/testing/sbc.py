@@ -106,13 +106,12 @@ class SBCResult(BonferroniVerdict):
         Parameters
         ----------
         max_rows : int or None, default 40
-            With more functions, only the ``max_rows`` smallest p-values are shown
-            (``None``: all).
+            As in :meth:`gibbsjax.testing.GewekeResult.summary`.
 
         Returns
         -------
         str
-            The table, with a header saying whether the test passed.
+            The table (its header says whether the test passed).
 
         Examples
         --------
@@ -479,7 +478,7 @@ def plot_sbc_ranks(result: SBCResult, names: Any = None, *, ncols: int = 4, band
     Returns
     -------
     matplotlib.figure.Figure
-        The figure.
+        The figure (``axes``' figure when given).
 
     Examples
     --------

@@ -77,7 +77,7 @@ def num_topics(params: Mapping[str, Any]) -> int:
         raise ValueError(f"num_topics={k!r} and n_components={alias!r} (scikit-learn's name of num_topics) "
                          "differ: give one of them")
     k = alias if k is None else k
-    return 10 if k is None else check_int("num_topics (n_components)", k, 1)
+    return 10 if k is None else lda.check_num_topics(k, "num_topics (n_components)")
 
 
 def check_params(params: Mapping[str, Any]) -> None:

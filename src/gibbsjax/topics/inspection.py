@@ -90,8 +90,8 @@ class LDAInspection:
         Examples
         --------
         >>> from gibbsjax import LDA
-        >>> from gibbsjax.datasets import abc_corpus
         >>> import warnings; warnings.simplefilter("ignore")
+        >>> from gibbsjax.datasets import abc_corpus
         >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(abc_corpus())
         >>> 1 < model.perplexity(abc_corpus()) < 3   # 3 words: a uniform guess scores 3
         True
@@ -117,8 +117,8 @@ class LDAInspection:
 
         Examples
         --------
-        >>> from gibbsjax import LDA
         >>> from gibbsjax.datasets import abc_corpus
+        >>> from gibbsjax import LDA
         >>> import warnings; warnings.simplefilter("ignore")
         >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(abc_corpus())
         >>> word, p = model.top_words(1, with_probabilities=True)[0][0]
@@ -162,9 +162,9 @@ class LDAInspection:
 
         Examples
         --------
-        >>> from gibbsjax import LDA
         >>> from gibbsjax.datasets import abc_corpus
         >>> import warnings; warnings.simplefilter("ignore")
+        >>> from gibbsjax import LDA
         >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(abc_corpus())
         >>> model.coherence("u_mass", n=2).shape
         (2,)
@@ -188,9 +188,9 @@ class LDAInspection:
 
         Examples
         --------
-        >>> from gibbsjax import LDA
-        >>> from gibbsjax.datasets import abc_corpus
         >>> import warnings; warnings.simplefilter("ignore")
+        >>> from gibbsjax.datasets import abc_corpus
+        >>> from gibbsjax import LDA
         >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(abc_corpus())
         >>> model.to_pyldavis()["topic_term_dists"].shape
         (2, 3)
@@ -292,7 +292,8 @@ class LDAInspection:
         >>> import warnings; warnings.simplefilter("ignore")
         >>> from gibbsjax import LDA
         >>> from gibbsjax.datasets import abc_corpus
-        >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(abc_corpus())
+        >>> corpus = abc_corpus()
+        >>> model = LDA(2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(corpus)
         >>> idata = model.to_inference_data()
         >>> idata is model.idata_, idata.posterior["topic_share"].dims
         (True, ('chain', 'draw', 'topic'))

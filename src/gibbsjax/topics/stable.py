@@ -264,7 +264,7 @@ class StableTopics:
         Parameters
         ----------
         ds : xarray.Dataset
-            The group, e.g. ``idata.stable_topics`` of a saved file.
+            The group (e.g. ``idata.stable_topics`` of a saved file).
 
         Returns
         -------
@@ -700,7 +700,7 @@ def add_stable_topics(idata, **kwargs):
     Raises
     ------
     ValueError
-        When ``idata`` has no per-chain topic estimates (not an LDA result).
+        As in :func:`stable_topics_of` (not an LDA result).
 
     Examples
     --------

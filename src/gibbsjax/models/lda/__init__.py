@@ -76,7 +76,8 @@ The package's modules import downward only (each from those above it in this lis
 * :mod:`~gibbsjax.models.lda.fused_triton`: the same kernel in Triton's language, through ``jax-triton``
   (its source in :mod:`~gibbsjax.models.lda.fused_triton_kernel`, imported only when it runs);
 * :mod:`~gibbsjax.models.lda.sparse`: the sparse exact z-update for many topics;
-* :mod:`~gibbsjax.models.lda.z_updates`: which z-update and warm-up run (``resolve_z_update``);
+* :mod:`~gibbsjax.models.lda.z_updates`: which z-update and warm-up run (``resolve_z_update``), and the
+  one check of K (:func:`check_num_topics`);
 * :mod:`~gibbsjax.models.lda.slice_sampling`: slice sampling of a scalar (Neal 2003);
 * :mod:`~gibbsjax.models.lda.priors`: learned α and η (slice sampling, Minka's fixed point);
 * :mod:`~gibbsjax.models.lda.shard_layout`: a corpus's documents split into shards, each packed into a grid;
@@ -101,7 +102,7 @@ from gibbsjax.models.lda.conditionals import (DIRICHLET_ROWS, log_joint_collapse
 from gibbsjax.models.lda.sparse import sample_z_sparse
 from gibbsjax.models.lda.warmups import sample_z_collapsed_frozen, sample_z_collapsed_parallel
 from gibbsjax.models.lda.z_updates import (DIRICHLET_DRAWS, SPARSE_FROM_TOPICS_ON_CPU, WARMUPS, Z_UPDATES,
-                                           resolve_dirichlet_draw, resolve_warmup, resolve_z_update)
+                                           check_num_topics, resolve_dirichlet_draw, resolve_warmup, resolve_z_update)
 from gibbsjax.models.lda.slice_sampling import slice_sample
 from gibbsjax.models.lda.priors import (LEARN_ALPHA, LDALearnedState, LearnedPriors, learned_priors,
                                         log_joint_learned, minka_log_alpha, sample_log_alpha, sample_log_eta)
@@ -118,6 +119,7 @@ __all__ = [
     "partially_collapsed",
     "uncollapsed",
     "SAMPLERS",
+    "check_num_topics",
     "log_joint_collapsed",
     "topic_counts",
     "token_uniforms",

@@ -73,12 +73,8 @@ def log_joint_collapsed(state: LDAState, d: LDAData, *, K: int, alpha: float, et
 
     Parameters
     ----------
-    state : LDAState or LDALearnedState
-        The current state.
-    d : LDAData
-        The packed corpus.
-    K : int
-        Number of topics.
+    state, d, K
+        As in :func:`sample_z_partially_collapsed` (only the topics ``z`` are read).
     alpha : float
         The symmetric θ concentration α.
     eta : float
@@ -134,18 +130,10 @@ def sample_log_phi(key, state: LDAState, d: LDAData, *, K: int, eta: float, draw
 
     Parameters
     ----------
-    key : jax.Array
-        PRNG key.
-    state : LDAState or LDALearnedState
-        The current state.
-    d : LDAData
-        The packed corpus.
-    K : int
-        Number of topics.
-    eta : float or jax.Array
-        η: a number or a traced scalar.
-    draw : {"sparse", "dense"}, default "sparse"
-        The Dirichlet draw, a key of ``DIRICHLET_ROWS``.
+    key, state, d, K
+        As in :func:`sample_z_partially_collapsed` (only the topics ``z`` are read).
+    eta, draw
+        As in :func:`log_phi_given_counts`.
 
     Returns
     -------
@@ -154,10 +142,10 @@ def sample_log_phi(key, state: LDAState, d: LDAData, *, K: int, eta: float, draw
 
     Examples
     --------
+    >>> from gibbsjax.models import lda
     >>> from gibbsjax.corpus import Corpus
-    >>> from gibbsjax.models.lda import data, partially_collapsed
-    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
-    >>> s = partially_collapsed(2).init(jax.random.key(0), d)
+    >>> d = lda.data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))   # V = 3 words
+    >>> s = lda.partially_collapsed(2).init(jax.random.key(0), d)
     >>> phi = jnp.exp(sample_log_phi(jax.random.key(1), s, d, K=2, eta=0.01))
     >>> phi.shape, bool(jnp.allclose(phi.sum(axis=1), 1.0, atol=1e-5))
     ((2, 3), True)
@@ -203,23 +191,15 @@ def sample_z_collapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: float
 
     Parameters
     ----------
-    key : jax.Array
-        PRNG key.
-    state : LDAState or LDALearnedState
-        The current state.
-    d : LDAData
-        The packed corpus.
-    K : int
-        Number of topics.
-    alpha : float or jax.Array
-        α: a number, a traced scalar, or (K,) one per topic.
+    key, state, d, K, alpha
+        As in :func:`sample_z_partially_collapsed`.
     eta : float or jax.Array
         η: a number or a traced scalar.
 
     Returns
     -------
     jax.Array
-        (S, R) int32: the new topics (padding: 0).
+        The new topics, as :func:`sample_z_partially_collapsed` returns them.
 
     Examples
     --------
@@ -299,9 +279,9 @@ def sample_z_partially_collapsed(key, state: LDAState, d: LDAData, *, K: int, al
     key : jax.Array
         PRNG key.
     state : LDAState or LDALearnedState
-        The current state.
+        The current state (its topics ``z`` and log φ are read).
     d : LDAData
-        The packed corpus.
+        The packed corpus (:func:`~gibbsjax.models.lda.data`).
     K : int
         Number of topics.
     alpha : float or jax.Array
@@ -310,7 +290,7 @@ def sample_z_partially_collapsed(key, state: LDAState, d: LDAData, *, K: int, al
     Returns
     -------
     jax.Array
-        (S, R) int32: the new topics (padding: 0).
+        (S, R) int32: the new topic of every grid slot, 0 at padding.
 
     Examples
     --------
@@ -426,30 +406,25 @@ def sample_z_lanes(key, state: LDAState, d: LDAData, *, K: int, alpha: float):
 
     Parameters
     ----------
-    key : jax.Array
-        PRNG key.
-    state : LDAState or LDALearnedState
-        The current state.
-    d : LDAData
-        The packed corpus.
-    K : int
-        Number of topics.
-    alpha : float or jax.Array
-        α: a number, a traced scalar, or (K,) one per topic.
+    key, state, d, K, alpha
+        As in :func:`sample_z_partially_collapsed`.
 
     Returns
     -------
     jax.Array
-        (S, R) int32: the new topics (padding: 0).
+        The new topics (:func:`sample_z_partially_collapsed`'s form).
 
     Examples
     --------
+    The lanes' draws are the table-and-cumsum form's (up to float32 summation order):
+
     >>> from gibbsjax.corpus import Corpus
     >>> from gibbsjax.models.lda import data, partially_collapsed
     >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
-    >>> kernel = partially_collapsed(2)
-    >>> s = kernel.init(jax.random.key(0), d)
-    >>> sample_z_lanes(jax.random.key(1), s, d, K=2, alpha=0.1).shape == d.words.shape
+    >>> s = partially_collapsed(2).init(jax.random.key(0), d)
+    >>> z, ref = (f(jax.random.key(1), s, d, K=2, alpha=0.1)
+    ...           for f in (sample_z_lanes, sample_z_partially_collapsed))
+    >>> bool((z == ref).all())
     True
     """
     z = state.z
@@ -523,23 +498,15 @@ def sample_z_uncollapsed(key, state: LDAState, d: LDAData, *, K: int, alpha: flo
 
     Parameters
     ----------
-    key : jax.Array
-        PRNG key.
-    state : LDAState or LDALearnedState
-        The current state.
-    d : LDAData
-        The packed corpus.
-    K : int
-        Number of topics.
-    alpha : float or jax.Array
-        α: a number, a traced scalar, or (K,) one per topic.
+    key, state, d, K, alpha
+        As in :func:`sample_z_partially_collapsed`.
     draw : {"sparse", "dense"}, default "sparse"
         The Dirichlet draw of θ, a key of ``DIRICHLET_ROWS``.
 
     Returns
     -------
     jax.Array
-        (S, R) int32: the new topics (padding: 0).
+        The new topics ((S, R) int32; 0 at padding).
 
     Examples
     --------

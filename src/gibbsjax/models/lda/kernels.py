@@ -32,7 +32,8 @@ from gibbsjax.models.lda.layout import (LDAData, LDAState, initial_log_phi, init
 from gibbsjax.models.lda.priors import (LDALearnedState, LearnedPriors, learned_priors, log_joint_learned,
                                         minka_log_alpha, sample_log_alpha, sample_log_eta)
 from gibbsjax.models.lda.z_updates import (FIXED_ALPHA_Z_UPDATES, SAMPLE_Z, WARMUP_NAMES, WARMUP_SWEEPS,
-                                           resolve_dirichlet_draw, resolve_warmup, resolve_z_update, warmup_sweep)
+                                           check_num_topics, resolve_dirichlet_draw, resolve_warmup, resolve_z_update,
+                                           warmup_sweep)
 
 __all__ = ["partially_collapsed", "uncollapsed", "collapsed", "SAMPLERS", "build_kernel", "recorded_indices",
            "recorded_ids"]
@@ -40,7 +41,7 @@ __all__ = ["partially_collapsed", "uncollapsed", "collapsed", "SAMPLERS", "build
 
 # ============================================================================ kernels
 def _check(K, alpha, eta) -> tuple[int, float, float]:
-    return check_int("K", K, 1), check_positive("alpha", alpha), check_positive("eta", eta)
+    return check_num_topics(K), check_positive("alpha", alpha), check_positive("eta", eta)
 
 
 def _words_given_phi(key, state: LDAState, d: LDAData):

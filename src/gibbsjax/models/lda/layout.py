@@ -510,10 +510,8 @@ def initial_topics(key, d: LDAData, K: int):
     ----------
     key : jax.Array
         PRNG key.
-    d : LDAData
-        The packed corpus.
-    K : int
-        Number of topics.
+    d, K
+        As in :func:`topic_counts`.
 
     Returns
     -------
@@ -544,7 +542,7 @@ def topic_counts(z, d: LDAData, K: int):
     z : jax.Array
         (S, R) int: the topic of every grid slot.
     d : LDAData
-        The packed corpus.
+        The packed corpus (:func:`data`).
     K : int
         Number of topics.
 
@@ -577,17 +575,13 @@ def word_topic_counts(z, d: LDAData, K: int):
 
     Parameters
     ----------
-    z : jax.Array
-        (S, R) int: the topic of every grid slot.
-    d : LDAData
-        The packed corpus.
-    K : int
-        Number of topics.
+    z, d, K
+        As in :func:`topic_counts`: the topics, the packed corpus and K.
 
     Returns
     -------
     jax.Array
-        (K, V) int32.
+        (K, V) int32: n_kw.
 
     Examples
     --------

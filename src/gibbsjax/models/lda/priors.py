@@ -72,10 +72,8 @@ class LDALearnedState(NamedTuple):
 
     Parameters
     ----------
-    z : jax.Array
-        (S, R) int32: the topic of every grid slot (padding: 0).
-    log_phi : jax.Array
-        (K, V): log φ.
+    z, log_phi : jax.Array
+        As in :class:`~gibbsjax.models.lda.LDAState`.
     log_alpha : jax.Array
         log α: shape () symmetric, (K,) one per topic.
     log_eta : jax.Array
@@ -309,9 +307,9 @@ def sample_log_alpha(key, state: LDALearnedState, d: LDAData, *, K: int, prior=(
     key : jax.Array
         PRNG key.
     state : LDALearnedState
-        The current state.
+        The current state (its topics and log α are read).
     d : LDAData
-        The packed corpus.
+        The packed corpus (:func:`~gibbsjax.models.lda.data`).
     K : int
         Number of topics.
     prior : tuple of float, default (1.0, 1.0)
@@ -324,10 +322,10 @@ def sample_log_alpha(key, state: LDALearnedState, d: LDAData, *, K: int, prior=(
 
     Examples
     --------
+    >>> from gibbsjax.models import lda
     >>> from gibbsjax.corpus import Corpus
-    >>> from gibbsjax.models.lda import data, partially_collapsed
-    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
-    >>> s = partially_collapsed(2, learn_alpha="sample").init(jax.random.key(0), d)
+    >>> d = lda.data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> s = lda.partially_collapsed(2, learn_alpha="sample").init(jax.random.key(0), d)
     >>> sample_log_alpha(jax.random.key(1), s, d, K=2).shape
     ()
     """
@@ -375,14 +373,8 @@ def sample_log_eta(key, state: LDALearnedState, d: LDAData, *, K: int, prior=(1.
 
     Parameters
     ----------
-    key : jax.Array
-        PRNG key.
-    state : LDALearnedState
-        The current state.
-    d : LDAData
-        The packed corpus.
-    K : int
-        Number of topics.
+    key, state, d, K
+        As in :func:`sample_log_alpha` (log η is read, not log α).
     prior : tuple of float, default (1.0, 1.0)
         (shape, rate) of η's gamma hyperprior.
 
@@ -393,8 +385,8 @@ def sample_log_eta(key, state: LDALearnedState, d: LDAData, *, K: int, prior=(1.
 
     Examples
     --------
-    >>> from gibbsjax.corpus import Corpus
     >>> from gibbsjax.models.lda import data, partially_collapsed
+    >>> from gibbsjax.corpus import Corpus
     >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
     >>> s = partially_collapsed(2, learn_eta=True).init(jax.random.key(0), d)
     >>> sample_log_eta(jax.random.key(1), s, d, K=2).shape
@@ -430,26 +422,22 @@ def minka_log_alpha(key, state: LDALearnedState, d: LDAData, *, K: int, iteratio
     ----------
     key : jax.Array or None
         Unused (the signature of a sweep's update).
-    state : LDALearnedState
-        The current state.
-    d : LDAData
-        The packed corpus.
-    K : int
-        Number of topics.
+    state, d, K
+        As in :func:`sample_log_alpha`.
     iterations : int, default :data:`MINKA_ITERATIONS`
         Fixed-point iterations.
 
     Returns
     -------
     jax.Array
-        The new log α, of ``state.log_alpha``'s shape.
+        The new log α (``state.log_alpha``'s shape).
 
     Examples
     --------
     >>> from gibbsjax.corpus import Corpus
-    >>> from gibbsjax.models.lda import data, partially_collapsed
-    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
-    >>> s = partially_collapsed(2, learn_alpha="minka", asymmetric_alpha=True).init(jax.random.key(0), d)
+    >>> from gibbsjax.models import lda
+    >>> d = lda.data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> s = lda.partially_collapsed(2, learn_alpha="minka", asymmetric_alpha=True).init(jax.random.key(0), d)
     >>> minka_log_alpha(None, s, d, K=2).shape
     (2,)
     """

@@ -402,9 +402,9 @@ def bytes_exchanged_per_sweep(sharded: Sharded) -> dict[str, int]:
 
     Examples
     --------
-    >>> import jax
     >>> from gibbsjax.corpus import Corpus
     >>> from gibbsjax.models import lda
+    >>> import jax
     >>> c = Corpus.from_token_lists([["a", "b", "a"], ["c"], ["b", "c"], ["a"]])
     >>> p = lda.partially_collapsed(2).shard(lda.data(c), jax.devices()[:1])
     >>> bytes_exchanged_per_sweep(p)["sweep"] in (0, 2 * 3 * 4)

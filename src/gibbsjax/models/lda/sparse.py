@@ -165,16 +165,8 @@ def sample_z_sparse(key, state: LDAState, d: LDAData, *, K: int, alpha, keep_cur
 
     Parameters
     ----------
-    key : jax.Array
-        PRNG key.
-    state : LDAState or LDALearnedState
-        The current state.
-    d : LDAData
-        The packed corpus.
-    K : int
-        Number of topics.
-    alpha : float or jax.Array
-        α: a number, a traced scalar or one α_k per topic (K,).
+    key, state, d, K, alpha
+        As in :func:`~gibbsjax.models.lda.sample_z_partially_collapsed`.
     keep_current : bool, default False
         A deliberately WRONG variant for the tests: the token's own old topic stays in
         the document term (n_dk instead of n_dk,−i), which the exactness tests must reject.
@@ -182,12 +174,12 @@ def sample_z_sparse(key, state: LDAState, d: LDAData, *, K: int, alpha, keep_cur
     Returns
     -------
     jax.Array
-        (S, R) int32: the new topics (padding: 0).
+        The new topics, (S, R) int32 (padding: 0).
 
     Examples
     --------
-    >>> from gibbsjax.corpus import Corpus
     >>> from gibbsjax.models.lda import data, partially_collapsed
+    >>> from gibbsjax.corpus import Corpus
     >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
     >>> s = partially_collapsed(2).init(jax.random.key(0), d)
     >>> sample_z_sparse(jax.random.key(1), s, d, K=2, alpha=0.1).shape == d.words.shape

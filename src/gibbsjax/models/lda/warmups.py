@@ -33,16 +33,8 @@ __all__ = ["sample_z_collapsed_frozen", "sample_z_collapsed_parallel"]
 #: the Parameters, Returns and Examples sections of both warm-up sweeps (one text, put into each docstring below)
 _PARAMETERS = """Parameters
     ----------
-    key : jax.Array
-        PRNG key.
-    state : LDAState or LDALearnedState
-        The current state.
-    d : LDAData
-        The packed corpus.
-    K : int
-        Number of topics.
-    alpha : float or jax.Array
-        α: a number, a traced scalar, or (K,) one per topic.
+    key, state, d, K, alpha
+        As in :func:`~gibbsjax.models.lda.sample_z_partially_collapsed`.
     eta : float or jax.Array
         η: a number or a traced scalar.
     word_topic : tuple of jax.Array, optional
@@ -51,14 +43,14 @@ _PARAMETERS = """Parameters
     Returns
     -------
     jax.Array
-        (S, R) int32: the new topics (padding: 0).
+        The new topics: (S, R) int32, 0 at padding.
 
     Examples
     --------
     >>> from gibbsjax.corpus import Corpus
-    >>> from gibbsjax.models.lda import data, partially_collapsed
-    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
-    >>> s = partially_collapsed(2).init(jax.random.key(0), d)
+    >>> from gibbsjax.models import lda
+    >>> d = lda.data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> s = lda.partially_collapsed(2).init(jax.random.key(0), d)
     >>> {name}(jax.random.key(1), s, d, K=2, alpha=0.1, eta=0.01).shape
     (3, 2)
 """

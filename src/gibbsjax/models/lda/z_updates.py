@@ -32,7 +32,7 @@ import warnings
 
 import jax
 
-from gibbsjax._checks import check_choice
+from gibbsjax._checks import check_choice, check_int
 from gibbsjax.models.lda import fused_triton
 from gibbsjax.models.lda import native
 from gibbsjax.models.lda import pallas as fused
@@ -43,7 +43,42 @@ from gibbsjax.models.lda.warmups import sample_z_collapsed_frozen, sample_z_coll
 
 __all__ = ["Z_UPDATES", "WARMUPS", "WARMUP_NAMES", "WARMUP_SWEEPS", "warmup_sweep", "resolve_warmup", "pallas_module", "resolve_z_update", "SAMPLE_Z",
            "DIRICHLET_DRAWS", "resolve_dirichlet_draw", "FALLBACK_WARNING", "FIXED_ALPHA_Z_UPDATES",
-           "SPARSE_FROM_TOPICS_ON_CPU"]
+           "SPARSE_FROM_TOPICS_ON_CPU", "check_num_topics"]
+
+def check_num_topics(K, name: str = "K") -> int:
+    """The number of topics K of an LDA kernel, checked: the one rule every caller applies.
+
+    The kernel factories check their ``K`` with it; :class:`gibbsjax.LDA` checks its
+    ``num_topics`` with it too, under that name, before anything is built.
+
+    Parameters
+    ----------
+    K : int
+        The number of topics.
+    name : str, default "K"
+        The name the error message gives the value.
+
+    Returns
+    -------
+    int
+        ``K`` as a Python int.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, when ``K`` is not an integer >= 1 (bools and floats refused).
+
+    Examples
+    --------
+    >>> check_num_topics(3)
+    3
+    >>> check_num_topics(0, "num_topics")
+    Traceback (most recent call last):
+    ...
+    ValueError: num_topics must be an integer >= 1, got 0
+    """
+    return check_int(name, K, 1)
+
 
 #: z-updates of :func:`~gibbsjax.models.lda.partially_collapsed`, all sampling the same exact conditional
 Z_UPDATES = ("auto", "dense", "lanes", "native", "pallas", "triton", "sparse", "sparse_triton")
@@ -271,9 +306,9 @@ def resolve_dirichlet_draw(dirichlet_draw: str = "auto", backend: str | None = N
     Parameters
     ----------
     dirichlet_draw : {"auto", "sparse", "dense", "native"}, default "auto"
-        The option asked for.
+        The kernel factory's ``dirichlet_draw``.
     backend : str, optional
-        ``"cpu"``, ``"gpu"``, ...; default JAX's default backend.
+        As in :func:`resolve_warmup`.
 
     Returns
     -------
