@@ -324,12 +324,8 @@ def sample_z_native_frozen(key, state, d, *, K: int, alpha, eta, word_topic=None
         PRNG key (of the sweep).
     state : LDAState or LDALearnedState
         The current state (its ``log_phi`` is not read).
-    d : LDAData
-        The packed corpus.
-    K : int
-        Number of topics.
-    alpha : float or jax.Array
-        α: a number, a traced scalar, or (K,) one per topic.
+    d, K, alpha
+        As in :func:`sample_z_native`.
     eta : float or jax.Array
         η: a number or a traced scalar.
     word_topic : tuple of jax.Array, optional
@@ -341,14 +337,15 @@ def sample_z_native_frozen(key, state, d, *, K: int, alpha, eta, word_topic=None
     Returns
     -------
     jax.Array
-        (S, R) int32: the new topics (padding: 0).
+        (S, R) int32: the topics after the warm-up sweep, as :func:`sample_z_native` returns them.
 
     Examples
     --------
     >>> from gibbsjax.corpus import Corpus
     >>> from gibbsjax.models.lda import data, partially_collapsed
+    >>> s0 = partially_collapsed(2, z_update="dense")
     >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
-    >>> s = partially_collapsed(2, z_update="dense").init(jax.random.key(0), d)
+    >>> s = s0.init(jax.random.key(0), d)
     >>> z = sample_z_native_frozen(jax.random.key(1), s, d, K=2, alpha=0.1, eta=0.01) if available() else s.z
     >>> z.shape == d.words.shape
     True
