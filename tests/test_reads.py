@@ -495,14 +495,15 @@ def test_summary_of_a_config_or_a_text_file_names_what_it_is(tmp_path, capsys):
     config.write_text('[model]\nname = "normal.bivariate"\n', encoding="utf-8")
     assert main(["summary", str(config)]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "job.toml is not a NetCDF result file" in err and "gibbsjax run" in err
+    assert len(err.splitlines()) == 1 and "job.toml as an ArviZ NetCDF result: it is not a NetCDF file" in err
+    assert "gibbsjax run" in err
     text = tmp_path / "notes.nc"
     text.write_text("hello", encoding="utf-8")
     assert main(["plot", str(text)]) == 2
     err = capsys.readouterr().err.strip()
-    assert "notes.nc is not a NetCDF result file" in err and "gibbsjax run" not in err
+    assert "notes.nc as an ArviZ NetCDF result: it is not a NetCDF file" in err and "gibbsjax run" not in err
     truncated = tmp_path / "cut.nc"
     truncated.write_bytes(b"\x89HDF\r\n\x1a\n" + b"\0" * 40)
     assert main(["summary", str(truncated)]) == 2
     err = capsys.readouterr().err
-    assert "cannot read" in err and "cut.nc" in err
+    assert "cannot read" in err and "cut.nc" in err and "not a NetCDF file" not in err

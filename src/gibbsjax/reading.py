@@ -456,8 +456,8 @@ def open_result(path, *, eager: bool = False):
     if not (head.startswith(b"\x89HDF\r\n\x1a\n") or head.startswith(b"CDF")):
         hint = (" (a config: run it with `gibbsjax run`, then pass the .nc file it writes)"
                 if path.suffix.lower() == ".toml" else "")
-        raise ReadError(f"{path} is not a NetCDF result file: it does not start with the NetCDF/HDF5 "
-                        f"signature{hint}")
+        raise ReadError(f"cannot read {path} as an ArviZ NetCDF result: it is not a NetCDF file (it does not "
+                        f"start with the NetCDF/HDF5 signature){hint}")
     import arviz as az
 
     try:

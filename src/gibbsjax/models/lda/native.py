@@ -122,8 +122,7 @@ def _threefry_call(k1, k2, x1, x2):
 def _lower_threefry_natively() -> None:
     """Lower jax.random's hash (``jax.extend.random.threefry2x32_p``) on the CPU to the C++ kernel: the
     same bits as jax's own lowering (a loop of XLA operations), so every key and variate is unchanged,
-    but no loop for XLA to compile at each of a program's random call sites (about 0.15 s each on a
-    CPU).  For the whole process, from the first use of the native kernels on; ``GIBBSJAX_NATIVE_THREEFRY=0``
+    but no loop for XLA to compile at each of a program's random call sites.  For the whole process, from the first use of the native kernels on; ``GIBBSJAX_NATIVE_THREEFRY=0``
     (or ``GIBBSJAX_NATIVE=0``) leaves jax's lowering in place."""
     from jax.extend.random import threefry2x32_p
     from jax.interpreters import mlir
