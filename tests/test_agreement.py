@@ -206,7 +206,11 @@ def test_lda_estimates_come_from_the_reference_chain_not_the_average(best):
     text = lda_spec.report(out)
     assert "agreement: 0 of 2 topics reproduced by all 2 chains" in text
     assert "R-hat" in text and "chains disagree" in text and f"from chain {best}" in text
-    assert "--kind stable" in text  # LDA results carry stable topics: the advice points there
+    assert text.count("-> chains disagree") == 1 and "What helps" not in text  # one verdict line
+    # the tables behind it: R-hat per aligned topic, and the full explanation with what helps
+    more = lda_spec.details(out)
+    assert "agreement: 0 of 2 topics reproduced by all 2 chains" in more and "reproduced by chains" in more
+    assert "--kind stable" in more  # LDA results carry stable topics: the advice points there
     # "agreeing" averages the chains that reproduce every topic of the reference: here only it
     out2 = lda_spec.postprocess(_two_mode_lda_idata(best)[0], lda.partially_collapsed(2), None,
                            {**extras, "chains": "agreeing"})

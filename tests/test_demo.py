@@ -1,6 +1,10 @@
-"""The README's main job, run as written (issue 23, "a demo that is honest and useful").
+"""The README's main job, run as written: a demo that is honest and useful.
 
 ``gibbsjax run configs/lda-demo.toml`` runs once (sixteen chains; about 30 s of CPU) and
+
+* its report leads with the answer: the stable topics (each once, with its share of chains
+  and top words) and held-out perplexity, then the diagnostics in three lines; the
+  per-chain and per-topic tables come with ``--details`` (and in ``gibbsjax summary``);
 
 * every line the README quotes from its report (the block after the comment
   ``<!-- demo output: gibbsjax run configs/lda-demo.toml; numerics FINGERPRINT -->``, ``...``
@@ -69,6 +73,7 @@ def demo(tmp_path_factory):
 def test_readme_quotes_what_the_demo_prints(demo):
     printed, _ = demo
     numerics, quoted = _quoted()
+    assert form(quoted[0]) == form(printed.splitlines()[0]), "the README quotes the report from its first line"
     if numerics == fingerprint():
         missing = [line for line in quoted if line.rstrip() not in printed]
         assert not missing, f"README lines the demo does not print today: {missing}"
@@ -84,9 +89,71 @@ def test_the_report_forms_tell_lines_apart():
     assert form("R-hat of the log joint lp: 2.799") == form("R-hat of the log joint lp: 12.5")
     assert form("R-hat of the log joint lp: 2.799") != form("R-hat of lp: 2.799")
     assert form("stable topics: 3 of 8 (held by >= 50% of 16 chains)") != form("stable topics: 3 (held by >= 50%)")
-    row = "     0      16   100%   0.17  0.22   2.754  result zero operation"
-    assert form(row) == form("     4       8    50%   0.24  0.32   3.146  handler logging log")
-    assert form(row) != form("     0      16   0.17  0.22   2.754  result zero operation")  # the share column lost
+    row = "     0      16   100%  result zero operation"
+    assert form(row) == form("     4       8    50%  handler logging log")
+    assert form(row) != form("     0      16  result zero operation")  # the share column lost
+    assert form(row) != form("     0      16   100%   0.17  0.22   2.754  result zero operation")  # the full table
+
+
+def _stable_words(idata, n_words: int = 8) -> list[str]:
+    from gibbsjax.topics.stable import stable_topics_of
+
+    return [" ".join(e["top_words"][:n_words]) for e in stable_topics_of(idata).table()]
+
+
+def test_the_default_report_leads_with_the_stable_topics_each_once(demo):
+    """First the stable topics and held-out perplexity, then agreement, R-hat of lp and one
+    verdict line; no summary table, no per-chain top words, no rare topics' rows."""
+    import arviz as az
+
+    printed, out = demo
+    idata = az.from_netcdf(str(out))
+    lines = printed.splitlines()
+    assert lines[0].startswith("stable topics: "), lines[:3]
+    order = [next(i for i, line in enumerate(lines) if line.startswith(start))
+             for start in ("stable topics: ", "held-out perplexity", "diagnostics:", "agreement: ",
+                           "R-hat of the log joint lp: ", "-> chains ")]
+    assert order == sorted(order), order
+    assert sum(line.startswith("-> chains") for line in lines) == 1  # one verdict line
+    words = _stable_words(idata)
+    assert words
+    for w in words:
+        assert printed.count(w) == 1, (w, printed)  # each stable topic once
+    # nothing else names a topic's words: the tables behind the report are left out
+    assert "top words per topic" not in printed and "topic_share[" not in printed
+    assert "reproduced by chains" not in printed and "the 5 most recurrent" not in printed
+    topic_rows = [line for line in lines if re.match(r"^\s+\d+\s+\d+\s+\d+%\s+[a-z]", line)]
+    assert len(topic_rows) == len(words)
+
+
+def test_details_and_summary_show_the_tables_and_strict_keeps_its_status(demo, tmp_path, capsys):
+    """``--details`` adds the summary table, the top words of the estimates, the rare topics and
+    the agreement per topic; ``--strict`` still exits 1 exactly when the chains disagree."""
+    import shutil
+
+    import arviz as az
+
+    from gibbsjax.cli import main
+    from gibbsjax.reports import chains_disagree
+
+    printed, out = demo
+    copy = tmp_path / "copy.nc"
+    shutil.copyfile(out, copy)
+    again = tmp_path / "again.nc"
+    code = main(["resume", str(copy), "--draws", "0", "--out", str(again), "--no-progress", "--details",
+                 "--strict"])
+    text = capsys.readouterr().out
+    idata = az.from_netcdf(str(again))
+    assert code == (1 if chains_disagree(idata) else 0)
+    report_part, _, tables = text.partition("\ndetails:\n")
+    assert tables, text
+    assert report_part.strip() in printed  # the same report, then the tables
+    for needle in ("topic_share[", "top words per topic", "reproduced by chains", "spread  max   R-hat"):
+        assert needle in tables, needle
+    for w in _stable_words(idata):
+        assert text.count(w) >= 2  # in the report, and in the stable topics' full table
+    assert main(["summary", str(again)]) == 0
+    assert "\ndetails:\n" in capsys.readouterr().out
 
 
 def test_stable_topics_are_the_packages_vocabularies(demo):
@@ -139,7 +206,8 @@ def test_the_demo_result_reports_and_loads_as_an_estimator(demo, capsys):
     from gibbsjax.config import spec_for
 
     text = spec_for(idata).report(idata)
-    assert "top words per topic" in text and "held-out perplexity" in text and "R-hat" in text
+    assert "stable topics" in text and "held-out perplexity" in text and "R-hat" in text
+    assert "top words per topic" in spec_for(idata).details(idata)
     # the topic agreement: a verdict line, and the estimates come from one chain by the rule
     assert f"agreement: {idata.agreement.attrs['verdict']}" in text
     assert f"reproduced by all {config.sampler.num_chains} chains" in idata.agreement.attrs["verdict"]
@@ -149,7 +217,7 @@ def test_the_demo_result_reports_and_loads_as_an_estimator(demo, capsys):
     np.testing.assert_allclose(idata.topics["topic_word"].values,
                                idata.posterior_mean["topic_word"].isel(chain=ref).values)
     assert main(["summary", str(out)]) == 0
-    out_text = capsys.readouterr().out  # the CLI names the coherence column (issue 24)
+    out_text = capsys.readouterr().out  # the CLI names the coherence column
     assert "top words per topic" in out_text and "coherence u_mass, gensim's mean over word pairs" in out_text
     # the result file is a fitted estimator: the same topics, top words and held-out perplexity
     model = gibbsjax.LDA.load(out)

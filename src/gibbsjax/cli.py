@@ -4,8 +4,9 @@
 
     gibbsjax run CONFIG.toml [--out RESULT.nc] [--force] [--seed N] [--no-progress] [--chunk-size N]
                              [--chains N] [--warmup N] [--draws N]
-                             [--until "rhat<1.01,ess>400" [--max-draws N]] [--strict]
+                             [--until "rhat<1.01,ess>400" [--max-draws N]] [--strict] [--details]
     gibbsjax resume RESULT.nc --draws N [--out NEW.nc] [--force] [--until RULE [--max-draws N]] [--strict]
+                              [--details]
     gibbsjax summary RESULT.nc
     gibbsjax models
     gibbsjax plot RESULT.nc [--kind trace|rank|lp|agreement|words] [-o FIG.png] [--force] [--var NAME ...]
@@ -16,7 +17,11 @@
 stderr), saves the raw draws as NetCDF (atomically: written beside and renamed),
 post-processes them (the model's alignment and estimates) and saves the result
 over them, prints the convergence summary (mean, sd, HDI, MCSE, bulk/tail ESS,
-R-hat, and the log joint ``lp``) and where the result went.  Nothing finished
+R-hat, and the log joint ``lp``) and the model's report, and where the result went.
+For a model whose report leads with the answer (LDA: the stable topics with their
+top words, held-out perplexity, then the agreement of the chains, R-hat of ``lp``
+and one verdict line) the report comes alone; ``--details`` adds the summary
+table and the per-chain and per-topic tables, which ``gibbsjax summary`` always prints.  Nothing finished
 is lost: Ctrl-C or SIGTERM during sampling keeps the draws finished so far
 (``attrs["interrupted"] = 1``; exit status 130, or 143 for SIGTERM); an
 interrupt or a failure during post-processing keeps the raw draws.  ``--until``
@@ -108,20 +113,33 @@ def _summary_table(idata, var_names=None):
     return table, note
 
 
-def _print_summary(idata) -> None:
+def _print_summary(idata, details: bool = True, more: str | None = None) -> None:
+    """The summary table and the model's report; for a model whose report leads with the
+    answer (a ``details`` hook: LDA), the report alone, then with ``details`` the summary
+    table and the model's tables, else the line ``more`` (where the tables are)."""
     if int(idata.posterior.sizes.get("draw", 0)) == 0:
         print("(no draws to summarise)")
         return
     from gibbsjax.config import spec_for
 
     entry = spec_for(idata)
+    answer_first = entry is not None and entry.details is not None
+    if answer_first and entry.report is not None:
+        print(entry.report(idata))
+        if not details:
+            if more:
+                print(more)
+            return
+        print()
+        print("details:")
     table, note = _summary_table(idata, None if entry is None else entry.summary_vars)
     print(table.to_string())  # to_string: every row and column, no wrapping
     if note:
         print(note)
-    if entry is not None and entry.report is not None:
+    report = entry.details if answer_first else (entry.report if entry is not None else None)
+    if report is not None:
         print()
-        print(entry.report(idata))
+        print(report(idata))
 
 
 def _open_result(path_arg: str):
@@ -249,10 +267,12 @@ def _enable_cache() -> None:
             pass
 
 
-def _sample_and_save(config, out: Path, sample, *, requested: int, before: int = 0, strict: bool = False) -> int:
+def _sample_and_save(config, out: Path, sample, *, requested: int, before: int = 0, strict: bool = False,
+                     details: bool = False) -> int:
     """The end of ``run`` and ``resume``: sample, save the raw draws (atomically),
     post-process, save the result over them; say what was kept at every exit.
-    ``strict``: exit status 1 when the chains of the saved result disagree."""
+    ``strict``: exit status 1 when the chains of the saved result disagree;
+    ``details``: the report with the tables behind it."""
     from gibbsjax.config import postprocess_result
 
     _StopSignals.name = None
@@ -325,7 +345,7 @@ def _sample_and_save(config, out: Path, sample, *, requested: int, before: int =
                            f"({kept}) are saved in {out}") from None
     else:
         idata = raw
-    _print_summary(idata)
+    _print_summary(idata, details, f"(the per-chain and per-topic tables: gibbsjax summary {out}, or --details)")
     _print_until(idata)
     print(f"saved {out}")
     if interrupted:
@@ -427,7 +447,8 @@ def _cmd_run(args) -> int:
         return pipeline.sample(job, preflight=lambda: _check_disk(out, job.kernel, job.data, job.settings))
 
     requested = args.draws or config.sampler.num_draws
-    return _sample_and_save(config, out, sample, requested=requested, strict=args.strict)
+    return _sample_and_save(config, out, sample, requested=requested, strict=args.strict,
+                            details=args.details)
 
 
 def _cmd_resume(args) -> int:
@@ -457,7 +478,8 @@ def _cmd_resume(args) -> int:
                              until=args.until, max_draws=args.max_draws, config=config, postprocess=False,
                              devices=args.devices)
 
-    return _sample_and_save(config, out, sample, requested=args.draws, before=before, strict=args.strict)
+    return _sample_and_save(config, out, sample, requested=args.draws, before=before, strict=args.strict,
+                            details=args.details)
 
 
 _ATTRS_SHOWN = (
@@ -699,6 +721,9 @@ def _add_run_options(p) -> None:
     p.add_argument("--strict", action="store_true",
                    help="exit with status 1 (after saving the result, one line on stderr) when the chains "
                    "disagree, as the report says; 0 when they agree")
+    p.add_argument("--details", action="store_true",
+                   help="after a report that leads with the answer (LDA: the stable topics), also print the "
+                   "summary table and the per-chain and per-topic tables (as gibbsjax summary does)")
 
 
 def _add_force(p, what: str) -> None:

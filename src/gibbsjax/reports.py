@@ -11,7 +11,8 @@ reports (the one-label document models' estimates and report are in
   full, :func:`disagreement_line` in one line (the warning
   :class:`ChainDisagreementWarning` that :func:`warn_if_chains_disagree` gives,
   and ``gibbsjax run --strict``), :func:`agreement_lines` the ``agreement``
-  group (:func:`gibbsjax.agreement.add_agreement`) with R-hats and that decision.
+  group (:func:`gibbsjax.agreement.add_agreement`) with R-hats and that decision,
+  :func:`verdict_line` that decision in one report line.
 
 What is computed (alignment, agreement, R-hat) lives below, in
 :mod:`gibbsjax.labels` and :mod:`gibbsjax.diagnostics`; this module only formats.
@@ -35,6 +36,7 @@ __all__ = [
     "fmt",
     "draw_mean",
     "agreement_lines",
+    "verdict_line",
     "chains_disagree",
     "chain_list",
     "ChainDisagreementWarning",
@@ -339,7 +341,7 @@ def agreement_lines(idata) -> list[str]:
     Examples
     --------
     >>> from gibbsjax.diagnostics import to_inference_data
-    >>> from gibbsjax.labels import add_agreement
+    >>> from gibbsjax.agreement import add_agreement
     >>> x = np.random.default_rng(1).normal(size=(4, 200, 2))
     >>> idata = to_inference_data({"m": x}, dims={"m": ["topic"]}, sample_stats={"lp": x[..., 0]})
     >>> idata, _ = add_agreement(idata, np.full((4, 2, 3), 1 / 3), "topic", rhat_vars=["m"])
@@ -370,3 +372,47 @@ def agreement_lines(idata) -> list[str]:
         else:
             lines.append("-> chains agree")
     return lines
+
+
+def verdict_line(idata, rely_on: str | None = None) -> str | None:
+    """The :func:`chains_disagree` decision as one report line, ``"-> chains agree"`` or
+    ``"-> chains disagree: ..."`` with why in a few words.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        A result.
+    rely_on : str, optional
+        What to rely on when the chains sit in different modes (e.g. ``"the stable
+        topics above"``); default: the components every chain reproduces.
+
+    Returns
+    -------
+    str or None
+        The line; ``None`` for a single chain (nothing to compare).
+
+    Examples
+    --------
+    >>> from gibbsjax.diagnostics import to_inference_data
+    >>> x = np.random.default_rng(0).normal(size=(4, 500))
+    >>> verdict_line(to_inference_data({"m": x}, sample_stats={"lp": x}))
+    '-> chains agree'
+    >>> verdict_line(to_inference_data({"m": x}, sample_stats={"lp": x + np.arange(4)[:, None]}))
+    '-> chains disagree: R-hat of lp 1.537 (above 1.01)'
+    """
+    if int(idata.posterior.sizes["chain"]) < 2:
+        return None
+    found = disagreement(idata)
+    if found is None:
+        return "-> chains agree"
+    agreement = found.agreement
+    if agreement is None:
+        return f"-> chains disagree: R-hat of lp {found.rhat_lp:.3f} (above {RHAT_LIMIT})"
+    noun = f"{agreement.component_name}s"
+    if not found.modes_differ:
+        return f"-> chains disagree: they find the same {noun} but have not mixed yet; run longer"
+    source = found.estimate_chains
+    estimates = (f" (estimates from chain{'s' if len(source) > 1 else ''} {chain_list(source, found.num_chains)})"
+                 if source else "")
+    rely = rely_on or f"the {noun} every chain reproduces"
+    return f"-> chains disagree: they sit in different modes{estimates}; rely on {rely}"

@@ -57,6 +57,10 @@ class ModelSpec:
       so a saved file can be reported on later.
     * ``report(idata) -> str``: text printed after the summary table by
       ``gibbsjax run`` and ``gibbsjax summary``.
+    * ``details(idata) -> str``: for a model whose ``report`` leads with the answer
+      (LDA: the stable topics): the per-chain and per-component tables.  With it,
+      ``gibbsjax run`` prints the report alone, and ``gibbsjax run --details`` and
+      ``gibbsjax summary`` add the summary table and these tables after it.
     * ``summary_vars``: variables of the summary table (default: all + ``lp``).
     * ``description``: one line for ``gibbsjax models``.
     * ``sbc_case() -> (kernel, data, test_functions)``: a small example of the model for
@@ -75,11 +79,12 @@ class ModelSpec:
     summary_vars: tuple[str, ...] | None = None
     description: str = ""
     sbc_case: Callable[[], tuple[Any, Any, Any]] | None = None
+    details: Callable[[Any], str] | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"model name must be a non-empty string, got {self.name!r}")
-        for hook in ("factory", "make_data", "postprocess", "report", "sbc_case"):
+        for hook in ("factory", "make_data", "postprocess", "report", "sbc_case", "details"):
             value = getattr(self, hook)
             if value is not None and not callable(value):
                 raise ValueError(f"{hook} must be callable{'' if hook == 'factory' else ' or None'}, got {value!r}")

@@ -3,7 +3,7 @@
 :func:`postprocess` turns a run's raw draws into the result ``gibbsjax run`` and
 :class:`gibbsjax.LDA` keep (topics aligned across chains, the chains' agreement, the
 estimates of one mode with their top words, coherence and held-out perplexity);
-:func:`report` prints it; :data:`SPECS` hands both, with the ``[data]`` reader, to the
+:func:`report` prints it, answer first, and :func:`details` the tables behind it; :data:`SPECS` hands both, with the ``[data]`` reader, to the
 config registry.
 """
 
@@ -22,12 +22,13 @@ from gibbsjax.models.lda.inference import heldout_perplexity
 from gibbsjax.models.lda.kernels import SAMPLERS
 from gibbsjax.models.lda.layout import data
 from gibbsjax.agreement import add_agreement
-from gibbsjax.reports import agreement_lines
+from gibbsjax.diagnostics import rhat_lp
+from gibbsjax.reports import agreement_lines, verdict_line
 from gibbsjax.sources import is_number, read_corpus
 from gibbsjax.topics.stable import add_stable_topics, report_lines, stable_topics_of
 from gibbsjax.spec import ConfigError, DataWithExtras, ModelSpec, replace_group
 
-__all__ = ["theta_draws", "config_data_by_process", "postprocess", "report", "SPECS"]
+__all__ = ["theta_draws", "config_data_by_process", "postprocess", "report", "details", "SPECS"]
 
 
 def theta_draws(concentration, seed=0) -> np.ndarray:
@@ -275,10 +276,14 @@ def _coherence_attr(attrs) -> tuple[str, list | None]:
 
 
 def report(idata) -> str:
-    """Top words per topic (from the chains named in ``topics``) with their coherence (u_mass),
-    held-out perplexity, the agreement of the chains with R-hat per aligned topic, R-hat
-    of lp, and whether the chains disagree (:func:`gibbsjax.reports.chains_disagree`, the
-    decision :class:`gibbsjax.LDA` warns with) and what helps.
+    """The answer first: the stable topics (each with its share of chains and top words)
+    and held-out perplexity; then the diagnostics in three lines: the agreement of the
+    chains, R-hat of lp, and whether the chains disagree (:func:`gibbsjax.reports.verdict_line`,
+    the decision :class:`gibbsjax.LDA` warns with and ``--strict`` exits on).
+
+    Each topic appears once.  A result without stable topics (one chain, or saved before
+    they existed) lists the top words per topic of its estimates instead.  The per-chain
+    and per-topic tables are in :func:`details`.
 
     Parameters
     ----------
@@ -306,35 +311,106 @@ def report(idata) -> str:
     >>> raw = sample(kernel, d, seed=0, num_chains=2, num_warmup=20, num_draws=20, progress=False)
     >>> extras = {"corpus": corpus, "heldout": None, "hyperparameters": {"alpha": 0.1}, "chains": "best"}
     >>> text = report(postprocess(raw, kernel, d, extras))
-    >>> [line.split(" (")[0].split(":")[0] for line in text.splitlines() if not line.startswith((" ", "->"))]
-    ['top words per topic', 'stable topics', 'agreement', 'R-hat of the log joint lp']
+    >>> [line.split(" (")[0].split(":")[0] for line in text.splitlines() if line and not line.startswith((" ", "->"))]
+    ['stable topics', 'diagnostics', 'agreement', 'R-hat of the log joint lp']
     """
-    if "topic_share" not in idata.posterior:
-        raise ValueError("not an LDA result: its posterior has no variable 'topic_share'")
+    _check_lda(idata)
     lines = []
+    stable = stable_topics_of(idata) if "stable_topics" in idata.groups() else None
+    if stable is not None:
+        lines += report_lines(stable, compact=True)
+    if stable is None or stable.num_chains < 2 or not stable.num_stable:
+        lines += _top_words_lines(idata)
     if "topics" in idata.groups():
         attrs = idata.topics.attrs
-        words = json.loads(attrs["top_words"]) if "top_words" in attrs else None
-        measure, umass = _coherence_attr(attrs)
-        if words:
-            source = "aligned across chains"
-            if "estimate_chains" in attrs:
-                chains = json.loads(str(attrs["estimate_chains"]))
-                source = f"from chain{'s' if len(chains) > 1 else ''} {', '.join(map(str, chains))}"
-            lines.append(f"top words per topic ({source}{'; ' + measure if measure else ''}):")
-            for k, ws in enumerate(words):
-                c = f"{umass[k]:8.2f}" if umass else ""
-                lines.append(f"  topic {k:2d} {c}  {' '.join(ws)}")
+        if "heldout_perplexity" in attrs:
+            lines.append(f"held-out perplexity (document completion, {int(attrs['heldout_docs'])} documents, "
+                         f"{_estimate_source(attrs, 'the topics')}): {float(attrs['heldout_perplexity']):.1f}")
         learned = [f"{name} = {attrs[f'learned_{name}']}" for name in ("alpha", "eta") if f"learned_{name}" in attrs]
         if learned:
             lines.append(f"learned priors (posterior means): {'; '.join(learned)}")
-        if "heldout_perplexity" in attrs:
-            lines.append(f"held-out perplexity (document completion, {int(attrs['heldout_docs'])} documents): "
-                         f"{float(attrs['heldout_perplexity']):.1f}")
-    if "stable_topics" in idata.groups():
-        lines += report_lines(stable_topics_of(idata))
-    lines += agreement_lines(idata)
+    lines += ["", "diagnostics:"]
+    if "agreement" in idata.groups():
+        lines.append(f"agreement: {idata.agreement.attrs['verdict']}")
+    if int(idata.posterior.sizes["chain"]) > 1:
+        lines.append(f"R-hat of the log joint lp: {rhat_lp(idata):.3f}")
+        rely = "the stable topics above" if stable is not None and stable.num_stable else None
+        lines.append(verdict_line(idata, rely_on=rely))
     return "\n".join(lines)
+
+
+def details(idata) -> str:
+    """The tables behind :func:`report` (``gibbsjax run --details``, ``gibbsjax summary``):
+    the top words per topic of the estimates with their coherence (u_mass), the stable
+    topics with their spread and R-hat and the most recurrent rare topics, and the
+    agreement of the chains: per aligned topic its R-hat and the chains that reproduce it,
+    with what helps when they disagree (:func:`gibbsjax.reports.chains_disagree`).
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        An LDA result (post-processed by :func:`postprocess`).
+
+    Returns
+    -------
+    str
+        The tables.
+
+    Raises
+    ------
+    ValueError
+        If ``idata`` is not an LDA result (no ``topic_share`` in its posterior).
+
+    Examples
+    --------
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> from gibbsjax import sample
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models import lda
+    >>> corpus = Corpus.from_token_lists([["a", "b", "a"], ["c", "b", "c"], ["a", "a", "b"]] * 4)
+    >>> d, kernel = lda.data(corpus), lda.partially_collapsed(2)
+    >>> raw = sample(kernel, d, seed=0, num_chains=2, num_warmup=20, num_draws=20, progress=False)
+    >>> extras = {"corpus": corpus, "heldout": None, "hyperparameters": {"alpha": 0.1}, "chains": "best"}
+    >>> text = details(postprocess(raw, kernel, d, extras))
+    >>> [line.split(" (")[0].split(":")[0] for line in text.splitlines() if line and not line.startswith((" ", "->"))]
+    ['top words per topic', 'stable topics', 'agreement', 'R-hat of the log joint lp']
+    """
+    _check_lda(idata)
+    sections = [_top_words_lines(idata)]
+    if "stable_topics" in idata.groups():
+        sections.append(report_lines(stable_topics_of(idata)))
+    sections.append(agreement_lines(idata))
+    return "\n\n".join("\n".join(lines) for lines in sections if lines)
+
+
+def _check_lda(idata) -> None:
+    if "topic_share" not in idata.posterior:
+        raise ValueError("not an LDA result: its posterior has no variable 'topic_share'")
+
+
+def _estimate_source(attrs, what: str) -> str:
+    """``"<what> of chain 3"`` / ``"<what> of chains 0, 2"``: where a ``topics`` group's estimates come from."""
+    if "estimate_chains" not in attrs:
+        return f"{what} aligned across chains"
+    chains = json.loads(str(attrs["estimate_chains"]))
+    return f"{what} of chain{'s' if len(chains) > 1 else ''} {', '.join(map(str, chains))}"
+
+
+def _top_words_lines(idata) -> list[str]:
+    """The top words per topic of the estimates (the ``topics`` group), with their coherence."""
+    if "topics" not in idata.groups():
+        return []
+    attrs = idata.topics.attrs
+    words = json.loads(attrs["top_words"]) if "top_words" in attrs else None
+    if not words:
+        return []
+    measure, umass = _coherence_attr(attrs)
+    source = _estimate_source(attrs, "the topics")
+    lines = [f"top words per topic ({source}{'; ' + measure if measure else ''}):"]
+    for k, ws in enumerate(words):
+        c = f"{umass[k]:8.2f}" if umass else ""
+        lines.append(f"  topic {k:2d} {c}  {' '.join(ws)}")
+    return lines
 
 
 def _sbc_case(factory):
@@ -360,7 +436,8 @@ def _specs():
     return tuple(
         ModelSpec(f"lda.{name}", factory, _config_data, postprocess, report,
                   description=f"latent Dirichlet allocation, {name.replace('_', ' ')} Gibbs sampler "
-                              "(Wang 2015, §4)", sbc_case=functools.partial(_sbc_case, factory))
+                              "(Wang 2015, §4)", sbc_case=functools.partial(_sbc_case, factory),
+                  details=details)
         for name, factory in SAMPLERS.items()
     )
 

@@ -751,7 +751,8 @@ def summary_rows(idata, stable: StableTopics | None = None):
     return pd.concat(tables)
 
 
-def report_lines(stable: StableTopics, *, max_rows: int = 20, max_rare: int = 5, n_words: int = 8) -> list[str]:
+def report_lines(stable: StableTopics, *, max_rows: int = 20, max_rare: int = 5, n_words: int = 8,
+                 compact: bool = False) -> list[str]:
     """Report lines: the verdict, the stable topics and the most recurrent rare topics.
 
     Parameters
@@ -764,6 +765,9 @@ def report_lines(stable: StableTopics, *, max_rows: int = 20, max_rare: int = 5,
         Rare topics listed at most (0: only their count).
     n_words : int, default 8
         Top words shown per topic.
+    compact : bool, default False
+        The answer alone: per stable topic its chains, share of chains and top
+        words (no spread, no R-hat), and the rare topics counted, not listed.
 
     Returns
     -------
@@ -776,6 +780,8 @@ def report_lines(stable: StableTopics, *, max_rows: int = 20, max_rare: int = 5,
     >>> est = np.array([[[0.9, 0.1], [0.1, 0.9]], [[0.1, 0.9], [0.85, 0.15]]])
     >>> report_lines(stable_topics(est, vocab=["a", "b"]))[0]
     'stable topics: 2 of 2 (held by >= 50% of 2 chains)'
+    >>> report_lines(stable_topics(est, vocab=["a", "b"]), compact=True)[2:]
+    ['  topic  chains  share  top words', '     0       2   100%  b a', '     1       2   100%  a b']
     """
     lines = [stable.verdict]
     if stable.num_chains < 2:
@@ -787,18 +793,23 @@ def report_lines(stable: StableTopics, *, max_rows: int = 20, max_rare: int = 5,
         out = []
         for e in entries:
             words = " ".join(e["top_words"][:n_words])
+            if compact:
+                out.append(f"  {e['cluster']:4d}  {e['chains']:6d} {e['share']:6.0%}  {words}")
+                continue
             rhat = f"{e['rhat']:6.3f}" if np.isfinite(e["rhat"]) else "     -"
             out.append(f"  {e['cluster']:4d}  {e['chains']:6d} {e['share']:6.0%}  {e['spread_mean']:5.2f} "
                        f"{e['spread_max']:5.2f}  {rhat}  {words}")
         return out
 
-    header = "  topic  chains  share  spread  max   R-hat  top words"
+    header = "  topic  chains  share  top words" if compact else "  topic  chains  share  spread  max   R-hat  top words"
     table = stable.table()
     if table:
         lines.append(header)
         lines += rows(table[:max_rows])
         if len(table) > max_rows:
             lines.append(f"  ... {len(table) - max_rows} more stable topics")
+    if compact:
+        max_rare = 0
     if stable.num_rare:
         rare = stable.table(rare=True)
         lines.append(f"rare topics (held by fewer chains, never blended into the stable ones): {len(rare)}"
