@@ -171,6 +171,7 @@ def test_strict_exits_1_when_chains_disagree(tmp_path, monkeypatch, capsys):
     assert main(argv) == 1
     captured = capsys.readouterr()
     assert "chains disagree" in captured.out and f"saved {out}" in captured.out  # the report, as without it
+    assert "details:" not in captured.out and "topic_share[" not in captured.out  # the tables: --details
     err = captured.err.strip()
     assert "\n" not in err and err.startswith("gibbsjax: --strict: chains disagree: ") and str(out) in err
     import arviz as az
@@ -183,6 +184,11 @@ def test_strict_exits_1_when_chains_disagree(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().err == ""
     assert main(["resume", str(out), "--draws", "0", "--no-progress", "--strict"]) == 1
     assert capsys.readouterr().err.strip().startswith("gibbsjax: --strict: chains disagree")
+    # --details adds the tables and changes no exit status
+    assert main(["resume", str(out), "--draws", "0", "--no-progress", "--strict", "--details"]) == 1
+    captured = capsys.readouterr()
+    assert captured.err.strip().startswith("gibbsjax: --strict: chains disagree")
+    assert "\ndetails:\n" in captured.out and "topic_share[" in captured.out and "reproduced by chains" in captured.out
 
 
 def test_strict_exits_0_when_chains_agree(tmp_path, monkeypatch, capsys):
