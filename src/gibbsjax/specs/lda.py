@@ -359,20 +359,16 @@ def details(idata) -> str:
     Raises
     ------
     ValueError
-        If ``idata`` is not an LDA result (no ``topic_share`` in its posterior).
+        As :func:`report`, for a result that is not LDA's.
 
     Examples
     --------
     >>> import warnings; warnings.simplefilter("ignore")
-    >>> from gibbsjax import sample
-    >>> from gibbsjax.corpus import Corpus
-    >>> from gibbsjax.models import lda
-    >>> corpus = Corpus.from_token_lists([["a", "b", "a"], ["c", "b", "c"], ["a", "a", "b"]] * 4)
-    >>> d, kernel = lda.data(corpus), lda.partially_collapsed(2)
-    >>> raw = sample(kernel, d, seed=0, num_chains=2, num_warmup=20, num_draws=20, progress=False)
-    >>> extras = {"corpus": corpus, "heldout": None, "hyperparameters": {"alpha": 0.1}, "chains": "best"}
-    >>> text = details(postprocess(raw, kernel, d, extras))
-    >>> [line.split(" (")[0].split(":")[0] for line in text.splitlines() if line and not line.startswith((" ", "->"))]
+    >>> from gibbsjax import LDA
+    >>> from gibbsjax.datasets import abc_corpus
+    >>> model = LDA(num_topics=2, num_chains=2, num_warmup=20, num_draws=20, seed=0, progress=False).fit(abc_corpus())
+    >>> [line.split(" (")[0].split(":")[0] for line in details(model.idata_).splitlines()
+    ...  if line and not line.startswith((" ", "->"))]
     ['top words per topic', 'stable topics', 'agreement', 'R-hat of the log joint lp']
     """
     _check_lda(idata)
