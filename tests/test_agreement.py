@@ -434,3 +434,35 @@ def test_many_chains_store_distances_to_the_reference_only():
     back = Agreement.from_dataset(a.to_dataset("topic"))
     assert back.other_chains == (ref,) and back.verdict == a.verdict
     np.testing.assert_allclose(back.distance_to_reference, a.distance_to_reference, atol=1e-6)
+
+
+def test_verdict_line_says_which_case_in_one_line():
+    """The report's one verdict line follows the one decision (:func:`reports.chains_disagree`):
+    agree; same components, not mixed (lp apart); different modes (a component some chain lacks)."""
+    from gibbsjax.agreement import add_agreement
+
+    x = np.random.default_rng(3).normal(size=(4, 400, 2))
+
+    def result(shift):  # a new InferenceData each time (add_agreement adds its group in place)
+        return to_inference_data({"m": x}, dims={"m": ["topic"]},
+                                 sample_stats={"lp": x[..., 0] + shift * np.arange(4)[:, None]})
+
+    same = np.tile([[0.9, 0.05, 0.05], [0.05, 0.05, 0.9]], (4, 1, 1))
+    modes = same.copy()
+    modes[:2, 0] = [0.05, 0.9, 0.05]  # chains 0 and 1 lack chain 3's first topic
+    cases = {}
+    for name, shift, topics in (("agree", 0, same), ("not mixed", 3, same), ("modes", 3, modes)):
+        cases[name], _ = add_agreement(result(shift), topics, "topic", rhat_vars=["m"])
+    apart = result(3)
+    assert reports.chains_disagree(cases["agree"]) is None
+    assert reports.verdict_line(cases["agree"]) == "-> chains agree"
+    line = reports.verdict_line(cases["not mixed"])
+    assert reports.chains_disagree(cases["not mixed"]) is not None
+    assert line == "-> chains disagree: they find the same topics but have not mixed yet; run longer"
+    line = reports.verdict_line(cases["modes"])
+    assert line.startswith("-> chains disagree: they sit in different modes")
+    assert line.endswith("; rely on the topics every chain reproduces") and "\n" not in line
+    assert reports.verdict_line(cases["modes"], rely_on="the stable topics above").endswith(
+        "rely on the stable topics above")
+    assert reports.verdict_line(apart).startswith("-> chains disagree: R-hat of lp ")  # no agreement group
+    assert reports.verdict_line(apart.isel(chain=[0])) is None  # one chain: nothing to compare

@@ -329,13 +329,15 @@ def report(idata) -> str:
         learned = [f"{name} = {attrs[f'learned_{name}']}" for name in ("alpha", "eta") if f"learned_{name}" in attrs]
         if learned:
             lines.append(f"learned priors (posterior means): {'; '.join(learned)}")
-    lines += ["", "diagnostics:"]
+    diagnostics = []
     if "agreement" in idata.groups():
-        lines.append(f"agreement: {idata.agreement.attrs['verdict']}")
+        diagnostics.append(f"agreement: {idata.agreement.attrs['verdict']}")
     if int(idata.posterior.sizes["chain"]) > 1:
-        lines.append(f"R-hat of the log joint lp: {rhat_lp(idata):.3f}")
+        diagnostics.append(f"R-hat of the log joint lp: {rhat_lp(idata):.3f}")
         rely = "the stable topics above" if stable is not None and stable.num_stable else None
-        lines.append(verdict_line(idata, rely_on=rely))
+        diagnostics.append(verdict_line(idata, rely_on=rely))
+    if diagnostics:
+        lines += ["", "diagnostics:", *diagnostics]
     return "\n".join(lines)
 
 
