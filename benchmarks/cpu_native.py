@@ -1,17 +1,18 @@
 """LDA on a CPU with the native kernels: gibbsjax against tomotopy, measured side by side in one run.
 
-gibbsjax's default LDA sampler on a CPU (``gibbsjax.models.lda.partially_collapsed(K)``: with the
-native kernels built, ``z_update="auto"`` and ``dirichlet_draw="auto"`` pick the C++ custom calls;
-its warm-up, the frozen-count sweeps of ``warmup="fast"`` (native too), runs the first half of the
-sweeps, as ``gibbsjax.sample(num_warmup=n // 2, num_draws=n - n // 2)`` does) against tomotopy
-(``tp.LDAModel``, α and η fixed, no hyperparameter optimisation), the same α = 0.1 and η = 0.01,
-the same training documents.  Every ratio is
+gibbsjax's LDA samplers on a CPU with the native kernels against tomotopy (``tp.LDAModel``, α and η
+fixed, no hyperparameter optimisation), the same α = 0.1 and η = 0.01, the same training documents:
+the collapsed sampler (``gibbsjax.models.lda.collapsed(K)``: its sweep in C++, one chain per thread,
+warm-up with the exact sweep; what ``gibbsjax.LDA`` runs on such a CPU) and the partially collapsed
+one (``partially_collapsed(K)``: documents in parallel over the threads, the native z-update and φ
+draw, the frozen-count warm-up ``warmup="fast"``).  Warm-up runs the first half of the sweeps, as
+``gibbsjax.sample(num_warmup=n // 2, num_draws=n - n // 2)`` does.  Every ratio is
 printed gibbsjax over tomotopy so that above 1 means gibbsjax is faster or better: throughput
 gibbsjax / tomotopy, time tomotopy / gibbsjax, perplexity tomotopy / gibbsjax.
 
 Parts (``--parts``):
 
-1. Tokens/s of ONE chain over ``--sweeps`` sweeps (Reuters, the `lda` package's corpus, 80 % of
+1. Tokens/s of ONE chain of each of ``--samplers`` over ``--sweeps`` sweeps (Reuters, the `lda` package's corpus, 80 % of
    documents for training) and ``--synthetic-sweeps`` sweeps (a ~1 M-token corpus of
    `gibbsjax.datasets.synthetic.lda_corpus`), at each ``--topics`` K.  gibbsjax with 1 native thread
    and with every CPU this process may use (``native.set_num_threads``); tomotopy with ``workers=1``
@@ -21,9 +22,10 @@ Parts (``--parts``):
    topics).  Then the held-out perplexity of each (document completion, the same smoothing and the
    same held-out tokens for every system: ``benchmarks/lda.py``'s ``score``).  gibbsjax's draws do
    not depend on its thread count, so its two runs give the same perplexity (checked).
-2. Many chains in one call: ``gibbsjax.sample(kernel, data, num_chains=16, num_warmup=100,
-   num_draws=100, progress=False)``, every thread, timed on a second call with another seed (the
-   first call, which compiles, is printed beside it), against 16 tomotopy models (200 iterations
+2. Many chains in one call: ``gibbsjax.LDA(K, num_chains=16, num_warmup=100, num_draws=100,
+   progress=False).fit(train)`` (its default sampler; alignment, stable topics and estimates
+   included), every thread, timed on a second call with another seed (the first call, which
+   compiles, is printed beside it), against 16 tomotopy models (200 iterations
    each, ``workers=1``) on as many processes as CPUs (``ProcessPoolExecutor``; each process loads
    the corpus in its initializer, before the clock starts, and builds its own models; timed from
    the first submit to the last result).  Reuters, each K.
@@ -62,6 +64,7 @@ import warnings
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+SAMPLER = ["collapsed"]  # gibbsjax's sampler in part 4 (the first of --samplers)
 ROOT = HERE.parent
 
 
@@ -115,6 +118,10 @@ def parse_args(argv=None):
     p.add_argument("--threads", type=int, help="'all threads': gibbsjax threads, tomotopy workers and processes "
                    "(default: the CPUs of os.sched_getaffinity(0))")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--samplers", nargs="+", choices=["collapsed", "partially_collapsed"],
+                   default=["collapsed", "partially_collapsed"],
+                   help="gibbsjax's samplers in part 1 (both), the first also in part 4 (collapsed: the sampler "
+                   "gibbsjax.LDA picks on a CPU with the native kernels)")
     args = p.parse_args(argv)
     quick = args.quick
     defaults = dict(topics=[20] if quick else [20, 100, 1000], sweeps=20 if quick else 200,
@@ -135,6 +142,7 @@ def parse_args(argv=None):
     if min(args.topics + args.quality_topics) < 2:
         p.error("numbers of topics must be at least 2")
     args.parts = sorted(set(args.parts))
+    SAMPLER[0] = args.samplers[0]
     return args
 
 
@@ -213,14 +221,18 @@ def threads_label(n: int | None) -> str:
     return "XLA updates" if n is None else f"{n} thread{'s' if n > 1 else ''}"
 
 
-def sampler_line(k: int) -> str:
+def sampler_line(k: int, sampler: str | None = None) -> str:
     from gibbsjax.models import lda as glda
 
-    kernel = glda.partially_collapsed(k, alpha=ALPHA, eta=ETA)
-    z = glda.resolve_z_update("auto", K=k) if hasattr(glda, "resolve_z_update") else "auto"
-    phi = glda.resolve_dirichlet_draw("auto") if hasattr(glda, "resolve_dirichlet_draw") else "auto"
+    sampler = sampler or SAMPLER[0]
+    kernel = glda.SAMPLERS[sampler](k, alpha=ALPHA, eta=ETA)
+    if sampler == "collapsed":
+        z, phi = glda.resolve_collapsed_z_update("auto"), "none" if glda.resolve_collapsed_z_update("auto") == \
+            "native" else glda.resolve_dirichlet_draw("auto")
+    else:
+        z, phi = glda.resolve_z_update("auto", K=k), glda.resolve_dirichlet_draw("auto")
     warm = (kernel.warmup_name or "exact").split(":")[0]
-    return f"partially_collapsed(K = {k}): z-update {z}, phi draw {phi}, warm-up {warm} (the first half of the sweeps)"
+    return f"{sampler}(K = {k}): z-update {z}, phi draw {phi}, warm-up {warm} (the first half of the sweeps)"
 
 
 def tomotopy_model(job, seed: int):
@@ -250,7 +262,7 @@ def fmt_ratio(x: float) -> str:
 
 
 # ----------------------------------------------------------------------------- part 1: tokens/s, one chain
-def gibbsjax_block(job, sweeps: int, seed: int):
+def gibbsjax_block(job, sweeps: int, seed: int, sampler: str):
     """(run, counts, compile seconds): ``run()`` runs ``sweeps`` sweeps from one fixed initial state as
     ``gibbsjax.sample(num_warmup=sweeps // 2, num_draws=sweeps - sweeps // 2)`` does (the kernel's
     warm-up transition for the first half, its exact sweep for the rest), in one compiled program of
@@ -261,7 +273,7 @@ def gibbsjax_block(job, sweeps: int, seed: int):
 
     from gibbsjax.models import lda as glda
 
-    kernel = glda.partially_collapsed(job.k, alpha=ALPHA, eta=ETA)
+    kernel = glda.SAMPLERS[sampler](job.k, alpha=ALPHA, eta=ETA)
     data = glda.data(job.train)
     init_key, run_key = jax.random.split(jax.random.key(seed))
 
@@ -293,17 +305,20 @@ def part1_job(job, sweeps: int, args) -> dict:
     import numpy as np
 
     n = job.train.num_tokens
-    rows, nkws = [], []
-    run, counts, compile_s = gibbsjax_block(job, sweeps, args.seed)
-    for threads in thread_settings(args):
-        set_threads(threads)
-        seconds, state = run()
-        nkw = np.asarray(counts(state))
-        nkws.append(nkw)
-        rows.append(dict(system="gibbsjax", setting=threads_label(threads), threads=threads or 1,
-                         seconds=seconds, tokens_per_s=n * sweeps / seconds, score=bench.score(job, nkw)))
+    rows, compile_s, same = [], {}, {}
+    for sampler in args.samplers:
+        nkws = []
+        run, counts, compile_s[sampler] = gibbsjax_block(job, sweeps, args.seed, sampler)
+        for threads in thread_settings(args):
+            set_threads(threads)
+            seconds, state = run()
+            nkw = np.asarray(counts(state))
+            nkws.append(nkw)
+            rows.append(dict(system="gibbsjax", sampler=sampler, setting=f"{sampler}, {threads_label(threads)}",
+                             threads=threads or 1, seconds=seconds, tokens_per_s=n * sweeps / seconds,
+                             score=bench.score(job, nkw)))
+        same[sampler] = all(np.array_equal(nkws[0], x) for x in nkws[1:])
     set_threads(all_threads(args))
-    same = all(np.array_equal(nkws[0], x) for x in nkws[1:])
     for workers in sorted({1, args.threads}):
         mdl = tomotopy_model(job, args.seed)
         mdl.train(0, workers=workers)  # initial topics, not timed
@@ -317,7 +332,7 @@ def part1_job(job, sweeps: int, args) -> dict:
                   tomotopy=next(r["score"][0] for r in rows if r["system"] == "tomotopy" and r["threads"] == 1))]
     set_threads(1)
     for seed in range(args.seed + 1, args.seed + args.seeds):  # perplexity only: one chain of each per seed
-        run_s, counts_s, _ = gibbsjax_block(job, sweeps, seed)
+        run_s, counts_s, _ = gibbsjax_block(job, sweeps, seed, args.samplers[0])
         ours = bench.score(job, np.asarray(counts_s(run_s()[1])))[0]
         mdl = tomotopy_model(job, seed)
         mdl.train(0, workers=1)
@@ -332,12 +347,13 @@ def print_part1_job(res: dict, job) -> None:
     synthetic = job.true_phi is not None
     print(f"\n{job.name}: {job.train.num_docs} training docs, {res['tokens']} tokens, V = {job.train.vocab_size}; "
           f"{job.test.num_docs} held-out docs; {res['sweeps']} sweeps, one chain")
-    print(f"  gibbsjax {sampler_line(job.k)}; compile {res['compile_s']:.1f} s (not timed); draws the same with "
-          f"every thread count: {'yes' if res['same_draws'] else 'NO'}")
-    print(f"  {'system':<28s} {'wall s':>8s} {'M tok/s':>8s} {'perplexity':>10s}" + (" Hellinger" if synthetic else ""))
+    for sampler, compile_s in res["compile_s"].items():
+        print(f"  gibbsjax {sampler_line(job.k, sampler)}; compile {compile_s:.1f} s (not timed); draws the same "
+              f"with every thread count: {'yes' if res['same_draws'][sampler] else 'NO'}")
+    print(f"  {'system':<44s} {'wall s':>8s} {'M tok/s':>8s} {'perplexity':>10s}" + (" Hellinger" if synthetic else ""))
     for r in res["rows"]:
         ppl, hel = r["score"]
-        print(f"  {r['system'] + ', ' + r['setting']:<28s} {r['seconds']:8.2f} {r['tokens_per_s'] / 1e6:8.2f} "
+        print(f"  {r['system'] + ', ' + r['setting']:<44s} {r['seconds']:8.2f} {r['tokens_per_s'] / 1e6:8.2f} "
               f"{ppl:10.1f}" + (f" {hel:9.4f}" if synthetic else ""))
     gj = [r for r in res["rows"] if r["system"] == "gibbsjax"]
     tt = {r["threads"]: r for r in res["rows"] if r["system"] == "tomotopy"}
@@ -349,7 +365,8 @@ def print_part1_job(res: dict, job) -> None:
         speed = g["tokens_per_s"] / t["tokens_per_s"]
         ppl = t["score"][0] / g["score"][0]
         within = g["score"][0] <= 1.02 * t["score"][0]
-        res["ratios"].append(dict(threads=g["threads"], speed=speed, perplexity=ppl, within_2pct=within))
+        res["ratios"].append(dict(sampler=g["sampler"], threads=g["threads"], speed=speed, perplexity=ppl,
+                                  within_2pct=within))
         print(f"  gibbsjax {g['setting']} / tomotopy {t['setting']}: tokens/s {fmt_ratio(speed)}; perplexity "
               f"tomotopy / gibbsjax {ppl:.3f} (gibbsjax within 2 % of tomotopy or lower: {'yes' if within else 'NO'})")
     if len(res["seeds"]) > 1:  # one chain's perplexity varies from seed to seed: the means of several
@@ -381,9 +398,14 @@ def part1(args) -> list[dict]:
             out.append(res)
     print("\nPart 1 summary (gibbsjax / tomotopy; tokens/s, perplexity as tomotopy / gibbsjax):")
     for res in out:
-        parts = [f"{threads_label(r['threads'])} vs {r['threads']} worker{'s' if r['threads'] > 1 else ''}: "
+        parts = [f"{r['sampler']} {threads_label(r['threads'])} vs {r['threads']} worker{'s' if r['threads'] > 1 else ''}: "
                  f"speed {fmt_ratio(r['speed'])}, perplexity {r['perplexity']:.3f}" for r in res["ratios"]]
         print(f"  {res['corpus']:9s} K = {res['k']:<5d} " + "; ".join(parts))
+        for sampler in res["compile_s"]:
+            own = {r["threads"]: r["tokens_per_s"] for r in res["rows"] if r.get("sampler") == sampler}
+            if len(own) > 1:
+                print(f"  {'':9s} {'':9s} {sampler}: {threads_label(max(own))} / 1 thread "
+                      f"{fmt_ratio(own[max(own)] / own[1])}")
     return out
 
 
@@ -425,7 +447,7 @@ def _tomotopy_worker_fit(k: int, iterations: int, seed: int) -> tuple[int, float
 
 def part2(args) -> list[dict]:
     import gibbsjax
-    from gibbsjax.models import lda as glda
+    from gibbsjax.topics.fit import sampler_name
 
     chains, iterations = args.chains, args.chain_warmup + args.chain_draws
     procs = min(args.threads, chains)
@@ -443,15 +465,15 @@ def part2(args) -> list[dict]:
         for k in args.topics:
             job = bench.reuters_job(k, REUTERS_HELDOUT)
             n = job.train.num_tokens
-            data = glda.data(job.train)
-            kernel = glda.partially_collapsed(k, alpha=ALPHA, eta=ETA)
             timings = []
             for seed in (args.seed, args.seed + 1):
+                model = gibbsjax.LDA(k, alpha=ALPHA, eta=ETA, num_chains=chains, num_warmup=args.chain_warmup,
+                                     num_draws=args.chain_draws, progress=False, warn=False, seed=seed)
                 start = time.perf_counter()
-                idata = gibbsjax.sample(kernel, data, num_chains=chains, num_warmup=args.chain_warmup,
-                                        num_draws=args.chain_draws, progress=False, seed=seed)
+                model.fit(job.train)
                 timings.append(time.perf_counter() - start)
-            del idata
+            sampler = sampler_name(model.get_params())
+            del model
             first, second = timings
             start = time.perf_counter()
             futures = [pool.submit(_tomotopy_worker_fit, k, iterations, args.seed + i) for i in range(chains)]
@@ -459,11 +481,11 @@ def part2(args) -> list[dict]:
             tomo = time.perf_counter() - start
             used = len({r[0] for r in results})
             ratio = tomo / second
-            print(f"\nReuters, K = {k}: {n} tokens x {chains} chains x {iterations} sweeps; gibbsjax "
-                  f"{sampler_line(k)}, {threads_label(all_threads(args))}")
-            lines = [(f"gibbsjax.sample, second call (seed {args.seed + 1}, compiled code reused)", second,
+            print(f"\nReuters, K = {k}: {n} tokens x {chains} chains x {iterations} sweeps; gibbsjax.LDA's "
+                  f"{sampler_line(k, sampler)}, {threads_label(all_threads(args))}")
+            lines = [(f"gibbsjax.LDA.fit, second call (seed {args.seed + 1}, compiled code reused)", second,
                       f"{n * chains * iterations / second / 1e6:.2f} M tok/s over all chains"),
-                     (f"gibbsjax.sample, first call (seed {args.seed}, with compilation)", first,
+                     (f"gibbsjax.LDA.fit, first call (seed {args.seed}, with compilation)", first,
                       f"so about {max(first - second, 0):.1f} s of compilation"),
                      (f"tomotopy, {chains} models, workers=1, on {used} of {len(pids)} processes", tomo,
                       f"mean {sum(r[1] for r in results) / len(results):.2f} s per model, corpus loading excluded")]
@@ -552,7 +574,7 @@ def part4(args) -> list[dict]:
             set_threads(threads)
             info = {}
             # the kernel's warm-up for the first half of tomotopy's sweeps, as gibbsjax.sample(num_warmup=sweeps // 2)
-            system = bench.gibbsjax_system(job, "partially_collapsed", {}, checkpoints, args.sweeps // 2, args.seed,
+            system = bench.gibbsjax_system(job, SAMPLER[0], {}, checkpoints, args.sweeps // 2, args.seed,
                                            info)
             next(system)
             hit, best, trail = None, math.inf, []

@@ -953,6 +953,351 @@ ffi::Error ThreefryImpl(ffi::Buffer<ffi::U32> k0, ffi::Buffer<ffi::U32> k1, ffi:
   return ffi::Error::Success();
 }
 
+// ------------------------------------------------------------------------------------------ collapsed z-update
+// The collapsed z-update (Griffiths & Steyvers, PNAS 2004) in the bucket form of Yao, Mimno & McCallum (KDD 2009):
+// with every count taken without token i, p(z_i = k | z_-i, w) ∝ (n_kw + eta)(n_dk + alpha_k) / (n_k + V eta)
+// splits into three positive parts,
+//   q_k = n_kw (n_dk + alpha_k) / (n_k + V eta)   over the topics word w holds (summed per token),
+//   r_k = eta n_dk / (n_k + V eta)                over the topics the document holds (its sum kept up to date),
+//   s_k = eta alpha_k / (n_k + V eta)             over every topic (its sum kept up to date),
+// and the draw picks the part at u (q + r + s), then the topic inside it: the exact conditional, at a cost per
+// token of the word's and the document's topics, not K. A chain is one sequence of tokens on one thread (documents
+// in row order, each document's tokens in order; each token's uniform is the partially collapsed update's, keyed
+// by (document id, position)), so its draws depend on neither the threads nor the packing into lanes.
+// The counts are rebuilt from z at each call: n_k, and n_kw as a list of (topic, count) per word in a slice of
+// capacity min(c_w, K), c_w the word's tokens, each list in the order its topics first occur in visiting order
+// (so that the order of the float sums does not depend on the packing either). The sums s and r are summed afresh
+// at each document (in double, in a fixed order), and updated per token in between.
+
+struct CollapsedScratch {
+  std::vector<int64_t> doc_start;
+  std::vector<int32_t> nk, ndk, present, where, word_off, word_len, topic, count, by_word, word_fill, mark;
+  std::vector<float> inv, coef, qcum, uniforms, nkw_dense, eta_pad;
+};
+
+// Find topic k in word w's list (its index), or -1.
+inline int64_t find_topic(const int32_t* topic, int64_t n, int32_t k) {
+  for (int64_t e = 0; e < n; ++e)
+    if (topic[e] == k) return e;
+  return -1;
+}
+
+// Each document's first slot on the grid (-1: a document without tokens), and topic 0 in every padding slot (as
+// the other updates leave it). The collapsed sweep visits documents in row order from there, so its draws do not
+// depend on how the documents are packed into lanes.
+void document_starts(const Grid& g, std::vector<int64_t>& start, int32_t* z_out) {
+  start.assign(static_cast<size_t>(g.D), -1);
+  for (int64_t r = 0; r < g.R; ++r) {
+    int64_t s = 0;
+    while (s < g.S) {
+      const int64_t slot = s * g.R + r;
+      const int32_t doc = g.docs[slot];
+      if (doc >= g.D) {
+        z_out[slot] = 0;
+        ++s;
+        continue;
+      }
+      start[doc] = slot;
+      s += g.doc_lengths[doc];
+    }
+  }
+}
+
+// The dense form, for few topics: n_kw word-major (V, Kp) in float (exact integers), every weight
+// (n_kw + eta) coef_k with coef_k = (n_dk + alpha_k) / (n_k + V eta), prefix sums four topics at a time.
+GJ_CLONES void collapsed_chain_dense(const Grid& g, int64_t V, const int32_t* z_in, int32_t* z_out, const float* alpha,
+                           int64_t K, float eta, uint32_t k0, uint32_t k1, bool keep_own, CollapsedScratch& m) {
+  const int64_t S = g.S, R = g.R, N = S * R, Kp = (K + 3) / 4 * 4;
+  const float v_eta = static_cast<float>(V) * eta;
+  m.nkw_dense.assign(static_cast<size_t>(V * Kp), 0.0f);
+  m.nk.assign(static_cast<size_t>(K), 0);
+  float* nkw = m.nkw_dense.data();
+  for (int64_t i = 0; i < N; ++i) {
+    if (g.docs[i] >= g.D) continue;
+    ++m.nk[z_in[i]];
+    nkw[static_cast<int64_t>(g.words[i]) * Kp + z_in[i]] += 1.0f;
+  }
+  m.inv.assign(static_cast<size_t>(Kp), 0.0f);
+  m.coef.assign(static_cast<size_t>(Kp), 0.0f);  // zero past K: no weight
+  m.eta_pad.assign(static_cast<size_t>(Kp), 0.0f);
+  m.qcum.resize(static_cast<size_t>(Kp + 4));
+  m.ndk.assign(static_cast<size_t>(K), 0);
+  int32_t* nk = m.nk.data();
+  int32_t* ndk = m.ndk.data();
+  float* inv = m.inv.data();
+  float* coef = m.coef.data();
+  for (int64_t k = 0; k < K; ++k) {
+    inv[k] = 1.0f / (static_cast<float>(nk[k]) + v_eta);
+    coef[k] = alpha[k] * inv[k];
+    m.eta_pad[k] = eta;
+  }
+  auto change = [&](int32_t k, int32_t w, int32_t d) {
+    nkw[static_cast<int64_t>(w) * Kp + k] += static_cast<float>(d);
+    nk[k] += d;
+    ndk[k] += d;
+    inv[k] = 1.0f / (static_cast<float>(nk[k]) + v_eta);
+    coef[k] = (static_cast<float>(ndk[k]) + alpha[k]) * inv[k];
+  };
+  document_starts(g, m.doc_start, z_out);
+  for (int64_t doc = 0; doc < g.D; ++doc) {
+    const int64_t first = m.doc_start[doc];
+    if (first < 0) continue;  // no tokens
+    {
+      const int64_t len = g.doc_lengths[doc];
+      m.uniforms.resize(static_cast<size_t>(len));
+      document_uniforms(k0, k1, static_cast<uint32_t>(g.doc_ids[doc]), len, m.uniforms.data());
+      for (int64_t j = 0; j < len; ++j) ++ndk[z_in[first + j * R]];
+      for (int64_t k = 0; k < K; ++k) coef[k] = (static_cast<float>(ndk[k]) + alpha[k]) * inv[k];
+      for (int64_t j = 0; j < len; ++j) {
+        const int64_t slot = first + j * R;
+        const int32_t w = g.words[slot];
+        const int32_t old = z_in[slot];
+        if (!keep_own) change(old, w, -1);
+        const int32_t knew = dense_draw(coef, &nkw[static_cast<int64_t>(w) * Kp], m.eta_pad.data(), K, Kp, old,
+                                        0.0f, coef[old], m.uniforms[j], m.qcum.data());
+        if (keep_own) change(old, w, -1);
+        change(knew, w, +1);
+        z_out[slot] = knew;
+      }
+      for (int64_t k = 0; k < K; ++k) {
+        ndk[k] = 0;
+        coef[k] = alpha[k] * inv[k];
+      }
+    }
+  }
+}
+
+// The sparse form (the buckets above), for many topics.
+GJ_CLONES void collapsed_chain(const Grid& g, int64_t V, const int32_t* z_in, int32_t* z_out, const float* alpha, int64_t K,
+                     float eta, uint32_t k0, uint32_t k1, bool keep_own, CollapsedScratch& m) {
+  const int64_t S = g.S, R = g.R, N = S * R;
+  const float v_eta = static_cast<float>(V) * eta;
+  // ---- counts: n_k, and every word's (topic, count) list
+  m.nk.assign(static_cast<size_t>(K), 0);
+  m.word_len.assign(static_cast<size_t>(V), 0);  // first the words' token counts c_w
+  for (int64_t i = 0; i < N; ++i) {
+    if (g.docs[i] >= g.D) continue;
+    ++m.nk[z_in[i]];
+    ++m.word_len[g.words[i]];
+  }
+  m.word_off.resize(static_cast<size_t>(V + 1));
+  m.word_fill.resize(static_cast<size_t>(V + 1));
+  int64_t cap = 0, tokens = 0;
+  for (int64_t w = 0; w < V; ++w) {
+    m.word_off[w] = static_cast<int32_t>(cap);
+    m.word_fill[w] = static_cast<int32_t>(tokens);
+    cap += std::min<int64_t>(m.word_len[w], K);
+    tokens += m.word_len[w];
+  }
+  m.word_off[V] = static_cast<int32_t>(cap);
+  m.word_fill[V] = static_cast<int32_t>(tokens);
+  m.by_word.resize(static_cast<size_t>(tokens));  // the topics of each word's tokens, word by word, in visiting order
+  document_starts(g, m.doc_start, z_out);
+  for (int64_t doc = 0; doc < g.D; ++doc) {
+    if (m.doc_start[doc] < 0) continue;
+    for (int64_t j = 0, slot = m.doc_start[doc]; j < g.doc_lengths[doc]; ++j, slot += R)
+      m.by_word[m.word_fill[g.words[slot]]++] = z_in[slot];
+  }
+  m.topic.resize(static_cast<size_t>(std::max<int64_t>(cap, 1)));
+  m.count.resize(static_cast<size_t>(std::max<int64_t>(cap, 1)));
+  m.mark.assign(static_cast<size_t>(K), -1);
+  int64_t first = 0;
+  for (int64_t w = 0; w < V; ++w) {
+    const int64_t base = m.word_off[w], last = m.word_fill[w];
+    int32_t n = 0;
+    for (int64_t t = first; t < last; ++t) {
+      const int32_t k = m.by_word[t];
+      if (m.mark[k] < 0) {
+        m.mark[k] = n;
+        m.topic[base + n] = k;
+        m.count[base + n] = 0;
+        ++n;
+      }
+      ++m.count[base + m.mark[k]];
+    }
+    for (int32_t e = 0; e < n; ++e) m.mark[m.topic[base + e]] = -1;
+    m.word_len[w] = n;
+    first = last;
+  }
+  // ---- per-topic factors
+  m.inv.resize(static_cast<size_t>(K));
+  m.coef.resize(static_cast<size_t>(K));
+  for (int64_t k = 0; k < K; ++k) {
+    m.inv[k] = 1.0f / (static_cast<float>(m.nk[k]) + v_eta);
+    m.coef[k] = alpha[k] * m.inv[k];
+  }
+  m.ndk.assign(static_cast<size_t>(K), 0);
+  m.where.assign(static_cast<size_t>(K), -1);
+  m.present.clear();
+  m.qcum.resize(static_cast<size_t>(K + 1));
+  int32_t* nk = m.nk.data();
+  int32_t* ndk = m.ndk.data();
+  float* inv = m.inv.data();
+  float* coef = m.coef.data();
+  auto add_doc_topic = [&](int32_t k) {
+    m.where[k] = static_cast<int32_t>(m.present.size());
+    m.present.push_back(k);
+  };
+  auto drop_doc_topic = [&](int32_t k) {
+    const int32_t at = m.where[k], last = m.present.back();
+    m.present[at] = last;
+    m.where[last] = at;
+    m.present.pop_back();
+    m.where[k] = -1;
+  };
+  for (int64_t doc = 0; doc < g.D; ++doc) {
+    const int64_t first = m.doc_start[doc];
+    if (first < 0) continue;  // no tokens
+    {
+      const int64_t len = g.doc_lengths[doc];
+      m.uniforms.resize(static_cast<size_t>(len));
+      document_uniforms(k0, k1, static_cast<uint32_t>(g.doc_ids[doc]), len, m.uniforms.data());
+      for (int64_t j = 0; j < len; ++j) {
+        const int32_t k = z_in[first + j * R];
+        if (ndk[k]++ == 0) add_doc_topic(k);
+      }
+      double r_sum = 0.0, s_sum = 0.0;
+      for (int32_t k : m.present) {
+        coef[k] = (static_cast<float>(ndk[k]) + alpha[k]) * inv[k];
+        r_sum += static_cast<double>(ndk[k]) * inv[k];
+      }
+      for (int64_t k = 0; k < K; ++k) s_sum += static_cast<double>(alpha[k]) * inv[k];
+      r_sum *= eta;
+      s_sum *= eta;
+      // n_k, n_dk and n_kw of topic k change by d (+1 or -1) for word w; s, r, coef follow
+      auto change = [&](int32_t k, int32_t w, int32_t d, int64_t at) {
+        const double before_s = static_cast<double>(alpha[k]) * inv[k];
+        const double before_r = static_cast<double>(ndk[k]) * inv[k];
+        nk[k] += d;
+        if (d < 0 && ndk[k] == 1) drop_doc_topic(k);
+        if (d > 0 && ndk[k] == 0) add_doc_topic(k);
+        ndk[k] += d;
+        inv[k] = 1.0f / (static_cast<float>(nk[k]) + v_eta);
+        coef[k] = (static_cast<float>(ndk[k]) + alpha[k]) * inv[k];
+        s_sum += eta * (static_cast<double>(alpha[k]) * inv[k] - before_s);
+        r_sum += eta * (static_cast<double>(ndk[k]) * inv[k] - before_r);
+        const int64_t base = m.word_off[w];
+        int32_t* wt = &m.topic[base];
+        int32_t* wc = &m.count[base];
+        int32_t& n = m.word_len[w];
+        if (at < 0) at = find_topic(wt, n, k);
+        if (d > 0) {
+          if (at < 0) {
+            wt[n] = k;
+            wc[n] = 1;
+            ++n;
+          } else {
+            ++wc[at];
+          }
+        } else if (--wc[at] == 0) {  // swap with the last
+          --n;
+          wt[at] = wt[n];
+          wc[at] = wc[n];
+        }
+      };
+      for (int64_t j = 0; j < len; ++j) {
+        const int64_t slot = first + j * R;
+        const int32_t w = g.words[slot];
+        const int32_t old = z_in[slot];
+        if (!keep_own) change(old, w, -1, -1);
+        const int64_t base = m.word_off[w];
+        const int32_t* wt = &m.topic[base];
+        const int32_t* wc = &m.count[base];
+        const int64_t n = m.word_len[w];
+        float* qcum = m.qcum.data();
+        float q = 0.0f;
+        for (int64_t e = 0; e < n; ++e) {
+          q += static_cast<float>(wc[e]) * coef[wt[e]];
+          qcum[e] = q;
+        }
+        double target = static_cast<double>(m.uniforms[j]) * (static_cast<double>(q) + r_sum + s_sum);
+        int32_t knew = -1;
+        int64_t at = -1;
+        if (target < q) {
+          const float t = static_cast<float>(target);
+          int64_t e = 0;
+          while (e < n - 1 && qcum[e] <= t) ++e;
+          knew = wt[e];
+          at = e;
+        } else {
+          target -= q;
+          if (target < r_sum && !m.present.empty()) {
+            double acc = 0.0;
+            const int64_t np = static_cast<int64_t>(m.present.size());
+            int64_t e = 0;
+            for (; e < np - 1; ++e) {
+              acc += eta * (static_cast<double>(ndk[m.present[e]]) * inv[m.present[e]]);
+              if (acc > target) break;
+            }
+            knew = m.present[e];
+          } else {
+            target = std::max(0.0, target - r_sum);
+            double acc = 0.0;
+            int64_t k = 0;
+            for (; k < K - 1; ++k) {
+              acc += eta * (static_cast<double>(alpha[k]) * inv[k]);
+              if (acc > target) break;
+            }
+            knew = static_cast<int32_t>(k);
+          }
+        }
+        if (keep_own) {  // the planted wrong variant: drawn with the token's own counts in place
+          change(old, w, -1, -1);
+          at = -1;
+        }
+        change(knew, w, +1, at);
+        z_out[slot] = knew;
+      }
+      for (int32_t k : m.present) {  // the next document starts from none of these topics
+        ndk[k] = 0;
+        coef[k] = alpha[k] * inv[k];
+        m.where[k] = -1;
+      }
+      m.present.clear();
+    }
+  }
+}
+
+ffi::Error ZCollapsedImpl(ffi::Buffer<ffi::U32> key, ffi::Buffer<ffi::S32> z, ffi::Buffer<ffi::F32> alpha,
+                          ffi::Buffer<ffi::F32> eta, ffi::Buffer<ffi::S32> words, ffi::Buffer<ffi::S32> docs,
+                          ffi::Buffer<ffi::S32> doc_lengths, ffi::Buffer<ffi::S32> doc_ids,
+                          ffi::Buffer<ffi::S32> word_counts, ffi::ResultBuffer<ffi::S32> z_out, int64_t keep_own,
+                          int64_t sparse_from) {
+  const auto zd = z.dimensions();
+  if (zd.size() < 2) return ffi::Error::InvalidArgument("gibbsjax_lda_z_collapsed: z must be (..., S, R)");
+  const int64_t S = trailing(zd, 2), R = trailing(zd, 1);
+  const int64_t batch = leading_size(z_out->dimensions(), 2);
+  const int64_t K = trailing(alpha.dimensions(), 1);
+  const int64_t D = trailing(doc_lengths.dimensions(), 1);
+  const int64_t V = trailing(word_counts.dimensions(), 1);
+  struct In {
+    int64_t lead, size;
+  };
+  const In ins[] = {{leading_size(key.dimensions(), 1), 2},       {leading_size(zd, 2), S * R},
+                    {leading_size(alpha.dimensions(), 1), K},      {leading_size(eta.dimensions(), 1), 1},
+                    {leading_size(words.dimensions(), 2), S * R},  {leading_size(docs.dimensions(), 2), S * R},
+                    {leading_size(doc_lengths.dimensions(), 1), D}, {leading_size(doc_ids.dimensions(), 1), D + 1}};
+  for (const In& in : ins) {
+    if (in.lead != 1 && in.lead != batch)
+      return ffi::Error::InvalidArgument("gibbsjax_lda_z_collapsed: an input is batched over other axes than z");
+  }
+  if (trailing(key.dimensions(), 1) != 2 || trailing(eta.dimensions(), 1) != 1 || K < 1)
+    return ffi::Error::InvalidArgument("gibbsjax_lda_z_collapsed: key must be (..., 2), eta (..., 1), alpha (..., K)");
+  parallel_for(batch, 1, batch * S * R * 64, [&](int64_t b) {
+    thread_local CollapsedScratch scratch;
+    const uint32_t* kp = key.typed_data() + batch_offset(ins[0].lead, b, 2);
+    Grid g{words.typed_data() + batch_offset(ins[4].lead, b, S * R),
+           docs.typed_data() + batch_offset(ins[5].lead, b, S * R),
+           doc_lengths.typed_data() + batch_offset(ins[6].lead, b, D),
+           doc_ids.typed_data() + batch_offset(ins[7].lead, b, D + 1),
+           S, R, D};
+    (K >= sparse_from ? collapsed_chain : collapsed_chain_dense)(g, V, z.typed_data() + batch_offset(ins[1].lead, b, S * R), z_out->typed_data() + b * S * R,
+                    alpha.typed_data() + batch_offset(ins[2].lead, b, K), K,
+                    eta.typed_data()[batch_offset(ins[3].lead, b, 1)], kp[0], kp[1], keep_own != 0, scratch);
+  });
+  return ffi::Error::Success();
+}
+
 }  // namespace
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(GibbsjaxLdaZPc, ZUpdateImpl,
@@ -971,6 +1316,21 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(GibbsjaxLdaZPc, ZUpdateImpl,
                                   .Attr<int64_t>("sparse_from")
                                   .Attr<int64_t>("keep_own")
                                   .Attr<int64_t>("frozen_counts"));
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(GibbsjaxLdaZCollapsed, ZCollapsedImpl,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::Buffer<ffi::U32>>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()
+                                  .Arg<ffi::Buffer<ffi::S32>>()
+                                  .Ret<ffi::Buffer<ffi::S32>>()
+                                  .Attr<int64_t>("keep_own")
+                                  .Attr<int64_t>("sparse_from"));
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(GibbsjaxLogDirichlet, LogDirichletImpl,
                               ffi::Ffi::Bind()
@@ -1007,5 +1367,5 @@ extern "C" {
 __attribute__((visibility("default"))) void gibbsjax_set_num_threads(int n) { g_num_threads.store(n < 1 ? 1 : n); }
 __attribute__((visibility("default"))) int gibbsjax_num_threads() { return g_num_threads.load(); }
 // The version of these kernels' interface, checked by the Python side when it loads the library.
-__attribute__((visibility("default"))) int gibbsjax_native_abi() { return 3; }
+__attribute__((visibility("default"))) int gibbsjax_native_abi() { return 4; }
 }

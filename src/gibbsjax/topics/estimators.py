@@ -38,9 +38,12 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
     alpha, eta : float
         Symmetric Dirichlet concentrations of θ_d (document–topic) and φ_k
         (topic–word); with learned priors, their starting values.
-    sampler : {"partially_collapsed", "collapsed", "uncollapsed"}
-        See :mod:`gibbsjax.models.lda`; all three are exact.  The default draws
-        φ and integrates θ out, updating all documents in parallel.
+    sampler : {"auto", "collapsed", "partially_collapsed", "uncollapsed"}
+        See :mod:`gibbsjax.models.lda`; all three are exact.  ``"auto"`` (the
+        default) is the collapsed sampler where its native sweep runs (a CPU with
+        the native kernels, one device: one chain per thread), else the partially
+        collapsed one, which draws φ and updates all documents in parallel
+        (:func:`gibbsjax.topics.fit.sampler_name`).
     stop_words, min_df, max_df : None, "english" or list; int or float (documents or share)
         Words :meth:`fit` leaves out of texts and token lists, as ``CountVectorizer``
         does (stop words; words in fewer than min_df or more than max_df documents).
@@ -204,7 +207,7 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
 
     def __init__(
         self, num_topics: int | None = None, alpha: float = 0.1, eta: float = 0.01,
-        sampler: str = "partially_collapsed", *,
+        sampler: str = "auto", *,
         stop_words=None, min_df: int | float = 1, max_df: int | float = 1.0,
         num_chains: int = 4, num_warmup: int = 100, num_draws: int = 100, thin: int = 1, seed: int | None = None,
         random_state=None, progress: bool = True, chunk_size: int | None = None, num_lanes: int | None = None,

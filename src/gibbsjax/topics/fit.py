@@ -105,8 +105,8 @@ def check_params(params: Mapping[str, Any]) -> None:
     """
     num_topics(params)
     sampler = params["sampler"]
-    if not isinstance(sampler, str) or sampler not in lda.SAMPLERS:
-        raise ValueError(f"sampler must be one of {sorted(lda.SAMPLERS)}, got {sampler!r}")
+    if not isinstance(sampler, str) or (sampler != "auto" and sampler not in lda.SAMPLERS):
+        raise ValueError(f"sampler must be one of {['auto', *sorted(lda.SAMPLERS)]}, got {sampler!r}")
     kernel(params)  # the factory checks α, η and the learned-prior options
     if params["seed"] is not None and params["random_state"] is not None:
         raise ValueError("give seed or random_state (scikit-learn's name for it), not both")
@@ -149,10 +149,33 @@ def fit_settings(params: Mapping[str, Any]) -> Settings:
     return out
 
 
+def sampler_name(params: Mapping[str, Any]) -> str:
+    """The sampler a fit runs: ``params["sampler"]``, or for ``"auto"`` the collapsed sampler where its
+    native sweep runs (a CPU with the native kernels, one device, no φ recorded per draw with fixed
+    priors: one chain per thread, each token seeing every earlier update), else the partially
+    collapsed one (documents in parallel: a GPU, several devices, or no native kernels).
+
+    >>> from gibbsjax import LDA
+    >>> sampler_name(LDA(num_topics=3, sampler="uncollapsed").get_params())
+    'uncollapsed'
+    >>> sampler_name(LDA(num_topics=3, devices=2).get_params())
+    'partially_collapsed'
+    """
+    name = params["sampler"]
+    if name != "auto":
+        return name
+    if params["devices"] not in (None, 1):
+        return "partially_collapsed"
+    fixed = params["learn_alpha"] == "fixed" and not params["learn_eta"]
+    needs_phi = fixed and params["record_phi"] is not None
+    native_sweep = lda.resolve_collapsed_z_update("auto", needs_phi=needs_phi) == "native"
+    return "collapsed" if native_sweep else "partially_collapsed"
+
+
 def kernel(params: Mapping[str, Any], corpus: Corpus | None = None):
-    """The sampler (:mod:`gibbsjax.models.lda`) the parameters name; with ``corpus``, its
-    ``record_theta`` names the sampled documents (:func:`_record_options`)."""
-    return lda.SAMPLERS[params["sampler"]](num_topics(params), alpha=params["alpha"], eta=params["eta"],
+    """The sampler (:mod:`gibbsjax.models.lda`) the parameters name (:func:`sampler_name`); with ``corpus``,
+    its ``record_theta`` names the sampled documents (:func:`_record_options`)."""
+    return lda.SAMPLERS[sampler_name(params)](num_topics(params), alpha=params["alpha"], eta=params["eta"],
                                            **_prior_options(params), **_record_options(params, corpus))
 
 
@@ -233,8 +256,8 @@ def padded(idata) -> bool:
 def buckets(params: Mapping[str, Any]) -> bool:
     """Whether a fit pads its data to bucket sizes (``gibbsjax.models.lda.data(bucket=True)``), so that
     corpora of nearby sizes (folds of a cross-validation, a refit on more documents) share one compiled
-    program: where the native CPU kernels run the default sampler with fixed priors on one device (their
-    cost does not grow with empty slots) and the lanes are not chosen by hand.  The draws are the same
+    program: where the native CPU kernels run the collapsed or partially collapsed sampler with fixed priors on one
+    device (their cost does not grow with empty slots) and the lanes are not chosen by hand.  The draws are the same
     either way.
 
     >>> from gibbsjax import LDA
@@ -243,9 +266,12 @@ def buckets(params: Mapping[str, Any]) -> bool:
     """
     fixed = params["learn_alpha"] == "fixed" and not params["learn_eta"]
     one_device = params["devices"] in (None, 1)
-    if not (params["sampler"] == "partially_collapsed" and fixed and one_device and params["num_lanes"] is None):
+    sampler = sampler_name(params)
+    if not (fixed and one_device and params["num_lanes"] is None):
         return False
-    return lda.resolve_z_update("auto", K=num_topics(params)) == "native"
+    if sampler == "collapsed":
+        return lda.resolve_collapsed_z_update("auto", needs_phi=params["record_phi"] is not None) == "native"
+    return sampler == "partially_collapsed" and lda.resolve_z_update("auto", K=num_topics(params)) == "native"
 
 
 def job(params: Mapping[str, Any], corpus: Corpus, *, fit: bool = True, bucket: bool | None = None) -> Job:

@@ -9,7 +9,9 @@ Three exact samplers, all with state ``LDAState(z, log_phi)``:
 * :func:`collapsed` — Wang's (2015) sampler, θ and φ integrated out, token by token:
   p(z_i = k | z_−i, w) ∝ (n_kw,−i + η) / (n_k,−i + Vη) · (n_dk,−i + α)
   (Wang 2015, eq. 20; its factor 1/(n_d,−i + Kα) does not depend on k).  Every token
-  sees every earlier update: the reference, vectorised over chains only.
+  sees every earlier update.  On a CPU its sweep runs in C++, one chain per thread
+  (``z_update="native"``, the bucket form of Yao, Mimno & McCallum 2009 for many topics), with
+  the state :class:`LDATopicState` (z only); elsewhere the XLA reference, vectorised over chains.
 * :func:`partially_collapsed` (the default) — Magnusson, Jonsson, Villani &
   Broman (2018, JCGS 27(2)): each sweep draws φ_k ~ Dir(n_k· + η), then, θ
   integrated out, p(z_i = k | z_−i, φ, w) ∝ φ_{k,w_i} (n_dk,−i + α).  Given φ
@@ -76,13 +78,15 @@ The package's modules import downward only (each from those above it in this lis
 * :mod:`~gibbsjax.models.lda.fused_triton`: the same kernel in Triton's language, through ``jax-triton``
   (its source in :mod:`~gibbsjax.models.lda.fused_triton_kernel`, imported only when it runs);
 * :mod:`~gibbsjax.models.lda.sparse`: the sparse exact z-update for many topics;
-* :mod:`~gibbsjax.models.lda.z_updates`: which z-update and warm-up run (``resolve_z_update``), and the
-  one check of K (:func:`check_num_topics`);
+* :mod:`~gibbsjax.models.lda.z_updates`: which z-update and warm-up run (``resolve_z_update``,
+  ``resolve_collapsed_z_update``), and the one check of K (:func:`check_num_topics`);
+* :mod:`~gibbsjax.models.lda.topics_only`: the collapsed kernel with the native sweep and its state of topics only;
 * :mod:`~gibbsjax.models.lda.slice_sampling`: slice sampling of a scalar (Neal 2003);
 * :mod:`~gibbsjax.models.lda.priors`: learned α and η (slice sampling, Minka's fixed point);
 * :mod:`~gibbsjax.models.lda.shard_layout`: a corpus's documents split into shards, each packed into a grid;
 * :mod:`~gibbsjax.models.lda.shard`: the partially collapsed sampler with documents split over devices;
-* :mod:`~gibbsjax.models.lda.kernels`: the factories, ``SAMPLERS`` and the per-draw records;
+* :mod:`~gibbsjax.models.lda.records`: which words' φ and which documents' θ a kernel records per draw;
+* :mod:`~gibbsjax.models.lda.kernels`: the factories and ``SAMPLERS``;
 * :mod:`~gibbsjax.models.lda.inference`: new documents and held-out perplexity, φ fixed.
 
 How a config builds LDA's data, its post-processing and its report live one layer up, in
@@ -101,8 +105,10 @@ from gibbsjax.models.lda.conditionals import (DIRICHLET_ROWS, log_joint_collapse
                                               sample_z_lanes, sample_z_partially_collapsed, sample_z_uncollapsed)
 from gibbsjax.models.lda.sparse import sample_z_sparse
 from gibbsjax.models.lda.warmups import sample_z_collapsed_frozen, sample_z_collapsed_parallel
-from gibbsjax.models.lda.z_updates import (DIRICHLET_DRAWS, SPARSE_FROM_TOPICS_ON_CPU, WARMUPS, Z_UPDATES,
-                                           check_num_topics, resolve_dirichlet_draw, resolve_warmup, resolve_z_update)
+from gibbsjax.models.lda.z_updates import (COLLAPSED_Z_UPDATES, DIRICHLET_DRAWS, SPARSE_FROM_TOPICS_ON_CPU, WARMUPS,
+                                           Z_UPDATES, check_num_topics, resolve_collapsed_z_update,
+                                           resolve_dirichlet_draw, resolve_warmup, resolve_z_update)
+from gibbsjax.models.lda.topics_only import LDATopicState
 from gibbsjax.models.lda.slice_sampling import slice_sample
 from gibbsjax.models.lda.priors import (LEARN_ALPHA, LDALearnedState, LearnedPriors, learned_priors,
                                         log_joint_learned, minka_log_alpha, sample_log_alpha, sample_log_eta)
@@ -134,6 +140,9 @@ __all__ = [
     "sample_z_collapsed_parallel",
     "resolve_z_update",
     "Z_UPDATES",
+    "resolve_collapsed_z_update",
+    "COLLAPSED_Z_UPDATES",
+    "LDATopicState",
     "SPARSE_FROM_TOPICS_ON_CPU",
     "resolve_dirichlet_draw",
     "DIRICHLET_DRAWS",

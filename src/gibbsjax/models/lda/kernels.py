@@ -20,20 +20,21 @@ import numpy as np
 
 from gibbsjax import conjugate as cj
 from gibbsjax import random as gr
-from gibbsjax._checks import check_int, check_positive, init_checker
+from gibbsjax._checks import check_positive, init_checker
 from gibbsjax.kernel import Kernel, sweep
 from gibbsjax.models.lda import native
 from gibbsjax.models.lda import shard as lda_shard
-from gibbsjax.models.lda.conditionals import (log_joint_collapsed, sample_log_phi, sample_z_collapsed,
-                                              sample_z_uncollapsed)
+from gibbsjax.models.lda.conditionals import log_joint_collapsed, sample_log_phi, sample_z_uncollapsed
 from gibbsjax.models.lda.buckets import num_real_docs
 from gibbsjax.models.lda.layout import (LDAData, LDAState, initial_log_phi, initial_topics, num_docs_of, topic_counts,
                                         vocab_size_of, word_topic_counts)
 from gibbsjax.models.lda.priors import (LDALearnedState, LearnedPriors, learned_priors, log_joint_learned,
                                         minka_log_alpha, sample_log_alpha, sample_log_eta)
-from gibbsjax.models.lda.z_updates import (FIXED_ALPHA_Z_UPDATES, SAMPLE_Z, WARMUP_NAMES, WARMUP_SWEEPS,
-                                           check_num_topics, resolve_dirichlet_draw, resolve_warmup, resolve_z_update,
-                                           warmup_sweep)
+from gibbsjax.models.lda.topics_only import topics_only
+from gibbsjax.models.lda.records import check_recorded, recorded_ids, recorded_indices
+from gibbsjax.models.lda.z_updates import (COLLAPSED_Z, FIXED_ALPHA_Z_UPDATES, SAMPLE_Z, WARMUP_NAMES, WARMUP_SWEEPS,
+                                           check_num_topics, resolve_collapsed_z_update, resolve_dirichlet_draw,
+                                           resolve_warmup, resolve_z_update, warmup_sweep)
 
 __all__ = ["partially_collapsed", "uncollapsed", "collapsed", "SAMPLERS", "build_kernel", "recorded_indices",
            "recorded_ids"]
@@ -90,7 +91,7 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
         if sample_alpha else []
     extra_eta = [("log_eta", functools.partial(sample_log_eta, K=K, prior=priors.eta_prior))] if priors.eta else []
     if sampler == "collapsed":
-        z = ("z", _with_concentrations(sample_z_collapsed, alpha=True, eta=True, K=K))
+        z = ("z", _with_concentrations(COLLAPSED_Z[z_update], alpha=True, eta=True, K=K))
         step = sweep(z, *extra_alpha, *extra_eta, phi)
     else:
         z = ("z", _with_concentrations(SAMPLE_Z[z_update], alpha=True, eta=False, K=K)
@@ -226,7 +227,7 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
         # z | w with θ and φ integrated out; then φ | z, w (a valid extra block:
         # φ is not in z's conditional), which keeps log φ in the state for
         # simulation and makes the state a joint draw of (z, φ).
-        step = sweep(("z", functools.partial(sample_z_collapsed, K=K, alpha=alpha, eta=eta)), phi)
+        step = sweep(("z", functools.partial(COLLAPSED_Z[z_update], K=K, alpha=alpha, eta=eta)), phi)
     else:
         sample_z = (functools.partial(SAMPLE_Z[z_update], K=K, alpha=alpha) if sampler == "partially_collapsed"
                     else functools.partial(sample_z_uncollapsed, K=K, alpha=alpha, draw=dirichlet_draw))
@@ -269,7 +270,7 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
                                   dirichlet_draw=dirichlet_draw)
     else:
         shard = functools.partial(_cannot_shard, f"lda.{sampler}")
-    return Kernel(
+    kernel = Kernel(
         init=init,
         check_init=init_checker(labels={"z": K}, log_simplex=("log_phi",)),
         step=step,
@@ -287,83 +288,11 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
         label_dims=("topic",),
         sizes=functools.partial(_sizes, K),
     )
+    # the native collapsed sweep reads z only: a state without φ (gibbsjax.models.lda.topics_only)
+    return topics_only(kernel, K, alpha, eta, warmup) if sampler == "collapsed" and z_update == "native" else kernel
 
 
 # ============================================================================ the posterior, per draw
-def _check_recorded(record_phi, record_theta) -> tuple:
-    """``record_phi`` / ``record_theta`` of the factories as hashable values, or ``ValueError``."""
-    out = []
-    for name, value, what in (("record_phi", record_phi, "word ids"), ("record_theta", record_theta,
-                                                                     "document indices")):
-        if value is None or value == "all":
-            out.append(value)
-        elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-            out.append(check_int(name, value, 1))
-        elif isinstance(value, (list, tuple, np.ndarray)) and not isinstance(value, str):
-            ids = np.asarray(value)
-            if ids.ndim != 1 or ids.size == 0 or not np.issubdtype(ids.dtype, np.integer) or np.any(ids < 0):
-                raise ValueError(f"{name} must be a non-empty sequence of non-negative {what}, got {value!r}")
-            if np.unique(ids).size != ids.size:
-                raise ValueError(f"{name} has repeated {what}: {value!r}")
-            out.append(tuple(int(i) for i in ids))
-        else:
-            raise ValueError(f"{name} must be None, 'all', a positive int or a sequence of {what}, got {value!r}")
-    return tuple(out)
-
-
-def recorded_indices(spec, counts, name: str = "record_phi") -> np.ndarray | None:
-    """The word ids (``spec`` of ``record_phi``, ``counts`` the corpus's word counts)
-    or document indices (``record_theta``, ``counts`` the document lengths) whose
-    φ or θ a kernel records per draw, in increasing order; None when nothing is.
-    An int M picks the M most frequent words (ties to the lower id) for φ, and
-    the first M documents for θ.
-
-    Parameters
-    ----------
-    spec : None, "all", int or sequence of int
-        The ``record_phi`` or ``record_theta`` option.
-    counts : array_like
-        The corpus's word counts (``record_phi``) or document lengths (``record_theta``).
-    name : {"record_phi", "record_theta"}, default "record_phi"
-        Which option ``spec`` is.
-
-    Returns
-    -------
-    numpy.ndarray or None
-        The sorted indices; None when ``spec`` is None.
-
-    Raises
-    ------
-    ValueError
-        For an index out of range.
-
-    Examples
-    --------
-    >>> recorded_indices(2, np.array([5, 1, 9, 5]))
-    array([0, 2])
-    >>> recorded_indices(2, np.array([5, 1, 9, 5]), "record_theta")
-    array([0, 1])
-    """
-    if spec is None:
-        return None
-    counts = np.asarray(counts)
-    n = counts.shape[0]
-    if spec == "all":
-        return np.arange(n)
-    if isinstance(spec, int):
-        if spec > n:
-            what = "words" if name == "record_phi" else "documents"
-            raise ValueError(f"{name}={spec}, but the corpus has only {n} {what}")
-        if name == "record_phi":
-            return np.sort(np.argsort(-counts.astype(np.int64), kind="stable")[:spec])
-        return np.arange(spec)
-    ids = np.asarray(spec, np.int64)
-    if ids.max() >= n:
-        what = "word id" if name == "record_phi" else "document index"
-        raise ValueError(f"{name} has {what} {int(ids.max())}, but the corpus has only {n}")
-    return np.sort(ids)
-
-
 @functools.lru_cache(maxsize=64)
 def _kernel_recording(K, alpha, eta, sampler, z_update, warmup, priors, record_phi, record_theta,
                       dirichlet_draw) -> Kernel:
@@ -400,20 +329,6 @@ def _kernel_recording(K, alpha, eta, sampler, z_update, warmup, priors, record_p
     cannot = functools.partial(_cannot_shard, f"lda.{sampler} recording phi or theta per draw (record_phi, "
                                               "record_theta)")
     return kernel._replace(record=record, dims=dims, coords=coords, shard=cannot)
-
-
-def recorded_ids(spec, counts, name: str):
-    """:func:`recorded_indices` inside a traced function: the same ids from (possibly
-    traced) ``counts``, whose length is static ("all", an int M: top M by a stable sort)."""
-    n = counts.shape[0]
-    if spec == "all":
-        return jnp.arange(n)
-    if isinstance(spec, int):
-        recorded_indices(spec, np.zeros(n), name)  # the range check
-        if name == "record_phi":
-            return jnp.sort(jnp.argsort(-counts.astype(jnp.int32), stable=True)[:spec])
-        return jnp.arange(spec)
-    return jnp.asarray(recorded_indices(spec, np.zeros(n), name))
 
 
 def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_update: str = "auto",
@@ -526,7 +441,7 @@ def partially_collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_upda
         z_update = "dense"
     warmup = resolve_warmup(warmup)
     return _kernel_recording(*_check(K, alpha, eta), "partially_collapsed", z_update, warmup, priors,
-                             *_check_recorded(record_phi, record_theta), resolve_dirichlet_draw(dirichlet_draw))
+                             *check_recorded(record_phi, record_theta), resolve_dirichlet_draw(dirichlet_draw))
 
 
 def uncollapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "auto",
@@ -558,14 +473,19 @@ def uncollapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = 
     warmup = resolve_warmup(warmup)
     priors = learned_priors(learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior)
     return _kernel_recording(*_check(K, alpha, eta), "uncollapsed", "dense", warmup, priors,
-                             *_check_recorded(record_phi, record_theta), resolve_dirichlet_draw(dirichlet_draw))
+                             *check_recorded(record_phi, record_theta), resolve_dirichlet_draw(dirichlet_draw))
 
 
-def collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "auto",
+def collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, z_update: str = "auto", warmup: str = "auto",
               learn_alpha: str = "fixed", asymmetric_alpha: bool = False, learn_eta: bool = False,
               alpha_prior=(1.0, 1.0), eta_prior=(1.0, 1.0), record_phi=None, record_theta=None,
               dirichlet_draw: str = "auto") -> Kernel:
-    """The collapsed sampler (Griffiths & Steyvers 2004), one token at a time (the reference; slow on big corpora).
+    """The collapsed sampler (Griffiths & Steyvers 2004): z | w token by token, θ and φ integrated out.
+
+    With ``z_update="native"`` (the default on a CPU where the native kernels run) the sweep runs in
+    C++, one chain per thread, and with fixed α and η the state holds z only
+    (:mod:`gibbsjax.models.lda.topics_only`); ``"dense"`` is the XLA reference (slow on big corpora),
+    whose state also holds φ, drawn from φ | z, w after each sweep.
 
     Parameters
     ----------
@@ -573,10 +493,15 @@ def collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "a
         Number of topics.
     alpha, eta : float, default 0.1 and 0.01
         Symmetric Dirichlet concentrations of θ and φ (the starting values when learned).
-    warmup, learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior, record_phi, record_theta
+    z_update : {"auto", "native", "dense"}, default "auto"
+        How the z sweep runs (:func:`~gibbsjax.models.lda.resolve_collapsed_z_update`).
+    warmup : {"auto", "fast", "fast_grid", "exact"}, default "auto"
+        As for :func:`partially_collapsed`; ``"auto"`` with the native z-update is ``"exact"`` (its
+        exact sweep costs what the approximate ones cost).
+    learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior, record_phi, record_theta
         As for :func:`partially_collapsed`.
-    dirichlet_draw : {"auto", "sparse", "dense"}, default "auto"
-        How φ is drawn, as for :func:`partially_collapsed`.
+    dirichlet_draw : {"auto", "sparse", "dense", "native"}, default "auto"
+        How φ is drawn where the state holds it, as for :func:`partially_collapsed`.
 
     Returns
     -------
@@ -587,10 +512,11 @@ def collapsed(K: int, alpha: float = 0.1, eta: float = 0.01, *, warmup: str = "a
     --------
     >>> kernel = collapsed(10, learn_alpha="sample", learn_eta=True)
     """
-    warmup = resolve_warmup(warmup)
     priors = learned_priors(learn_alpha, asymmetric_alpha, learn_eta, alpha_prior, eta_prior)
-    return _kernel_recording(*_check(K, alpha, eta), "collapsed", "dense", warmup, priors,
-                             *_check_recorded(record_phi, record_theta), resolve_dirichlet_draw(dirichlet_draw))
+    z_update = resolve_collapsed_z_update(z_update, needs_phi=priors is None and record_phi is not None)
+    warmup = "exact" if warmup == "auto" and z_update == "native" else resolve_warmup(warmup)
+    return _kernel_recording(*_check(K, alpha, eta), "collapsed", z_update, warmup, priors,
+                             *check_recorded(record_phi, record_theta), resolve_dirichlet_draw(dirichlet_draw))
 
 
 SAMPLERS = {

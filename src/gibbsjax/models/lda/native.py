@@ -41,19 +41,23 @@ import numpy as np
 
 
 __all__ = ["available", "unavailable_reason", "warn_unavailable", "sample_z_native", "sample_z_native_frozen",
-           "log_dirichlet_native", "log_dm_sum", "topic_counts",
+           "sample_z_collapsed_native",
+           "log_dirichlet_native", "log_dm_sum", "topic_counts", "COLLAPSED_SPARSE_FROM_TOPICS",
            "set_num_threads", "num_threads", "SPARSE_FROM_TOPICS", "UNAVAILABLE_WARNING", "library_path"]
 
 #: from this many topics on, the native z-update uses its sparse form (document topics + word table)
 SPARSE_FROM_TOPICS = 64
+#: from this many topics on, the native collapsed z-update uses its sparse (bucket) form
+COLLAPSED_SPARSE_FROM_TOPICS = 32
 #: what the one-time warning says when the native kernels cannot run on a CPU
 UNAVAILABLE_WARNING = (
     "gibbsjax LDA: the native CPU kernels cannot run here ({why}); z_update='auto' and dirichlet_draw='auto' "
     "use the pure-XLA updates instead: exact, but several times slower per sweep on a CPU. Reinstall with a C++ "
     "compiler on the PATH (pip install --force-reinstall --no-deps .) to build them.")
-_ABI = 3
+_ABI = 4
 _LIB_STEM = "_lda_cpu"
-_TARGETS = {"gibbsjax_lda_z_pc": "GibbsjaxLdaZPc", "gibbsjax_log_dirichlet": "GibbsjaxLogDirichlet",
+_TARGETS = {"gibbsjax_lda_z_pc": "GibbsjaxLdaZPc", "gibbsjax_lda_z_collapsed": "GibbsjaxLdaZCollapsed",
+            "gibbsjax_log_dirichlet": "GibbsjaxLogDirichlet",
             "gibbsjax_log_dm_sum": "GibbsjaxLogDmSum", "gibbsjax_lda_counts": "GibbsjaxLdaCounts",
             "gibbsjax_threefry2x32": "GibbsjaxThreefry2x32"}
 _warned: set = set()
@@ -287,6 +291,70 @@ def sample_z_native(key, state, d, *, K: int, alpha, keep_own: bool = False, spa
     True
     """
     return _z_call(key, state.z, state.log_phi, d, K=K, alpha=alpha, keep_own=keep_own, sparse_from=sparse_from)
+
+
+def sample_z_collapsed_native(key, state, d, *, K: int, alpha, eta, keep_own: bool = False,
+                              sparse_from: int | None = None):
+    """The collapsed z-update in C++: p(z_i = k | z_−i, w) ∝ (n_kw,−i + η)(n_dk,−i + α_k)/(n_k,−i + Vη).
+
+    Every token sees every earlier update of its chain (Griffiths & Steyvers 2004), in the bucket
+    form of Yao, Mimno & McCallum (KDD 2009): the weight splits into a part over the topics the
+    word holds, a part over the topics the document holds and a part over every topic, whose sums
+    are kept up to date, so a token costs the word's and the document's topics, not K; below
+    :data:`COLLAPSED_SPARSE_FROM_TOPICS` topics every topic's weight is summed instead.  One chain is
+    one sequence on one thread (documents in row order, each document's tokens in order), chains in
+    parallel; each token's uniform is the partially collapsed update's (keyed by document and
+    position), so the draws depend on the key only: not on the threads, nor on the lanes.
+
+    Parameters
+    ----------
+    key : jax.Array
+        PRNG key (of the sweep).
+    state : LDAState or LDATopicState
+        The current state (only its ``z`` is read).
+    d : LDAData
+        The packed corpus.
+    K : int
+        Number of topics.
+    alpha : float or jax.Array
+        α: a number, a traced scalar, or (K,) one per topic.
+    eta : float or jax.Array
+        η: a number or a traced scalar.
+    keep_own : bool, default False
+        For tests only: a planted WRONG variant that draws each token with its own topic still
+        counted (n_kw, n_dk and n_k instead of their values without token i), so that the
+        exactness tests can show they fail.
+    sparse_from : int, optional
+        The number of topics from which the sparse form runs (default
+        :data:`COLLAPSED_SPARSE_FROM_TOPICS`; below it every topic's weight is summed, with the
+        word–topic counts word-major); the tests set it to check both forms at every K.
+
+    Returns
+    -------
+    jax.Array
+        (S, R) int32: the new topics (padding: 0).
+
+    Examples
+    --------
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models.lda import data, partially_collapsed
+    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
+    >>> s = partially_collapsed(2, z_update="dense").init(jax.random.key(0), d)
+    >>> z = sample_z_collapsed_native(jax.random.key(1), s, d, K=2, alpha=0.1, eta=0.01) if available() else s.z
+    >>> z.shape == d.words.shape
+    True
+    """
+    _require()
+    i32 = jnp.int32
+    z = state.z
+    alpha_k = jnp.broadcast_to(jnp.asarray(alpha, jnp.float32), (K,))
+    eta_1 = jnp.reshape(jnp.asarray(eta, jnp.float32), (1,))
+    call = jax.ffi.ffi_call("gibbsjax_lda_z_collapsed", jax.ShapeDtypeStruct(z.shape, i32),
+                            vmap_method="expand_dims")
+    return call(_key_words(key), z.astype(i32), alpha_k, eta_1, d.words.astype(i32), d.docs.astype(i32),
+                d.doc_lengths.astype(i32), d.doc_ids.astype(i32), d.word_counts.astype(i32),
+                keep_own=np.int64(bool(keep_own)),
+                sparse_from=np.int64(COLLAPSED_SPARSE_FROM_TOPICS if sparse_from is None else sparse_from))
 
 
 def _z_call(key, z, log_phi, d, *, K, alpha, keep_own=False, sparse_from=None, nkw=None, eta=None):

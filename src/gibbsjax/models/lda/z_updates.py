@@ -36,14 +36,15 @@ from gibbsjax._checks import check_choice, check_int
 from gibbsjax.models.lda import fused_triton
 from gibbsjax.models.lda import native
 from gibbsjax.models.lda import pallas as fused
-from gibbsjax.models.lda.conditionals import sample_z_lanes, sample_z_partially_collapsed
+from gibbsjax.models.lda.conditionals import sample_z_collapsed, sample_z_lanes, sample_z_partially_collapsed
 from gibbsjax.models.lda.layout import LDAData, LDAState
 from gibbsjax.models.lda.sparse import sample_z_sparse
 from gibbsjax.models.lda.warmups import sample_z_collapsed_frozen, sample_z_collapsed_parallel
 
 __all__ = ["Z_UPDATES", "WARMUPS", "WARMUP_NAMES", "WARMUP_SWEEPS", "warmup_sweep", "resolve_warmup", "pallas_module", "resolve_z_update", "SAMPLE_Z",
            "DIRICHLET_DRAWS", "resolve_dirichlet_draw", "FALLBACK_WARNING", "FIXED_ALPHA_Z_UPDATES",
-           "SPARSE_FROM_TOPICS_ON_CPU", "check_num_topics"]
+           "SPARSE_FROM_TOPICS_ON_CPU", "check_num_topics", "COLLAPSED_Z_UPDATES", "COLLAPSED_Z",
+           "resolve_collapsed_z_update"]
 
 def check_num_topics(K, name: str = "K") -> int:
     """The number of topics K of an LDA kernel, checked: the one rule every caller applies.
@@ -364,3 +365,67 @@ FIXED_ALPHA_Z_UPDATES = ("pallas", "triton")
 SAMPLE_Z = {"dense": sample_z_partially_collapsed, "lanes": sample_z_lanes, "pallas": _sample_z_pallas,
             "triton": _sample_z_triton, "sparse_triton": _sample_z_sparse_triton,
             "sparse": sample_z_sparse, "native": native.sample_z_native}
+
+#: z-updates of the collapsed sampler (:func:`~gibbsjax.models.lda.collapsed`), both exact
+COLLAPSED_Z_UPDATES = ("auto", "dense", "native")
+COLLAPSED_Z = {"dense": sample_z_collapsed, "native": native.sample_z_collapsed_native}
+
+
+def resolve_collapsed_z_update(z_update: str = "auto", backend: str | None = None, needs_phi: bool = False) -> str:
+    """The collapsed sampler's z-update: ``"native"`` (C++, one chain per thread,
+    :func:`~gibbsjax.models.lda.native.sample_z_collapsed_native`) or ``"dense"`` (the XLA
+    reference, token by token, :func:`~gibbsjax.models.lda.sample_z_collapsed`).
+
+    ``"auto"`` is ``"native"`` on a CPU where the native kernels run, unless ``needs_phi``
+    (φ recorded per draw with fixed priors: the native kernel's state holds no φ,
+    :mod:`gibbsjax.models.lda.topics_only`); otherwise ``"dense"``, with the one-time warning
+    of :func:`~gibbsjax.models.lda.native.warn_unavailable` on a CPU without the kernels.
+
+    Parameters
+    ----------
+    z_update : {"auto", "dense", "native"}, default "auto"
+        The option asked for.
+    backend : str, optional
+        The backend (default: jax's default backend).
+    needs_phi : bool, default False
+        Whether the kernel records φ per draw with fixed α and η.
+
+    Returns
+    -------
+    str
+        ``"native"`` or ``"dense"``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown option, or ``"native"`` where it cannot run (not built, not a CPU, or
+        ``needs_phi``).
+
+    Examples
+    --------
+    >>> resolve_collapsed_z_update("dense")
+    'dense'
+    >>> resolve_collapsed_z_update("auto", backend="cpu") == ("native" if native.available() else "dense")
+    True
+    """
+    if z_update not in COLLAPSED_Z_UPDATES:
+        raise ValueError(f"z_update of the collapsed sampler must be one of {COLLAPSED_Z_UPDATES}, got {z_update!r}")
+    backend = backend or jax.default_backend()
+    if z_update == "auto":
+        if backend != "cpu" or needs_phi:
+            return "dense"
+        if native.available():
+            return "native"
+        native.warn_unavailable()
+        return "dense"
+    if z_update == "native":
+        if not native.available():
+            raise ValueError("z_update='native' needs gibbsjax's native CPU kernels, which cannot run here: "
+                             f"{native.unavailable_reason()}")
+        if backend != "cpu":
+            raise ValueError(f"z_update='native' runs on a CPU only; the default backend is {backend!r}")
+        if needs_phi:
+            raise ValueError("record_phi needs phi in the state, which the native collapsed sampler with fixed alpha "
+                             "and eta does not keep (its draws are functions of z): use z_update='dense', or "
+                             "lda.partially_collapsed, or the posterior means topic_word (E[phi | z, w] per chain)")
+    return z_update
