@@ -337,22 +337,23 @@ def _hellinger(roots: np.ndarray, centres: np.ndarray) -> np.ndarray:
 
 def _match(dist: np.ndarray, threshold: float) -> np.ndarray:
     """(n, K) cluster of each topic of n chains (−1: none within ``threshold``), at most one
-    topic per chain per cluster: greedy, the nearest (topic, cluster) pair of every chain first,
-    all chains at once (a loop over a chain's K topics, not over chains)."""
+    topic per chain per cluster: greedy, the nearest (topic, cluster) pair of each chain first
+    (ties: the first in (topic, cluster) order), then the nearest of the pairs left, and so on;
+    only the pairs within the threshold are visited, in order of distance."""
     n, k, m = dist.shape
-    d = np.where(dist <= threshold, dist, np.inf)
     out = np.full((n, k), -1, np.int64)
-    rows = np.arange(n)
-    for _ in range(min(k, m)):
-        flat = d.reshape(n, -1).argmin(axis=1)
-        slot, cluster = np.divmod(flat, m)
-        ok = np.isfinite(d[rows, slot, cluster])
-        if not ok.any():
-            break
-        r, s, c = rows[ok], slot[ok], cluster[ok]
-        out[r, s] = c
-        d[r, s, :] = np.inf
-        d[r, :, c] = np.inf
+    flat = dist.reshape(n, -1)
+    chain, pair = np.nonzero(flat <= threshold)
+    if chain.size == 0:
+        return out
+    order = np.lexsort((pair, flat[chain, pair], chain))  # by chain, then distance, then (topic, cluster)
+    slot, cluster = np.divmod(pair[order], m)
+    used_slot = np.zeros((n, k), bool)
+    used_cluster = np.zeros((n, m), bool)
+    for c, s, j in zip(chain[order].tolist(), slot.tolist(), cluster.tolist()):
+        if not used_slot[c, s] and not used_cluster[c, j]:
+            used_slot[c, s] = used_cluster[c, j] = True
+            out[c, s] = j
     return out
 
 
@@ -382,7 +383,7 @@ def _new_clusters(est: np.ndarray, assign: np.ndarray, centres: np.ndarray, thre
     at a time); every free topic within the threshold of a leader joins the nearest (one per
     chain and cluster).  Returns the centres with the leaders appended."""
     k = est.shape[1]
-    row_block = max(1, BLOCK_BYTES // (4 * est.shape[2] * max(batch, 1)))
+    row_block = max(1, BLOCK_BYTES // (4 * est.shape[2]))  # gathered roots per matrix product: few, large products
     while True:
         free = np.argwhere(assign == -1)
         if free.size == 0:
