@@ -708,6 +708,18 @@ def _add_force(p, what: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``gibbsjax`` command, with every subcommand.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser :func:`main` uses.
+
+    Examples
+    --------
+    >>> build_parser().parse_args(["summary", "run.nc"]).command
+    'summary'
+    """
     parser = argparse.ArgumentParser(
         prog="gibbsjax",
         description="Gibbs samplers as pure JAX functions: run a TOML config, "

@@ -38,6 +38,22 @@ class EmptyDocumentWarning(UserWarning):
 
 
 def check_empty(empty: str) -> None:
+    """Check a value of the ``empty`` option: ``"keep"``, ``"drop"`` or ``"error"``.
+
+    Parameters
+    ----------
+    empty : str
+        The value given.
+
+    Raises
+    ------
+    ValueError
+        For any other value, naming it.
+
+    Examples
+    --------
+    >>> check_empty("drop")
+    """
     if empty not in _EMPTY_CHOICES:
         raise ValueError(f"empty must be one of {_EMPTY_CHOICES}, got {empty!r}")
 
@@ -121,6 +137,25 @@ def token_limit() -> int:
 
 
 def too_many_tokens(total: int, limit: int) -> str:
+    """The message for counts that add up to more tokens than a corpus can hold.
+
+    Parameters
+    ----------
+    total : int
+        The number of tokens the counts add up to.
+    limit : int
+        The most tokens a corpus can hold.
+
+    Returns
+    -------
+    str
+        The message, naming both numbers.
+
+    Examples
+    --------
+    >>> too_many_tokens(10, 5)[:35]
+    'the counts add up to 10 tokens, mor'
+    """
     from gibbsjax.memory import format_bytes
 
     return (

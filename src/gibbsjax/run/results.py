@@ -171,6 +171,23 @@ DRAW_GROUPS = ("posterior", "sample_stats", "warmup_posterior", "warmup_sample_s
 
 
 def leaf_names(tree) -> list[str]:
+    """A name per leaf of a pytree: the fields along its path joined by ``__``.
+
+    Parameters
+    ----------
+    tree : pytree
+        A NamedTuple, dict, list or nesting of them.
+
+    Returns
+    -------
+    list of str
+        One name per leaf, in ``jax.tree_util`` order (``"value"`` for a bare leaf).
+
+    Examples
+    --------
+    >>> leaf_names({"a": 1, "b": (2, 3)})
+    ['a', 'b__0', 'b__1']
+    """
     def part(k) -> str:
         for attr in ("name", "key", "idx"):
             if hasattr(k, attr):

@@ -252,6 +252,27 @@ def _summary_sizes(d: LDAData) -> tuple[int, int]:
 
 
 def count_summary(values, rows, num_rows: int, cap: int, max_big: int) -> CountSummary:
+    """Count histograms per row for the counts up to ``cap``, and the larger counts listed apart.
+
+    Parameters
+    ----------
+    values : jax.Array
+        The counts (non-negative integers).
+    rows : jax.Array
+        The row of each count, in ``[0, num_rows)``.
+    num_rows : int
+        The number of rows.
+    cap : int
+        The largest count kept in the histograms.
+    max_big : int
+        How many counts above ``cap`` there can be at most.
+
+    Returns
+    -------
+    CountSummary
+        ``hist`` (``num_rows`` × ``cap + 1``), and ``big`` and ``big_row``, the counts above
+        ``cap`` and their rows (padded with 0 and -1).
+    """
     small = values <= cap
     hist = cj.counts((rows, jnp.where(small, values, 0)), (num_rows, cap + 1), small)
     if max_big == 0:  # no entry can exceed cap
