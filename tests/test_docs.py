@@ -133,69 +133,6 @@ def test_the_entry_check_can_fail(site):
     assert "gibbsjax.corpus.text.not_a_function" not in names
 
 
-#: public classes still without an Examples section, by full name: remove a name when its example
-#: is written; add none (the test fails for a class missing here, and for a name here that has one)
-CLASS_EXAMPLES_TODO: set[str] = {
-    "gibbsjax.config.Config",
-    "gibbsjax.conjugate_normal.NormalGamma",
-    "gibbsjax.corpus.core.Corpus",
-    "gibbsjax.corpus.core.EmptyDocumentWarning",
-    "gibbsjax.datasets.networks.NetworkExample",
-    "gibbsjax.kernel.Kernel",
-    "gibbsjax.memory.MemoryEstimate",
-    "gibbsjax.memory.MemoryEstimateError",
-    "gibbsjax.models.bayes_net.NetState",
-    "gibbsjax.models.bayes_net.Network",
-    "gibbsjax.models.bayes_net.NetworkData",
-    "gibbsjax.models.eight_schools.SchoolsData",
-    "gibbsjax.models.eight_schools.SchoolsState",
-    "gibbsjax.models.gaussian_mixture.MixtureData",
-    "gibbsjax.models.gaussian_mixture.MixtureState",
-    "gibbsjax.models.hmm.CategoricalHMMState",
-    "gibbsjax.models.hmm.GaussianHMMState",
-    "gibbsjax.models.hmm_data.CategoricalHMMData",
-    "gibbsjax.models.hmm_data.GaussianHMMData",
-    "gibbsjax.models.lda.layout.LDAData",
-    "gibbsjax.models.lda.layout.LDAState",
-    "gibbsjax.models.lda.priors.CountSummary",
-    "gibbsjax.models.lda.priors.LDALearnedState",
-    "gibbsjax.models.lda.priors.LearnedPriors",
-    "gibbsjax.models.lda.shard.LDAShardState",
-    "gibbsjax.models.mixtures.BernoulliState",
-    "gibbsjax.models.mixtures.CollapsedUnigramState",
-    "gibbsjax.models.naive_bayes.NaiveBayesState",
-    "gibbsjax.models.normal.BivariateState",
-    "gibbsjax.models.normal.NormalData",
-    "gibbsjax.models.normal.NormalState",
-    "gibbsjax.models.one_label.BinaryData",
-    "gibbsjax.models.one_label.DocInfo",
-    "gibbsjax.models.one_label.Documents",
-    "gibbsjax.models.one_label.UnigramState",
-    "gibbsjax.outputs.HeldSignals",
-    "gibbsjax.outputs.OutputError",
-    "gibbsjax.outputs.SaveInterrupted",
-    "gibbsjax.pipeline.Job",
-    "gibbsjax.reading.MissingFileError",
-    "gibbsjax.reading.ReadError",
-    "gibbsjax.rows.RowData",
-    "gibbsjax.rows.Rows",
-    "gibbsjax.run.results.Run",
-    "gibbsjax.spec.ConfigError",
-    "gibbsjax.spec.DataWithExtras",
-    "gibbsjax.spec.ModelSpec",
-    "gibbsjax.stopping.Condition",
-    "gibbsjax.stopping.UntilResult",
-    "gibbsjax.testing.chi_square.ChiSquareResult",
-    "gibbsjax.testing.common.BonferroniVerdict",
-    "gibbsjax.testing.geweke.GewekeResult",
-    "gibbsjax.testing.moments.MomentCheck",
-    "gibbsjax.testing.sbc.SBCResult",
-    "gibbsjax.topics.estimator_base.Estimator",
-    "gibbsjax.topics.estimator_base.TopicModelNames",
-    "gibbsjax.topics.inspection.LDAInspection",
-}
-
-
 def test_every_public_class_has_an_example():
     """Each public class's docstring has a numpydoc Examples section (run by tests/test_doctests.py)."""
     from numpydoc.docscrape import NumpyDocString
@@ -208,7 +145,4 @@ def test_every_public_class_has_an_example():
                 seen.add(id(obj))
                 if not NumpyDocString(inspect.getdoc(obj) or "")["Examples"]:
                     missing.append(f"{obj.__module__}.{obj.__qualname__}")
-    assert set(missing) <= CLASS_EXAMPLES_TODO, \
-        f"public classes without an Examples section: {sorted(set(missing) - CLASS_EXAMPLES_TODO)}"
-    assert not CLASS_EXAMPLES_TODO - set(missing), \
-        f"these classes have examples now; remove them from CLASS_EXAMPLES_TODO: {CLASS_EXAMPLES_TODO - set(missing)}"
+    assert not missing, f"public classes without an Examples section: {sorted(missing)}"

@@ -34,7 +34,18 @@ _EMPTY_CHOICES = ("drop", "error", "keep")
 
 
 class EmptyDocumentWarning(UserWarning):
-    """Documents with no tokens (after filtering) were dropped by a reader."""
+    """Documents with no tokens (after filtering) were dropped by a reader.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from gibbsjax.corpus import Corpus, EmptyDocumentWarning
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter('always')
+    ...     corpus = Corpus.from_texts(['a cat', ''], empty='drop')
+    >>> caught[0].category is EmptyDocumentWarning, corpus.num_docs
+    (True, 1)
+    """
 
 
 def check_empty(empty: str) -> None:
@@ -216,6 +227,15 @@ class Corpus:
     See Also
     --------
     Corpus.from_texts, Corpus.from_token_lists, Corpus.from_dtm, read_ldac, read_uci, read_folder
+
+    Examples
+    --------
+    >>> from gibbsjax.corpus import Corpus
+    >>> corpus = Corpus.from_texts(['the cat sat', 'the dog sat down'])
+    >>> corpus.num_docs, corpus.vocab_size, corpus.num_tokens
+    (2, 5, 7)
+    >>> corpus.vocab
+    ('cat', 'dog', 'down', 'sat', 'the')
     """
 
     tokens: np.ndarray

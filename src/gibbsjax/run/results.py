@@ -28,7 +28,14 @@ __all__ = ["Run", "finish", "keep_raw_draws", "leaf_names", "to_host", "stack_ch
 class Run:
     """Everything a run has made so far; updated after every finished chunk only,
     so an interrupt at any point leaves it consistent (state, sums and records
-    of the same sweep)."""
+    of the same sweep).
+
+    Examples
+    --------
+    >>> from gibbsjax.run.results import Run
+    >>> 'kept' in Run.__dataclass_fields__
+    True
+    """
 
     kernel: Kernel
     data: Any

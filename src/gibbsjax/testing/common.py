@@ -19,7 +19,15 @@ TestFunction = Callable[[Any, Any], Any]
 
 class BonferroniVerdict:
     """The verdict shared by :class:`GewekeResult` and :class:`SBCResult`: one p-value per
-    scalar test function (``names``, ``p_values``), Bonferroni-corrected at ``alpha``."""
+    scalar test function (``names``, ``p_values``), Bonferroni-corrected at ``alpha``.
+
+    Examples
+    --------
+    >>> from gibbsjax.testing import GewekeResult, SBCResult
+    >>> from gibbsjax.testing.common import BonferroniVerdict
+    >>> issubclass(GewekeResult, BonferroniVerdict), issubclass(SBCResult, BonferroniVerdict)
+    (True, True)
+    """
 
     @property
     def num_functions(self) -> int:
