@@ -126,17 +126,23 @@ def index(modules: list[str], home: dict[tuple[str, int], str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
+def pages() -> dict[str, str]:
+    """Every page of the API reference: file name (in ``docs/api``) -> text."""
     modules = public_modules()
     home = homes(modules)
+    result = {f"{m}.rst": page(m, home) for m in modules if m != "gibbsjax"}
+    result["index.rst"] = index(modules, home)
+    return result
+
+
+def main() -> None:
     api = DOCS / "api"
     for old in api.glob("gibbsjax*.rst"):
         old.unlink()
-    for m in modules:
-        if m != "gibbsjax":
-            (api / f"{m}.rst").write_text(page(m, home), encoding="utf-8")
-    (api / "index.rst").write_text(index(modules, home), encoding="utf-8")
-    print(f"wrote {len(modules)} pages to {api}")
+    written = pages()
+    for name, text in written.items():
+        (api / name).write_text(text, encoding="utf-8")
+    print(f"wrote {len(written)} pages to {api}")
 
 
 if __name__ == "__main__":

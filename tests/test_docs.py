@@ -111,6 +111,16 @@ def test_every_public_module_has_a_page(site):
         assert module in documented, f"{module} is not documented as a module on the site"
 
 
+def test_the_api_pages_are_up_to_date():
+    """docs/api holds what ``python docs/api_pages.py`` writes today (a module added, or a name
+    re-exported from elsewhere, changes the pages: run it)."""
+    expected = _api_pages()["pages"]()
+    written = {p.name: p.read_text(encoding="utf-8") for p in (DOCS / "api").glob("*.rst")}
+    assert set(written) == set(expected), "run python docs/api_pages.py"
+    stale = sorted(name for name in expected if written[name] != expected[name])
+    assert not stale, f"run python docs/api_pages.py: {stale}"
+
+
 def test_every_public_class_and_function_has_an_entry(site):
     """Every class and function a public module exports (its ``__all__``, or the public ones it
     defines) is documented on the site, under its own name or one that names the same object."""
