@@ -96,6 +96,18 @@ def test_the_site_has_its_pages(site):
     assert "<table" in (site / "performance.html").read_text()
 
 
+def test_the_guide_links_resolve(site):
+    """Every {func}/{class}/{mod} reference of the hand-written pages links to its entry (Sphinx
+    renders an unresolved one as plain code, without a warning)."""
+    import re
+
+    pages = [site / "index.html", site / "getting-started.html", *sorted((site / "guide").glob("*.html"))]
+    unresolved = [f"{page.name}: {m.group(2)}" for page in pages
+                  for m in re.finditer(r'(<a [^>]*>)?<code class="xref py[^"]*"[^>]*><span class="pre">([^<]*)</span>',
+                                       page.read_text(encoding="utf-8")) if not m.group(1)]
+    assert not unresolved, f"references to nothing on the site: {unresolved}"
+
+
 def test_every_public_module_has_a_page(site):
     """Each public module has its page, listed in the API index, and is a module on the site."""
     modules = _api_pages()["public_modules"]()

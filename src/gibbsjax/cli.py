@@ -833,6 +833,22 @@ def main(argv: list[str] | None = None) -> int:
     right away (``os._exit(130)``, after its output is saved and flushed): a
     Ctrl-C landing inside JAX's compiler can leave objects that crash the
     interpreter's clean-up with a segmentation fault.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after the program's name; ``None``: ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status: 0, 1 (``--strict`` and the chains disagree), 2 (a bad config,
+        file or option), 130 or 143 (interrupted).
+
+    Examples
+    --------
+    >>> main(["summary", "no-such-result.nc"])
+    2
     """
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -76,6 +76,20 @@ class GaussianHMMData(NamedTuple):
 def step_mask(lengths, num_steps):
     """(S, T) bool: True at the real steps t < ``lengths[s]`` of each sequence, False at padding.
 
+    Parameters
+    ----------
+    lengths : jax.Array
+        The length of each of the S sequences.
+    num_steps : int
+        T, the padded length.
+
+    Returns
+    -------
+    jax.Array
+        The (S, T) mask.
+
+    Examples
+    --------
     >>> step_mask(jnp.array([2, 3]), 3).tolist()
     [[True, True, False], [True, True, True]]
     """
