@@ -22,8 +22,6 @@ import sys
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
-sys.path.insert(0, str(DOCS.parent / "src"))
-os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 # the reference's sections: (caption, module prefixes); a module goes to the first that matches
 SECTIONS = [
@@ -146,4 +144,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(DOCS.parent / "src"))  # this checkout's gibbsjax
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
     main()
