@@ -673,13 +673,14 @@ def test_lp_is_in_the_posterior_for_az_summary(tmp_path):
 
 
 def test_readme_plot_usage_matches_the_cli():
-    """The README's usage line of ``gibbsjax plot`` names every --kind and every option the parser has."""
+    """The command-line guide's usage line of ``gibbsjax plot`` (docs/guide/cli.md) names every --kind
+    and every option the parser has."""
     import argparse
     import pathlib
 
     from gibbsjax.cli import build_parser
 
-    readme = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "guide" / "cli.md").read_text()
     usage = readme[readme.index("gibbsjax plot RESULT.nc [--kind"):]
     usage = usage[:usage.index("```")]
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices["plot"]

@@ -127,7 +127,7 @@ def test_warn_false_is_saved_and_loaded(tmp_path):
 
 
 def test_grid_search_gives_at_most_one_line_per_fit():
-    """What the README's GridSearchCV example printed ten long warnings for: every fit
+    """What the GridSearchCV example (docs/guide/lda.md) printed ten long warnings for: every fit
     gives at most one warning, of one line."""
     from sklearn.feature_extraction.text import CountVectorizer
     from sklearn.model_selection import GridSearchCV

@@ -1,19 +1,16 @@
-"""Every ```python block of README.md runs as written.
+"""Every ```python block of README.md and of the documentation's Markdown pages runs as written.
 
-The README's rule (stated above its first block): each block runs on its own, with
-nothing defined or imported before it.  Here every block is compiled as it stands in
-the README (tracebacks name README.md and its line numbers) and run in a fresh
-namespace, in its own working folder, in one subprocess started with
-``XLA_FLAGS=--xla_force_host_platform_device_count=4`` and ``JAX_PLATFORMS=cpu``, so
-that the ``devices=4`` blocks run on four CPU devices (JAX fixes the number of CPU
-devices when it starts; the rest of the suite keeps one).  One process for all blocks
-spares an interpreter and JAX start per block; a name a block forgets to define or
-import still fails, as the namespace is fresh.
+The rule (stated in the README and the user guide): each block runs on its own, with nothing
+defined or imported before it and nothing set in the environment.  Here every block is compiled
+as it stands (tracebacks name its file and line numbers) and run in a fresh Python process of
+its own, in its own working folder, with the test run's environment less ``XLA_FLAGS``: a block
+that needs several devices sets them up itself, before JAX starts, as a reader's script would.
 
-A visible marker on the line before a block's fence in the README changes how it is run:
+A visible marker on the line before a block's fence changes how it is run:
 ``<!-- test: slow (reason) -->`` runs it only with ``-m slow`` (as the suite's other long
 tests), ``<!-- test: skip (reason) -->`` never; a block that uses ``devices=`` may carry
-neither.  The own-sampler block is also checked for what it computes (the posterior of μ).
+neither.  The README's own-sampler block is also checked for what it computes (the posterior of
+μ), and the README for its shape (short, no long lines outside code, no dates).
 """
 
 from __future__ import annotations
@@ -46,13 +43,16 @@ class Block:
     code: str
     marker: str | None = None
     reason: str | None = None
+    path: str = "README.md"
 
 
-def readme_blocks(text: str | None = None) -> list[Block]:
-    """Every ```python block of the README (or of ``text``), in order, with the marker on the
-    line before its fence, ``<!-- test: skip (reason) -->`` or ``<!-- test: slow (reason) -->``;
-    a ``test:`` marker of any other form, or anywhere else, is a ``ValueError``."""
-    lines = (README.read_text(encoding="utf-8") if text is None else text).splitlines()
+def readme_blocks(text: str | None = None, path: Path = README) -> list[Block]:
+    """Every ```python block of the README (or of the Markdown file ``path``, or of ``text``), in
+    order, with the marker on the line before its fence, ``<!-- test: skip (reason) -->`` or
+    ``<!-- test: slow (reason) -->``; a ``test:`` marker of any other form, or anywhere else, is a
+    ``ValueError``."""
+    name = path.relative_to(ROOT).as_posix()
+    lines = (path.read_text(encoding="utf-8") if text is None else text).splitlines()
     blocks, i = [], 0
     while i < len(lines):
         if lines[i].strip() == "```python":
@@ -60,14 +60,15 @@ def readme_blocks(text: str | None = None) -> list[Block]:
             kind = reason = None
             if (marker := _MARKER.fullmatch(previous)) is not None:
                 if (known := _KIND.fullmatch(marker.group(1))) is None:
-                    raise ValueError(f"README.md line {i}: unknown test marker {previous!r}; "
+                    raise ValueError(f"{name} line {i}: unknown test marker {previous!r}; "
                                      "known: <!-- test: skip (reason) -->, <!-- test: slow (reason) -->")
                 kind, reason = known.groups()
             end = lines.index("```", i + 1)
-            blocks.append(Block(line=i + 2, code="\n".join(lines[i + 1:end]) + "\n", marker=kind, reason=reason))
+            blocks.append(Block(line=i + 2, code="\n".join(lines[i + 1:end]) + "\n", marker=kind, reason=reason,
+                                path=name))
             i = end
         elif _MARKER.search(lines[i]) and not (i + 1 < len(lines) and lines[i + 1].strip() == "```python"):
-            raise ValueError(f"README.md line {i + 1}: a test marker must stand on the line before a ```python fence")
+            raise ValueError(f"{name} line {i + 1}: a test marker must stand on the line before a ```python fence")
         i += 1
     return blocks
 
@@ -79,86 +80,113 @@ def readme_block(after: str) -> Block:
     return next(b for b in readme_blocks(text) if b.line > line)
 
 
+#: the Markdown pages whose blocks run: the README and the documentation site's pages
+PAGES = [README, *sorted(p for p in (ROOT / "docs").rglob("*.md") if "_build" not in p.parts)]
+
 _RUNNER = textwrap.dedent("""
-    import json, os, sys, traceback
-    blocks, results_path, folder = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
-    results = {}
-    for b in blocks:
-        os.chdir(os.path.join(folder, str(b["line"])))
-        source = "\\n" * (b["line"] - 1) + b["code"]  # README.md's line numbers in tracebacks
-        namespace = {"__name__": "__main__"}
-        try:
-            exec(compile(source, "README.md", "exec"), namespace)
-            if b["after"]:
-                exec(b["after"], namespace)
-            results[b["line"]] = "ok"
-        except BaseException:
-            results[b["line"]] = traceback.format_exc()
-        with open(results_path, "w") as f:
-            json.dump(results, f)
-        print("README.md line", b["line"], "ran", flush=True)
+    import json, os, sys
+    b = json.load(open(sys.argv[1]))
+    source = "\\n" * (b["line"] - 1) + b["code"]  # the file's line numbers in tracebacks
+    namespace = {"__name__": "__main__"}
+    exec(compile(source, b["path"], "exec"), namespace)
+    if b["after"]:
+        exec(b["after"], namespace)
 """)
 
-# what the own-sampler block computes, kept for its test below (run after the block, in its namespace)
-_OWN_SAMPLER = "Writing your own sampler"
+# what the README's own-sampler block computes, kept for its test below (run after the block)
+_OWN_SAMPLER = "## A model of your own"
 _AFTER = {_OWN_SAMPLER: "idata.to_netcdf('idata.nc')"}
 
 
-def _run_blocks(blocks: list[Block], folder: Path) -> dict[int, str]:
-    """Run ``blocks`` in one subprocess with four CPU devices, each in a fresh namespace and in
-    its own working folder ``folder / str(line)``: ``"ok"`` or the traceback, by line."""
-    after = {readme_block(k).line: v for k, v in _AFTER.items()}
-    todo = [{"line": b.line, "code": b.code, "after": ""} for b in blocks]
-    for b in todo:
-        (folder / str(b["line"])).mkdir()
-        b["after"] = after.get(b["line"], "")
-    (folder / "blocks.json").write_text(json.dumps(todo), encoding="utf-8")
+def _key(b: Block) -> str:
+    return f"{b.path}:{b.line}"
+
+
+def _run_blocks(blocks: list[Block], folder: Path) -> dict[str, str]:
+    """Run each of ``blocks`` in a fresh process of its own, in its own working folder
+    ``folder / <file>-<line>``, with this environment less ``XLA_FLAGS``: ``"ok"`` or the
+    error output, by ``file:line``."""
+    after = {_key(readme_block(k)): v for k, v in _AFTER.items()}
     env = dict(os.environ)
-    env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=4").strip()
-    env["JAX_PLATFORMS"] = "cpu"
-    env["MPLBACKEND"] = "Agg"
+    env.pop("XLA_FLAGS", None)  # a block that wants several devices says so itself
     env.pop("PYTHONWARNINGS", None)  # the blocks warn as they would for a reader (e.g. chains disagree)
-    proc = subprocess.run([sys.executable, "-c", _RUNNER, str(folder / "blocks.json"), str(folder / "results.json"),
-                           str(folder)], capture_output=True, text=True, env=env, cwd=folder, timeout=1200)
-    results_path = folder / "results.json"
-    results = json.loads(results_path.read_text()) if results_path.exists() else {}
-    assert proc.returncode == 0 and len(results) == len(todo), proc.stderr[-3000:]
-    return {int(k): v for k, v in results.items()}
+    results = {}
+    for b in blocks:
+        work = folder / _key(b).replace("/", "_").replace(":", "-")
+        work.mkdir()
+        (work / "block.json").write_text(json.dumps({"line": b.line, "code": b.code, "path": b.path,
+                                                     "after": after.get(_key(b), "")}), encoding="utf-8")
+        proc = subprocess.run([sys.executable, "-c", _RUNNER, str(work / "block.json")], capture_output=True,
+                              text=True, env=env, cwd=work, timeout=1200)
+        results[_key(b)] = "ok" if proc.returncode == 0 else proc.stderr[-5000:]
+    return results
+
+
+def _work(folder: Path, b: Block) -> Path:
+    return folder / _key(b).replace("/", "_").replace(":", "-")
 
 
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory):
     """Every unmarked block, run once: ``(results by line, folder)``."""
     folder = tmp_path_factory.mktemp("readme")
-    return _run_blocks([b for b in readme_blocks() if b.marker is None], folder), folder
+    return _run_blocks([b for b in _BLOCKS if b.marker is None], folder), folder
 
 
 @pytest.fixture(scope="module")
 def ran_slow(tmp_path_factory):
     """Every block marked slow, run once (only when a slow test asks)."""
     folder = tmp_path_factory.mktemp("readme-slow")
-    return _run_blocks([b for b in readme_blocks() if b.marker == "slow"], folder), folder
+    return _run_blocks([b for b in _BLOCKS if b.marker == "slow"], folder), folder
 
 
-_BLOCKS = readme_blocks()
+_BLOCKS = [b for page in PAGES for b in readme_blocks(path=page)]
 
 
 @pytest.mark.parametrize("block", [pytest.param(b, marks=[pytest.mark.slow] if b.marker == "slow" else [],
-                                                id=f"line{b.line}") for b in _BLOCKS])
-def test_readme_block_runs_as_written(block, request):
+                                                id=_key(b)) for b in _BLOCKS])
+def test_block_runs_as_written(block, request):
     if block.marker == "skip":
-        pytest.skip(f"README.md line {block.line}: {block.reason}")
+        pytest.skip(f"{_key(block)}: {block.reason}")
     results, _ = request.getfixturevalue("ran_slow" if block.marker == "slow" else "ran")
-    assert block.line in results, f"README.md line {block.line} did not run (the runner stopped before it)"
-    assert results[block.line] == "ok", f"README.md line {block.line}:\n{results[block.line]}"
+    assert results[_key(block)] == "ok", f"{_key(block)}:\n{results[_key(block)]}"
 
 
-def test_the_multi_device_blocks_are_not_skipped():
-    """The blocks that show ``devices=`` run on four CPU devices; none of them may be skipped
-    (the several-hosts block passes ``devices=jax.device_count()``, and needs a cluster)."""
+def test_the_pages_hold_blocks():
+    """The README and the guide's pages are read (a renamed folder would leave nothing to run)."""
+    paths = {b.path for b in _BLOCKS}
+    assert "README.md" in paths and "docs/guide/own-sampler.md" in paths and "docs/guide/lda.md" in paths
+    assert len([b for b in _BLOCKS if b.path == "README.md"]) >= 2
+
+
+def test_the_multi_device_blocks_set_up_their_devices():
+    """The blocks that show ``devices=4`` run as written on a plain machine: each gives itself four
+    CPU devices (the XLA flag, set before JAX is imported), and none of them may be skipped (the
+    several-hosts block passes ``devices=jax.device_count()``, and needs a cluster)."""
     shown = [b for b in _BLOCKS if "devices=4" in b.code]
     assert len(shown) >= 2
-    assert all(b.marker is None for b in shown), [b.line for b in shown if b.marker]
+    assert all(b.marker is None for b in shown), [_key(b) for b in shown if b.marker]
+    for b in shown:
+        flag = b.code.find("--xla_force_host_platform_device_count=4")
+        first_import = min(i for i in (b.code.find("import jax"), b.code.find("import gibbsjax"),
+                                       b.code.find("from gibbsjax")) if i >= 0)
+        assert 0 <= flag < first_import, f"{_key(b)} uses devices=4 without setting up four devices first"
+
+
+def test_readme_is_short_and_timeless():
+    """At most 250 lines, no line over 120 characters outside code blocks, no dates."""
+    import re
+
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 250, len(lines)
+    in_code = False
+    for number, line in enumerate(lines, 1):
+        if line.startswith("```"):
+            in_code = not in_code
+            continue
+        if not in_code:
+            assert len(line) <= 120, f"README.md line {number} has {len(line)} characters"
+            assert not re.search(r"\b(19|20)\d\d-\d\d-\d\d\b|\bissue \d+", line), f"README.md line {number}: {line}"
 
 
 def test_markers_are_read_and_checked():
@@ -166,6 +194,7 @@ def test_markers_are_read_and_checked():
             "<!-- test: slow (long) -->\n```python\nz = 3\n```\n")
     assert readme_blocks(text) == [Block(4, "x = 1\n", "skip", "needs a cluster"), Block(8, "y = 2\n"),
                                    Block(12, "z = 3\n", "slow", "long")]
+    assert readme_blocks(text, path=ROOT / "docs" / "guide" / "lda.md")[0].path == "docs/guide/lda.md"
     with pytest.raises(ValueError, match="unknown test marker"):
         readme_blocks("<!-- test: skipp (typo) -->\n```python\nx = 1\n```\n")
     with pytest.raises(ValueError, match="line before a ```python fence"):
@@ -173,7 +202,7 @@ def test_markers_are_read_and_checked():
 
 
 def test_own_sampler_block_gives_the_posterior_of_mu(ran):
-    """The README's "writing your own sampler" block, as run above: its flat-prior normal
+    """The README's "a model of your own" block, as run above: its flat-prior normal
     model gives the posterior of μ it should (mean ȳ, Student-t spread)."""
     import arviz as az
 
@@ -181,9 +210,9 @@ def test_own_sampler_block_gives_the_posterior_of_mu(ran):
     from gibbsjax.diagnostics import summary_table
 
     results, folder = ran
-    line = readme_block(_OWN_SAMPLER).line
-    assert results.get(line) == "ok", results.get(line)
-    idata = az.from_netcdf(folder / str(line) / "idata.nc")
+    block = readme_block(_OWN_SAMPLER)
+    assert results.get(_key(block)) == "ok", results.get(_key(block))
+    idata = az.from_netcdf(_work(folder, block) / "idata.nc")
     y = np.asarray(body_temperature()["temperature_f"], np.float64)
     n = y.size
     mu = idata.posterior["mu"]

@@ -1,7 +1,7 @@
 """gibbsjax.LDA in the Python topic-model ecosystem: scikit-learn conventions (clone,
 Pipeline after CountVectorizer, GridSearchCV over K), every kind of input, vocabularies
 matched by name, save and load through NetCDF, top words with probabilities, the
-pyLDAvis export (the README's blocks: tests/test_readme_blocks.py).
+pyLDAvis export (the LDA guide's blocks, docs/guide/lda.md: tests/test_readme_blocks.py).
 
 scikit-learn comes from the test extra; gibbsjax never imports it at import time.
 Fits are tiny (two chains, tens of sweeps): where chains may disagree, fit() warns,

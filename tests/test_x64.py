@@ -4,8 +4,8 @@
 default every shipped config is traced in x64 mode (its initial states and its
 compiled chunk function, abstractly: a draw whose dtype disagrees with its
 state fails there, the way ``gibbsjax run`` failed for six configs) and the
-README's config runs for real; ``-m slow`` runs every config for real (short
-runs).
+body-temperature config (the config guide's example) runs for real; ``-m slow`` runs every
+config for real (short runs).
 """
 
 from __future__ import annotations

@@ -733,6 +733,18 @@ def _add_force(p, what: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``gibbsjax`` command, with every subcommand.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser :func:`main` uses.
+
+    Examples
+    --------
+    >>> build_parser().parse_args(["summary", "run.nc"]).command
+    'summary'
+    """
     parser = argparse.ArgumentParser(
         prog="gibbsjax",
         description="Gibbs samplers as pure JAX functions: run a TOML config, "
@@ -846,6 +858,22 @@ def main(argv: list[str] | None = None) -> int:
     right away (``os._exit(130)``, after its output is saved and flushed): a
     Ctrl-C landing inside JAX's compiler can leave objects that crash the
     interpreter's clean-up with a segmentation fault.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after the program's name; ``None``: ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status: 0, 1 (``--strict`` and the chains disagree), 2 (a bad config,
+        file or option), 130 or 143 (interrupted).
+
+    Examples
+    --------
+    >>> main(["summary", "no-such-result.nc"])
+    2
     """
     parser = build_parser()
     args = parser.parse_args(argv)

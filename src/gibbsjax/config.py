@@ -333,6 +333,13 @@ class Config:
     """A validated config: what to sample, from what data, how, and where to save it.
 
     ``kernel`` and ``data`` are built (and so validated) by :func:`parse_config`.
+
+    Examples
+    --------
+    >>> from gibbsjax.config import parse_config
+    >>> config = parse_config({'model': {'name': 'normal.bivariate', 'rho': 0.5}, 'sampler': {'num_draws': 10}})
+    >>> config.model, config.hyperparameters
+    ('normal.bivariate', {'rho': 0.5})
     """
 
     model: str

@@ -69,6 +69,13 @@ class NormalGamma(NamedTuple):
     """Normal-Gamma parameters: τ ~ Gamma(a, rate b), μ | τ ~ N(mu0, 1/(lam τ)).
 
     Fields are arrays broadcasting against the (K, D) component parameters.
+
+    Examples
+    --------
+    >>> from gibbsjax.conjugate_normal import NormalGamma
+    >>> prior = NormalGamma(mu0=0.0, lam=1.0, a=2.0, b=2.0)
+    >>> prior.a / prior.b
+    1.0
     """
 
     mu0: jax.Array

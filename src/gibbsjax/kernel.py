@@ -163,6 +163,17 @@ class Kernel(NamedTuple):
     --------
     sweep : Compose conditional updates into ``step``.
     gibbsjax.run.sample : Run many chains of a kernel.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> from gibbsjax import Kernel, sample, sweep
+    >>> kernel = Kernel(init=lambda key, data: {'x': jnp.float32(0.0)},
+    ...                 step=sweep(('x', lambda key, s, data: jax.random.normal(key))),
+    ...                 record=lambda s, data: {'x': s['x']})
+    >>> idata = sample(kernel, seed=0, num_chains=2, num_draws=50, progress=False)
+    >>> idata.posterior['x'].shape
+    (2, 50)
     """
 
     init: Callable[[jax.Array, Data], State]

@@ -81,7 +81,14 @@ SAFETY_FRACTION = 0.9
 
 
 class MemoryEstimateError(ValueError):
-    """A run refused before sampling because its memory estimate exceeds what is available."""
+    """A run refused before sampling because its memory estimate exceeds what is available.
+
+    Examples
+    --------
+    >>> from gibbsjax.memory import MemoryEstimateError
+    >>> issubclass(MemoryEstimateError, ValueError)
+    True
+    """
 
 
 @dataclass(frozen=True)
@@ -92,6 +99,12 @@ class MemoryEstimate:
     arguments and outputs alone when ``compiled`` is false); ``host_bytes``:
     the kept draws on the host; ``available_device`` / ``available_host``:
     free memory (None when unknown); ``on_cpu``: device memory is host memory.
+
+    Examples
+    --------
+    >>> from gibbsjax.memory import MemoryEstimate
+    >>> [f for f in MemoryEstimate.__dataclass_fields__][:3]
+    ['device_bytes', 'host_bytes', 'available_device']
     """
 
     device_bytes: int

@@ -76,14 +76,31 @@ _PATH_SUFFIXES = ("_file", "_path", "_folder", "_dir", "_vocab")
 
 
 class OutputError(ValueError):
-    """An output gibbsjax refuses to write (the message names it and says why)."""
+    """An output gibbsjax refuses to write (the message names it and says why).
+
+    Examples
+    --------
+    >>> from gibbsjax.outputs import OutputError, check_output
+    >>> try:
+    ...     check_output('/dev/null', kind='result')
+    ... except OutputError as error:
+    ...     print(isinstance(error, ValueError))
+    True
+    """
 
 
 class SaveInterrupted(KeyboardInterrupt):
     """Ctrl-C or SIGTERM while a file was written: ``written`` says whether ``path``
     was written completely (the signal was held until then) or left as it was
     before (a second signal stopped the write); ``signal`` is the signal's name
-    (None when not known)."""
+    (None when not known).
+
+    Examples
+    --------
+    >>> from gibbsjax.outputs import SaveInterrupted
+    >>> issubclass(SaveInterrupted, KeyboardInterrupt)
+    True
+    """
 
     def __init__(self, path, written: bool, signal: str | None = None):
         self.path, self.written, self.signal = Path(path), bool(written), signal
@@ -95,7 +112,15 @@ class HeldSignals:
     """A context that holds SIGINT and SIGTERM (in the main thread): the first is
     recorded (``caught``, its name) and acted on by the caller after the block; a
     second raises ``KeyboardInterrupt`` at once.  Elsewhere than the main thread it
-    holds nothing."""
+    holds nothing.
+
+    Examples
+    --------
+    >>> from gibbsjax.outputs import HeldSignals
+    >>> with HeldSignals():
+    ...     print('a signal now would wait until this block ends')
+    a signal now would wait until this block ends
+    """
 
     def __enter__(self):
         import signal

@@ -47,7 +47,14 @@ class Job:
     """What a fit runs: ``spec`` (whose ``postprocess`` finishes the run), ``kernel``
     and ``data`` (built for it), ``settings`` (a :class:`gibbsjax.run.Settings`, used
     by :func:`sample`; None for a job that is only resumed), ``extras`` (handed to
-    the postprocess) and ``attrs`` (recorded in the result, e.g. :func:`model_attrs`)."""
+    the postprocess) and ``attrs`` (recorded in the result, e.g. :func:`model_attrs`).
+
+    Examples
+    --------
+    >>> from gibbsjax.pipeline import Job
+    >>> [f for f in Job.__dataclass_fields__]
+    ['spec', 'kernel', 'data', 'settings', 'extras', 'attrs']
+    """
 
     spec: ModelSpec
     kernel: Any

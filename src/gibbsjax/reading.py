@@ -83,11 +83,31 @@ _WHAT = {"config": "config file", "data": "data file", "result": "result file"}
 
 class ReadError(ValueError):
     """A file that cannot be read: missing, not a regular file, too large, not
-    readable, or not valid text; the message (one line) names the file."""
+    readable, or not valid text; the message (one line) names the file.
+
+    Examples
+    --------
+    >>> from gibbsjax.reading import ReadError, read_text
+    >>> try:
+    ...     read_text('/', kind='config')
+    ... except ReadError as error:
+    ...     print(isinstance(error, ValueError))
+    True
+    """
 
 
 class MissingFileError(ReadError, FileNotFoundError):
-    """A file or folder that does not exist (a :class:`ReadError` and a ``FileNotFoundError``)."""
+    """A file or folder that does not exist (a :class:`ReadError` and a ``FileNotFoundError``).
+
+    Examples
+    --------
+    >>> from gibbsjax.reading import MissingFileError, read_text
+    >>> try:
+    ...     read_text('no-such-file.toml', kind='config')
+    ... except MissingFileError as error:
+    ...     print(isinstance(error, FileNotFoundError))
+    True
+    """
 
 
 # ---------------------------------------------------------------------- limits

@@ -66,6 +66,14 @@ class Rows(NamedTuple):
     >>> r = Rows.all(3)
     >>> r.real.tolist(), int(r.sum(jnp.array(2)))
     ([True, True, True], 2)
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> from gibbsjax.rows import Rows
+    >>> rows = Rows.all(4)
+    >>> rows.num_rows, rows.sum(jnp.ones(4)).tolist()
+    (4, [1.0, 1.0, 1.0, 1.0])
     """
 
     ids: jax.Array
@@ -161,6 +169,12 @@ class RowData(NamedTuple):
     ``data``: the model's own data type, each row field padded to ``num_shards × R`` rows
     (block p holds the rows p·R .. p·R + R − 1, the last block padded); ``ids``: (num_shards × R,)
     int32, each row's global index (padding rows: ``num_rows`` + j).
+
+    Examples
+    --------
+    >>> from gibbsjax.rows import RowData
+    >>> RowData._fields
+    ('data', 'ids')
     """
 
     data: Any

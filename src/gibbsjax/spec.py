@@ -28,13 +28,32 @@ __all__ = ["ModelSpec", "ConfigError", "DataWithExtras", "replace_group"]
 
 
 class ConfigError(ValueError):
-    """A config file or table that cannot be run; the message names the key."""
+    """A config file or table that cannot be run; the message names the key.
+
+    Examples
+    --------
+    >>> from gibbsjax.config import parse_config
+    >>> from gibbsjax.spec import ConfigError
+    >>> try:
+    ...     parse_config({'model': {'name': 'no.such_model'}, 'sampler': {}})
+    ... except ConfigError as error:
+    ...     print(isinstance(error, ValueError))
+    True
+    """
 
 
 class DataWithExtras(NamedTuple):
     """What a ``make_data`` may return besides the bare data pytree: ``extras``
     (host-side things the sampler does not need — a vocabulary, a held-out
-    corpus) handed to the model's ``postprocess`` as its ``extras`` argument."""
+    corpus) handed to the model's ``postprocess`` as its ``extras`` argument.
+
+    Examples
+    --------
+    >>> from gibbsjax.spec import DataWithExtras
+    >>> made = DataWithExtras(data=[1.0, 2.0], extras={'note': 'kept for the report'})
+    >>> made.extras['note']
+    'kept for the report'
+    """
 
     data: Any
     extras: dict
@@ -69,6 +88,14 @@ class ModelSpec:
       test functions to rank (``None``: every recorded value; a model with labels ranks
       label-invariant ones).  The test suite calibrates every registered model that has one
       (``tests/test_sbc.py``), so a new model brings its own check with it.
+
+    Examples
+    --------
+    >>> from gibbsjax.models import normal
+    >>> from gibbsjax.spec import ModelSpec
+    >>> spec = ModelSpec('mine.bivariate', normal.bivariate, description='a bivariate normal')
+    >>> spec.factory(rho=0.5).name
+    'normal.bivariate'
     """
 
     name: str

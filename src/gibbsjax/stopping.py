@@ -50,6 +50,13 @@ class Condition:
         The comparison.
     value : float
         The bound.
+
+    Examples
+    --------
+    >>> from gibbsjax.stopping import parse_until
+    >>> rule = parse_until('rhat<1.01,ess>400')
+    >>> [type(c).__name__ for c in rule], rule[0].stat
+    (['Condition', 'Condition'], 'rhat')
     """
 
     stat: str
@@ -144,6 +151,15 @@ class UntilResult:
         ``stat -> (value, variable)``: the worst value of each statistic and where.
     num_draws : int
         Draws per chain checked.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gibbsjax.stopping import check_until, parse_until
+    >>> draws = {'x': np.random.default_rng(0).normal(size=(4, 500))}
+    >>> result = check_until(parse_until('rhat<1.05'), draws)
+    >>> type(result).__name__, result.met
+    ('UntilResult', True)
     """
 
     met: bool

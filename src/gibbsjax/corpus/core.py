@@ -34,10 +34,37 @@ _EMPTY_CHOICES = ("drop", "error", "keep")
 
 
 class EmptyDocumentWarning(UserWarning):
-    """Documents with no tokens (after filtering) were dropped by a reader."""
+    """Documents with no tokens (after filtering) were dropped by a reader.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from gibbsjax.corpus import Corpus, EmptyDocumentWarning
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter('always')
+    ...     corpus = Corpus.from_texts(['a cat', ''], empty='drop')
+    >>> caught[0].category is EmptyDocumentWarning, corpus.num_docs
+    (True, 1)
+    """
 
 
 def check_empty(empty: str) -> None:
+    """Check a value of the ``empty`` option: ``"keep"``, ``"drop"`` or ``"error"``.
+
+    Parameters
+    ----------
+    empty : str
+        The value given.
+
+    Raises
+    ------
+    ValueError
+        For any other value, naming it.
+
+    Examples
+    --------
+    >>> check_empty("drop")
+    """
     if empty not in _EMPTY_CHOICES:
         raise ValueError(f"empty must be one of {_EMPTY_CHOICES}, got {empty!r}")
 
@@ -121,6 +148,25 @@ def token_limit() -> int:
 
 
 def too_many_tokens(total: int, limit: int) -> str:
+    """The message for counts that add up to more tokens than a corpus can hold.
+
+    Parameters
+    ----------
+    total : int
+        The number of tokens the counts add up to.
+    limit : int
+        The most tokens a corpus can hold.
+
+    Returns
+    -------
+    str
+        The message, naming both numbers.
+
+    Examples
+    --------
+    >>> too_many_tokens(10, 5)[:35]
+    'the counts add up to 10 tokens, mor'
+    """
     from gibbsjax.memory import format_bytes
 
     return (
@@ -181,6 +227,15 @@ class Corpus:
     See Also
     --------
     Corpus.from_texts, Corpus.from_token_lists, Corpus.from_dtm, read_ldac, read_uci, read_folder
+
+    Examples
+    --------
+    >>> from gibbsjax.corpus import Corpus
+    >>> corpus = Corpus.from_texts(['the cat sat', 'the dog sat down'])
+    >>> corpus.num_docs, corpus.vocab_size, corpus.num_tokens
+    (2, 5, 7)
+    >>> corpus.vocab
+    ('cat', 'dog', 'down', 'sat', 'the')
     """
 
     tokens: np.ndarray

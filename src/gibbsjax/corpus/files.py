@@ -172,6 +172,30 @@ def _check_range(name: str, value) -> tuple[int, int]:
 
 
 def which_part(docs, part) -> tuple[str, tuple[int, int]]:
+    """Which part of a file a reader reads: a range of documents or the i-th of n pieces.
+
+    Parameters
+    ----------
+    docs : tuple of int or None
+        ``(start, stop)``: the documents to read.
+    part : tuple of int or None
+        ``(i, n)``: the i-th of n pieces of the file of about equal size.
+
+    Returns
+    -------
+    tuple
+        ``("docs", (start, stop))`` or ``("part", (i, n))``.
+
+    Raises
+    ------
+    ValueError
+        When both are given, or one is not a valid range.
+
+    Examples
+    --------
+    >>> which_part(None, (0, 2))
+    ('part', (0, 2))
+    """
     if docs is not None and part is not None:
         raise ValueError("give docs=(start, stop) or part=(i, n), not both")
     return ("docs", _check_range("docs", docs)) if docs is not None else ("part", _check_range("part", part))

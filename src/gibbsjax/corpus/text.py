@@ -92,6 +92,30 @@ def english_stop_words() -> frozenset[str]:
 
 
 def stop_word_set(stop_words) -> frozenset[str]:
+    """The set of stop words an option names.
+
+    Parameters
+    ----------
+    stop_words : None, "english" or iterable of str
+        No stop words, scikit-learn's English list, or the words given.
+
+    Returns
+    -------
+    frozenset of str
+        The stop words.
+
+    Raises
+    ------
+    ValueError
+        For a string other than ``"english"``.
+
+    Examples
+    --------
+    >>> sorted(stop_word_set(["the", "a"]))
+    ['a', 'the']
+    >>> "the" in stop_word_set("english")
+    True
+    """
     if stop_words is None:
         return frozenset()
     if isinstance(stop_words, str):

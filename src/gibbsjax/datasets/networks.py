@@ -37,6 +37,13 @@ class NetworkExample(NamedTuple):
         For simulated data, the complete table the missing entries were hidden from.
     description : str, default ""
         What the example is.
+
+    Examples
+    --------
+    >>> from gibbsjax.datasets.networks import sprinkler
+    >>> example = sprinkler(num_rows=10)
+    >>> type(example).__name__, example._fields[:2]
+    ('NetworkExample', ('variables', 'rows'))
     """
     variables: list
     rows: np.ndarray

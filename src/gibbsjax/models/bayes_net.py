@@ -133,6 +133,14 @@ class Network:
         The (R, C) Dirichlet concentrations (1.0 in the padding).
     row_names : tuple of str
         A label per CPT row.
+
+    Examples
+    --------
+    >>> from gibbsjax.datasets.networks import sprinkler
+    >>> from gibbsjax.models import bayes_net
+    >>> example = sprinkler(num_rows=10)
+    >>> type(bayes_net.network(example.variables)).__name__
+    'Network'
     """
 
     names: tuple[str, ...]
@@ -357,6 +365,15 @@ class NetworkData:
         (N, V) int32: column v = variable v, ``-1`` = missing.
     network : Network
         The network the cases belong to.
+
+    Examples
+    --------
+    >>> from gibbsjax.datasets.networks import sprinkler
+    >>> from gibbsjax.models import bayes_net
+    >>> example = sprinkler(num_rows=10)
+    >>> d = bayes_net.data(bayes_net.network(example.variables), example.rows)
+    >>> type(d).__name__
+    'NetworkData'
     """
 
     values: jax.Array
@@ -448,6 +465,17 @@ class NetState(NamedTuple):
         (R, C): the log CPT rows, −inf in the padding.
     x : jax.Array
         (N, V) int32: the complete rows (observed positions are copies of the data).
+
+    Examples
+    --------
+    >>> import jax
+    >>> from gibbsjax.datasets.networks import sprinkler
+    >>> from gibbsjax.models import bayes_net
+    >>> example = sprinkler(num_rows=10)
+    >>> d = bayes_net.data(bayes_net.network(example.variables), example.rows)
+    >>> state = bayes_net.dirichlet_cpts().init(jax.random.key(0), d)
+    >>> type(state).__name__, state._fields
+    ('NetState', ('log_cpt', 'x'))
     """
 
     log_cpt: jax.Array

@@ -81,6 +81,13 @@ class SchoolsData(NamedTuple):
         (J,): the estimates.
     sigma : jax.Array
         Their standard errors, (J,), positive.
+
+    Examples
+    --------
+    >>> from gibbsjax.models import eight_schools
+    >>> d = eight_schools.rubin_1981()
+    >>> type(d).__name__, d.y.shape
+    ('SchoolsData', (8,))
     """
 
     y: jax.Array
@@ -98,6 +105,15 @@ class SchoolsState(NamedTuple):
         u = log τ, the log of the population standard deviation (a scalar).
     theta : jax.Array
         The school effects θ_j, (J,).
+
+    Examples
+    --------
+    >>> import jax
+    >>> from gibbsjax.models import eight_schools
+    >>> d = eight_schools.rubin_1981()
+    >>> state = eight_schools.hierarchical().init(jax.random.key(0), d)
+    >>> type(state).__name__, state._fields
+    ('SchoolsState', ('mu', 'log_tau', 'theta'))
     """
 
     mu: jax.Array

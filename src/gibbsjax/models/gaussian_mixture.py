@@ -107,6 +107,13 @@ class MixtureData(NamedTuple):
         (D,) mean of the observed data, used only by data-scaled default hyperparameters.
     scale2 : jax.Array
         (D,) variance (ddof 1; 1 where there is no spread), used likewise.
+
+    Examples
+    --------
+    >>> from gibbsjax.models import gaussian_mixture
+    >>> d = gaussian_mixture.data([1.0, 1.2, 4.8, 5.1])
+    >>> type(d).__name__
+    'MixtureData'
     """
 
     x: jax.Array
@@ -179,6 +186,15 @@ class MixtureState(NamedTuple):
         (K,) univariate or (K, D) diagonal: component means.
     tau : jax.Array
         Component precisions (σ = τ^(-1/2)), shaped like ``mu``.
+
+    Examples
+    --------
+    >>> import jax
+    >>> from gibbsjax.models import gaussian_mixture
+    >>> d = gaussian_mixture.data([1.0, 1.2, 4.8, 5.1])
+    >>> state = gaussian_mixture.normal_gamma(2).init(jax.random.key(0), d)
+    >>> type(state).__name__, state._fields
+    ('MixtureState', ('z', 'log_weights', 'mu', 'tau'))
     """
 
     z: jax.Array

@@ -116,6 +116,15 @@ class CategoricalHMMState(NamedTuple):
         (K, K): log A, row j for A_j.
     log_emission : jax.Array
         (K, V): log B, row k for state k.
+
+    Examples
+    --------
+    >>> import jax
+    >>> from gibbsjax.models import hmm
+    >>> d = hmm.categorical_data([[0, 1, 1, 2], [2, 2, 0]])
+    >>> state = hmm.categorical(2).init(jax.random.key(0), d)
+    >>> type(state).__name__, state._fields
+    ('CategoricalHMMState', ('z', 'log_initial', 'log_transition', 'log_emission'))
     """
 
     z: jax.Array
@@ -139,6 +148,15 @@ class GaussianHMMState(NamedTuple):
         (K,): the states' means.
     tau : jax.Array
         (K,): the states' precisions.
+
+    Examples
+    --------
+    >>> import jax
+    >>> from gibbsjax.models import hmm
+    >>> d = hmm.gaussian_data([[0.1, 0.3, 2.5], [2.2, 0.0]])
+    >>> state = hmm.gaussian(2).init(jax.random.key(0), d)
+    >>> type(state).__name__, state._fields
+    ('GaussianHMMState', ('z', 'log_initial', 'log_transition', 'mu', 'tau'))
     """
 
     z: jax.Array

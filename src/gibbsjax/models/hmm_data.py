@@ -30,6 +30,13 @@ class CategoricalHMMData(NamedTuple):
         (S,) int32: the length of every sequence.
     symbol_counts : jax.Array
         (V,) int32: how often each symbol occurs; its length is the alphabet size V.
+
+    Examples
+    --------
+    >>> from gibbsjax.models import hmm
+    >>> d = hmm.categorical_data([[0, 1, 1, 2], [2, 2, 0]])
+    >>> type(d).__name__
+    'CategoricalHMMData'
     """
 
     y: jax.Array
@@ -51,6 +58,13 @@ class GaussianHMMData(NamedTuple):
         default hyperparameters).
     scale2 : jax.Array
         (1,): the variance of all observations (likewise).
+
+    Examples
+    --------
+    >>> from gibbsjax.models import hmm
+    >>> d = hmm.gaussian_data([[0.1, 0.3, 2.5], [2.2, 0.0]])
+    >>> type(d).__name__
+    'GaussianHMMData'
     """
 
     y: jax.Array
@@ -62,6 +76,20 @@ class GaussianHMMData(NamedTuple):
 def step_mask(lengths, num_steps):
     """(S, T) bool: True at the real steps t < ``lengths[s]`` of each sequence, False at padding.
 
+    Parameters
+    ----------
+    lengths : jax.Array
+        The length of each of the S sequences.
+    num_steps : int
+        T, the padded length.
+
+    Returns
+    -------
+    jax.Array
+        The (S, T) mask.
+
+    Examples
+    --------
     >>> step_mask(jnp.array([2, 3]), 3).tolist()
     [[True, True, False], [True, True, True]]
     """

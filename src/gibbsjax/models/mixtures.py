@@ -240,6 +240,16 @@ class CollapsedUnigramState(NamedTuple):
     ----------
     log_beta, z : jax.Array
         As in :class:`~gibbsjax.models.one_label.UnigramState` (π is integrated out).
+
+    Examples
+    --------
+    >>> import jax
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models import mixtures
+    >>> d = mixtures.unigram_data(Corpus.from_texts(['a b a', 'c d', 'a a b']))
+    >>> state = mixtures.unigrams_collapsed(2).init(jax.random.key(0), d)
+    >>> type(state).__name__, state._fields
+    ('CollapsedUnigramState', ('log_beta', 'z'))
     """
 
     log_beta: jax.Array
@@ -257,6 +267,15 @@ class BernoulliState(NamedTuple):
         log p and log(1 − p), (K, F).
     z : jax.Array
         S, (D,) int32.
+
+    Examples
+    --------
+    >>> import jax, numpy as np
+    >>> from gibbsjax.models import mixtures
+    >>> d = mixtures.bernoulli_data(np.array([[1, 0, 1], [0, 1, 1]]))
+    >>> state = mixtures.bernoulli(2).init(jax.random.key(0), d)
+    >>> type(state).__name__, state._fields
+    ('BernoulliState', ('log_pi', 'log_p', 'log1m_p', 'z'))
     """
 
     log_pi: jax.Array

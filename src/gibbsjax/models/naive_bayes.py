@@ -110,6 +110,16 @@ class NaiveBayesState(NamedTuple):
         overwritten by the data's labels wherever they are used).
     log_theta : jax.Array
         (K, V): log θ_{x,w}.
+
+    Examples
+    --------
+    >>> import jax
+    >>> from gibbsjax.datasets import stdlib_docs
+    >>> from gibbsjax.models import naive_bayes
+    >>> d = naive_bayes.data(stdlib_docs(), hide_labels=0.5)
+    >>> state = naive_bayes.dirichlet_multinomial().init(jax.random.key(0), d)
+    >>> type(state).__name__, state._fields
+    ('NaiveBayesState', ('labels', 'log_theta'))
     """
 
     labels: jax.Array

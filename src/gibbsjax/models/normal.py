@@ -56,6 +56,14 @@ class BivariateState(NamedTuple):
     ----------
     x1, x2 : jax.Array
         The coordinates (scalars).
+
+    Examples
+    --------
+    >>> import jax
+    >>> from gibbsjax.models import normal
+    >>> state = normal.bivariate(rho=0.5).init(jax.random.key(0), None)
+    >>> type(state).__name__, state._fields
+    ('BivariateState', ('x1', 'x2'))
     """
 
     x1: jax.Array
@@ -199,6 +207,13 @@ class NormalData(NamedTuple):
         Their mean.
     ss : jax.Array
         Σ (y_i − ȳ)².
+
+    Examples
+    --------
+    >>> from gibbsjax.models import normal
+    >>> y = normal.data([98.2, 98.6, 99.1])
+    >>> type(y).__name__, y._fields
+    ('NormalData', ('y', 'ybar', 'ss'))
     """
 
     y: jax.Array
@@ -260,6 +275,15 @@ class NormalState(NamedTuple):
         The mean μ.
     sigma2 : jax.Array
         The variance σ².
+
+    Examples
+    --------
+    >>> import jax
+    >>> from gibbsjax.models import normal
+    >>> y = normal.data([98.2, 98.6, 99.1])
+    >>> state = normal.semiconjugate(mu0=98.6, sigma0=0.5, a0=1.0, b0=1.0).init(jax.random.key(0), y)
+    >>> type(state).__name__, state._fields
+    ('NormalState', ('mu', 'sigma2'))
     """
 
     mu: jax.Array

@@ -97,6 +97,14 @@ class DocInfo:
     ``items`` are the vocabulary (text) or feature names (binary data),
     ``label_names`` the class names and ``doc_names`` the document names.  The
     hash is computed once, so a jitted call does not re-hash a large vocabulary.
+
+    Examples
+    --------
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models import mixtures
+    >>> d = mixtures.unigram_data(Corpus.from_texts(['a b a', 'c d', 'a a b']))
+    >>> type(d.info).__name__
+    'DocInfo'
     """
 
     __slots__ = ("items", "label_names", "doc_names", "_hash")
@@ -155,6 +163,14 @@ class Documents:
         K implied by the labels (static; 0 when the data carry no labels).
     info : DocInfo
         Vocabulary, label names and document names (static).
+
+    Examples
+    --------
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models import mixtures
+    >>> d = mixtures.unigram_data(Corpus.from_texts(['a b a', 'c d', 'a a b']))
+    >>> type(d).__name__
+    'Documents'
     """
 
     tokens: jax.Array
@@ -215,6 +231,14 @@ class BinaryData:
         Classes implied by the known labels (static; 0 when there are none).
     info : DocInfo
         Feature names, label names and document names (static).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gibbsjax.models import mixtures
+    >>> d = mixtures.bernoulli_data(np.array([[1, 0, 1], [0, 1, 1]]))
+    >>> type(d).__name__
+    'BinaryData'
     """
 
     x: jax.Array
@@ -638,6 +662,16 @@ class UnigramState(NamedTuple):
         log β, (K, V).
     z : jax.Array
         Z, (D,) int32.
+
+    Examples
+    --------
+    >>> import jax
+    >>> from gibbsjax.corpus import Corpus
+    >>> from gibbsjax.models import mixtures
+    >>> d = mixtures.unigram_data(Corpus.from_texts(['a b a', 'c d', 'a a b']))
+    >>> state = mixtures.unigrams(2).init(jax.random.key(0), d)
+    >>> type(state).__name__, state._fields
+    ('UnigramState', ('log_pi', 'log_beta', 'z'))
     """
 
     log_pi: jax.Array

@@ -122,6 +122,22 @@ def _batched_accumulate(accumulate: Callable) -> Callable:
 
 
 def zero_accumulators(accumulate: Callable | None, state, data) -> dict:
+    """The running sums of a kernel's ``accumulate`` for every chain, at zero.
+
+    Parameters
+    ----------
+    accumulate : callable or None
+        The kernel's ``accumulate(state, data)``; ``None``: nothing is accumulated.
+    state : pytree
+        The chains' states (chain axis first).
+    data : pytree
+        The model's data.
+
+    Returns
+    -------
+    dict
+        Zeros shaped as ``accumulate``'s values per chain (float32 for integer values).
+    """
     if accumulate is None:
         return {}
     shapes = jax.eval_shape(_batched_accumulate(accumulate), state, data)
@@ -165,6 +181,22 @@ def compiled(kernel: Kernel, s: Settings, n_iters: int):
 
 
 def zero_accumulators_shape(accumulate, abstract_state, data):
+    """The shapes and dtypes of :func:`zero_accumulators`, without computing anything.
+
+    Parameters
+    ----------
+    accumulate : callable or None
+        The kernel's ``accumulate(state, data)``.
+    abstract_state : pytree
+        The chains' states, or their shapes (``jax.ShapeDtypeStruct``).
+    data : pytree
+        The model's data.
+
+    Returns
+    -------
+    dict
+        ``jax.ShapeDtypeStruct`` values.
+    """
     if accumulate is None:
         return {}
     return jax.eval_shape(functools.partial(zero_accumulators, accumulate), abstract_state, data)

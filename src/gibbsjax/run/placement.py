@@ -100,6 +100,22 @@ def splits_data(settings: Settings) -> bool:
 
 
 def sharding_note(mode, plan, s: Settings) -> str:
+    """What ran where, in words: the result's ``attrs["sharding"]``.
+
+    Parameters
+    ----------
+    mode : str
+        ``"data"``, ``"chains"`` or ``"none"``.
+    plan : object
+        The layout of a data-split run (its ``description`` is used).
+    s : Settings
+        The run's settings.
+
+    Returns
+    -------
+    str
+        For example ``"chains: 8 chains over 4 devices"``.
+    """
     if mode == "data":
         return f"data: {plan.description}"
     if mode == "chains":

@@ -28,7 +28,14 @@ __all__ = ["Run", "finish", "keep_raw_draws", "leaf_names", "to_host", "stack_ch
 class Run:
     """Everything a run has made so far; updated after every finished chunk only,
     so an interrupt at any point leaves it consistent (state, sums and records
-    of the same sweep)."""
+    of the same sweep).
+
+    Examples
+    --------
+    >>> from gibbsjax.run.results import Run
+    >>> 'kept' in Run.__dataclass_fields__
+    True
+    """
 
     kernel: Kernel
     data: Any
@@ -171,6 +178,23 @@ DRAW_GROUPS = ("posterior", "sample_stats", "warmup_posterior", "warmup_sample_s
 
 
 def leaf_names(tree) -> list[str]:
+    """A name per leaf of a pytree: the fields along its path joined by ``__``.
+
+    Parameters
+    ----------
+    tree : pytree
+        A NamedTuple, dict, list or nesting of them.
+
+    Returns
+    -------
+    list of str
+        One name per leaf, in ``jax.tree_util`` order (``"value"`` for a bare leaf).
+
+    Examples
+    --------
+    >>> leaf_names({"a": 1, "b": (2, 3)})
+    ['a', 'b__0', 'b__1']
+    """
     def part(k) -> str:
         for attr in ("name", "key", "idx"):
             if hasattr(k, attr):

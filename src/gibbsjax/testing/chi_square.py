@@ -21,6 +21,14 @@ class ChiSquareResult(NamedTuple):
         Degrees of freedom.
     p_value : float
         The upper-tail p-value.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gibbsjax.testing import chi_square_test
+    >>> result = chi_square_test(np.array([48, 52]), np.array([0.5, 0.5]))
+    >>> type(result).__name__, result.dof
+    ('ChiSquareResult', 1)
     """
 
     statistic: float

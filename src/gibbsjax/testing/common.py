@@ -19,7 +19,15 @@ TestFunction = Callable[[Any, Any], Any]
 
 class BonferroniVerdict:
     """The verdict shared by :class:`GewekeResult` and :class:`SBCResult`: one p-value per
-    scalar test function (``names``, ``p_values``), Bonferroni-corrected at ``alpha``."""
+    scalar test function (``names``, ``p_values``), Bonferroni-corrected at ``alpha``.
+
+    Examples
+    --------
+    >>> from gibbsjax.testing import GewekeResult, SBCResult
+    >>> from gibbsjax.testing.common import BonferroniVerdict
+    >>> issubclass(GewekeResult, BonferroniVerdict), issubclass(SBCResult, BonferroniVerdict)
+    (True, True)
+    """
 
     @property
     def num_functions(self) -> int:
@@ -54,13 +62,43 @@ class BonferroniVerdict:
         return self.summary()
 
     def assert_passes(self) -> None:
-        """Raise ``AssertionError`` with the summary table unless :attr:`passed`."""
+        """Raise ``AssertionError`` with the summary table unless :attr:`passed`.
+
+        Raises
+        ------
+        AssertionError
+            When some test function's p-value is below the corrected level.
+
+        Examples
+        --------
+        >>> from gibbsjax.testing import chi_square_test
+        >>> import numpy as np
+        >>> chi_square_test(np.array([48, 52]), np.array([0.5, 0.5])).p_value > 0.001
+        True
+        """
         if not self.passed:
             raise AssertionError("\n" + self.summary())
 
 
 
 def check_kernel(kernel: Any) -> None:
+    """Check that a kernel has what the Geweke test and SBC need.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        The kernel to check: it needs ``sample_prior``, ``simulate_data``, ``step`` and ``record``.
+
+    Raises
+    ------
+    ValueError
+        Naming the first missing function.
+
+    Examples
+    --------
+    >>> from gibbsjax.models import normal
+    >>> check_kernel(normal.semiconjugate(mu0=0.0, sigma0=1.0, a0=2.0, b0=2.0))
+    """
     for attr in ("sample_prior", "simulate_data", "step", "record"):
         if getattr(kernel, attr, None) is None or not callable(getattr(kernel, attr)):
             raise ValueError(
@@ -74,10 +112,24 @@ def check_kernel(kernel: Any) -> None:
 def data_template(data: Any):
     """Split a data template into re-simulated array leaves and fixed leaves.
 
-    Returns ``(combine, dynamic_of)``: ``combine(arrays)`` rebuilds a data pytree
-    from the array leaves; ``dynamic_of(new_data)`` checks that simulated data
-    have the template's structure and shapes and returns their array leaves
-    (cast to the template's dtypes).
+    Parameters
+    ----------
+    data : pytree
+        The data template: its array leaves are simulated, the other leaves kept.
+
+    Returns
+    -------
+    tuple of callable
+        ``(combine, dynamic_of)``: ``combine(arrays)`` rebuilds a data pytree from the array
+        leaves; ``dynamic_of(new_data)`` checks that simulated data have the template's
+        structure and shapes and returns their array leaves (cast to the template's dtypes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> combine, dynamic_of = data_template({"y": np.zeros(3), "n": 3})
+    >>> combine([np.ones(3)])["n"]
+    3
     """
     leaves, treedef = jax.tree_util.tree_flatten(data)
     dynamic_mask = [_is_array(leaf) for leaf in leaves]
@@ -111,6 +163,24 @@ def data_template(data: Any):
 
 
 def as_key(seed: Any) -> jax.Array:
+    """A typed JAX key from a seed: an integer in [0, 2**32), a typed key or raw key data.
+
+    Parameters
+    ----------
+    seed : int or jax.Array
+        The seed.
+
+    Returns
+    -------
+    jax.Array
+        A typed key.
+
+    Examples
+    --------
+    >>> import jax
+    >>> jax.dtypes.issubdtype(as_key(0).dtype, jax.dtypes.prng_key)
+    True
+    """
     if isinstance(seed, jax.Array) and jax.dtypes.issubdtype(seed.dtype, jax.dtypes.prng_key):
         return seed
     if isinstance(seed, (jax.Array, np.ndarray)) and seed.shape == (2,) and seed.dtype == np.uint32:
@@ -121,6 +191,18 @@ def as_key(seed: Any) -> jax.Array:
 
 
 def float_dtype():
+    """The float type of this process's runs: float32, or float64 with x64 enabled.
+
+    Returns
+    -------
+    numpy.dtype
+        The dtype.
+
+    Examples
+    --------
+    >>> float_dtype() in ("float32", "float64")
+    True
+    """
     return jnp.result_type(float)
 
 
@@ -129,11 +211,47 @@ def _is_array(x: Any) -> bool:
 
 
 def strong_dtype(x: jax.Array) -> jax.Array:
-    # Drop weak typing so that the scan carry's type is stable.
+    """``x`` without JAX's weak typing, so that a scan carry's type is stable.
+
+    Parameters
+    ----------
+    x : jax.Array
+        An array, weakly typed or not.
+
+    Returns
+    -------
+    jax.Array
+        The same values, strongly typed.
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> strong_dtype(jnp.asarray(1.0)).weak_type
+    False
+    """
     return lax.convert_element_type(x, x.dtype)
 
 
 def element_names(name: str, shape: tuple[int, ...]) -> list[str]:
+    """The names of the scalar elements of a test function's value.
+
+    Parameters
+    ----------
+    name : str
+        The test function's name (a trailing ``^2`` stays at the end).
+    shape : tuple of int
+        The shape of its value.
+
+    Returns
+    -------
+    list of str
+        One name per element, in C order.
+
+    Examples
+    --------
+    >>> element_names("mu^2", (2,))
+    ['mu[0]^2', 'mu[1]^2']
+    """
     if shape == ():
         return [name]
     base, suffix = (name[:-2], "^2") if name.endswith("^2") else (name, "")

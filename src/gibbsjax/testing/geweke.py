@@ -48,6 +48,15 @@ class GewekeResult(BonferroniVerdict):
         Marginal-conditional draws.
     kernel_name : str, default "kernel"
         The kernel's name, for the summary.
+
+    Examples
+    --------
+    >>> from gibbsjax.models import normal
+    >>> from gibbsjax.testing import geweke_test
+    >>> kernel = normal.semiconjugate(mu0=0.5, sigma0=1.5, a0=3.0, b0=2.0)
+    >>> result = geweke_test(kernel, normal.data([0.1, 0.4, -0.3]), num_chains=200, num_steps=20, seed=0)
+    >>> type(result).__name__
+    'GewekeResult'
     """
 
     names: tuple[str, ...]

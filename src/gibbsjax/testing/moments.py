@@ -25,6 +25,13 @@ class MomentCheck(NamedTuple):
         The Monte Carlo standard error of the estimate.
     z : float
         ``(estimate - expected) / mcse``.
+
+    Examples
+    --------
+    >>> from gibbsjax.testing import MomentCheck
+    >>> check = MomentCheck(label='mean of x', estimate=0.02, expected=0.0, mcse=0.01, z=2.0)
+    >>> check.z
+    2.0
     """
 
     label: str

@@ -46,6 +46,15 @@ class SBCResult(BonferroniVerdict):
         Family-wise level; each p-value is compared with ``alpha / m``.
     kernel_name : str, default "kernel"
         The kernel's name, for the summary.
+
+    Examples
+    --------
+    >>> from gibbsjax.models import normal
+    >>> from gibbsjax.testing import sbc
+    >>> kernel = normal.semiconjugate(mu0=0.5, sigma0=1.5, a0=3.0, b0=2.0)
+    >>> result = sbc(kernel, normal.data([0.1, 0.4, -0.3]), num_replications=20, num_draws=20, seed=0)
+    >>> type(result).__name__
+    'SBCResult'
     """
 
     names: tuple[str, ...]

@@ -35,7 +35,15 @@ _SAVE_FORMAT = 1
 
 class Estimator:
     """scikit-learn's estimator conventions, for a subclass whose constructor stores
-    its arguments as given and checks them with ``_check_params``."""
+    its arguments as given and checks them with ``_check_params``.
+
+    Examples
+    --------
+    >>> from gibbsjax import LDA
+    >>> from gibbsjax.topics.estimator_base import Estimator
+    >>> issubclass(LDA, Estimator), LDA(num_topics=4).get_params()['num_topics']
+    (True, 4)
+    """
 
     #: an attribute that exists once the estimator is fitted
     _fitted_attribute = ""
@@ -136,7 +144,15 @@ class Estimator:
 class TopicModelNames:
     """scikit-learn's names (those of ``LatentDirichletAllocation``) for the parts of a
     fitted topic model with ``topic_word_`` (``n_components``, scikit-learn's name of the
-    number of topics, is a constructor argument of :class:`gibbsjax.LDA` itself)."""
+    number of topics, is a constructor argument of :class:`gibbsjax.LDA` itself).
+
+    Examples
+    --------
+    >>> from gibbsjax import LDA
+    >>> from gibbsjax.topics.estimator_base import TopicModelNames
+    >>> issubclass(LDA, TopicModelNames), LDA(n_components=4).n_components
+    (True, 4)
+    """
 
     @property
     def components_(self):

@@ -23,7 +23,15 @@ __all__ = ["LDAInspection"]
 
 
 class LDAInspection:
-    """The post-fit evaluation and inspection methods of :class:`gibbsjax.LDA` (a mixin, no state of its own)."""
+    """The post-fit evaluation and inspection methods of :class:`gibbsjax.LDA` (a mixin, no state of its own).
+
+    Examples
+    --------
+    >>> from gibbsjax import LDA
+    >>> from gibbsjax.topics.inspection import LDAInspection
+    >>> issubclass(LDA, LDAInspection), hasattr(LDA, 'perplexity')
+    (True, True)
+    """
 
     def _training_corpus(self, what: str):
         if self.corpus_ is None:

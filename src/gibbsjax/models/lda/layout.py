@@ -78,6 +78,14 @@ class LDAData(NamedTuple):
         (D + 1,): each row's document in the whole corpus (``d`` for :func:`data`; a
         shard's rows of :func:`gibbsjax.models.lda.shard.shard_data` hold its own
         documents; −1 for the dummy row and unused rows).
+
+    Examples
+    --------
+    >>> from gibbsjax.datasets import abc_corpus
+    >>> from gibbsjax.models import lda
+    >>> d = lda.data(abc_corpus())
+    >>> type(d).__name__
+    'LDAData'
     """
 
     words: jax.Array
@@ -355,6 +363,16 @@ class LDAState(NamedTuple):
         (S, R) int32: the topic of every grid slot (padding: 0).
     log_phi : jax.Array
         (K, V): log φ.
+
+    Examples
+    --------
+    >>> import jax
+    >>> from gibbsjax.datasets import abc_corpus
+    >>> from gibbsjax.models import lda
+    >>> d = lda.data(abc_corpus())
+    >>> state = lda.partially_collapsed(2).init(jax.random.key(0), d)
+    >>> type(state).__name__, state._fields
+    ('LDAState', ('z', 'log_phi'))
     """
 
     z: jax.Array

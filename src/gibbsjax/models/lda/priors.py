@@ -78,6 +78,16 @@ class LDALearnedState(NamedTuple):
         log α: shape () symmetric, (K,) one per topic.
     log_eta : jax.Array
         log η, shape ().
+
+    Examples
+    --------
+    >>> import jax
+    >>> from gibbsjax.datasets import abc_corpus
+    >>> from gibbsjax.models import lda
+    >>> d = lda.data(abc_corpus())
+    >>> state = lda.partially_collapsed(2, learn_eta=True).init(jax.random.key(0), d)
+    >>> type(state).__name__
+    'LDALearnedState'
     """
 
     z: jax.Array
@@ -99,6 +109,13 @@ class LearnedPriors(NamedTuple):
         Whether η is sampled.
     alpha_prior, eta_prior : tuple of float
         (shape, rate) of the gamma hyperprior of α (of each α_k) and of η.
+
+    Examples
+    --------
+    >>> from gibbsjax.models.lda.priors import learned_priors
+    >>> priors = learned_priors(learn_eta=True)
+    >>> type(priors).__name__, priors._fields
+    ('LearnedPriors', ('alpha', 'asymmetric', 'eta', 'alpha_prior', 'eta_prior'))
     """
 
     alpha: str = "fixed"
@@ -236,7 +253,16 @@ def rising_sum(*groups):
 class CountSummary(NamedTuple):
     """A table of non-negative counts with row labels, as histograms: ``hist[r, n]`` entries of
     row r equal n (n ≤ cap), and the (at most ``max_big``) entries above cap listed with their rows
-    (``big``, ``big_row``; unused slots hold count 0)."""
+    (``big``, ``big_row``; unused slots hold count 0).
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> from gibbsjax.models.lda.priors import count_summary
+    >>> summary = count_summary(jnp.array([0, 1, 1, 5]), jnp.array([0, 0, 1, 1]), num_rows=2, cap=2, max_big=1)
+    >>> summary.hist.tolist(), summary.big.tolist(), summary.big_row.tolist()
+    ([[1, 1, 0], [0, 1, 0]], [5], [1])
+    """
 
     hist: jax.Array
     big: jax.Array
@@ -252,6 +278,27 @@ def _summary_sizes(d: LDAData) -> tuple[int, int]:
 
 
 def count_summary(values, rows, num_rows: int, cap: int, max_big: int) -> CountSummary:
+    """Count histograms per row for the counts up to ``cap``, and the larger counts listed apart.
+
+    Parameters
+    ----------
+    values : jax.Array
+        The counts (non-negative integers).
+    rows : jax.Array
+        The row of each count, in ``[0, num_rows)``.
+    num_rows : int
+        The number of rows.
+    cap : int
+        The largest count kept in the histograms.
+    max_big : int
+        How many counts above ``cap`` there can be at most.
+
+    Returns
+    -------
+    CountSummary
+        ``hist`` (``num_rows`` × ``cap + 1``), and ``big`` and ``big_row``, the counts above
+        ``cap`` and their rows (padded with 0 and -1).
+    """
     small = values <= cap
     hist = cj.counts((rows, jnp.where(small, values, 0)), (num_rows, cap + 1), small)
     if max_big == 0:  # no entry can exceed cap

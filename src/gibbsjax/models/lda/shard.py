@@ -86,6 +86,12 @@ class LDAShardState(NamedTuple):
         (K, V): log φ, the same on every device.
     nkw : jax.Array
         (K, V) int32: the counts of ``z`` summed over the shards, the same on every device.
+
+    Examples
+    --------
+    >>> from gibbsjax.models.lda.shard import LDAShardState
+    >>> LDAShardState._fields[:2]
+    ('z', 'log_phi')
     """
 
     z: jax.Array

@@ -290,6 +290,12 @@ def host_array(x) -> np.ndarray:
     -------
     numpy.ndarray
         The whole array.
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> host_array(jnp.arange(3)).tolist()
+    [0, 1, 2]
     """
     if isinstance(x, jax.Array) and not x.is_fully_addressable:
         return np.asarray(multihost_utils.process_allgather(x, tiled=True))
