@@ -523,8 +523,10 @@ def _unigrams(k: int, alpha, lam: float, keep_draws: bool) -> Kernel:
     return rw.kernel(
         functions, check=_check_unigram_data, num_rows=lambda data: data.num_docs, padded=ol.pad_documents,
         state_specs=UnigramState(P(), P(), P(rw.AXIS)), row_accumulators=("doc_probs",), what="documents",
-        dims={"pi": ("cluster",), "beta": ("cluster", "word"), "doc_probs": ("document", "cluster")},
+        dims={"pi": ("cluster",), "beta": ("cluster", "word"), "doc_probs": ("document", "cluster"),
+              "w": ("document",)},
         coords=lambda data: _doc_coords(data, k, "word"),
+        observed_data=ol.observed_tokens,
         sample_prior=sample_prior,
         simulate_data=simulate_data,
         name="mixtures.unigrams",

@@ -29,6 +29,7 @@ from gibbsjax.models.lda.conditionals import (log_joint_collapsed, sample_log_ph
 from gibbsjax.models.lda.buckets import num_real_docs
 from gibbsjax.models.lda.layout import (LDAData, LDAState, initial_log_phi, initial_topics, num_docs_of, topic_counts,
                                         vocab_size_of, word_topic_counts)
+from gibbsjax.models.lda.likelihood import document_log_likelihood, observed_words
 from gibbsjax.models.lda.priors import (LDALearnedState, LearnedPriors, learned_priors, log_joint_learned,
                                         minka_log_alpha, sample_log_alpha, sample_log_eta)
 from gibbsjax.models.lda.z_updates import (FIXED_ALPHA_Z_UPDATES, SAMPLE_Z, WARMUP_NAMES, WARMUP_SWEEPS,
@@ -167,7 +168,8 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
         words = jnp.where(d.mask, _words_given_phi(key, state, d), 0).astype(jnp.int32)
         return d._replace(words=words, word_counts=cj.counts(words, (vocab_size_of(d),), d.mask))
 
-    dims = {"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic")}
+    dims = {"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic"),
+            "w": ("document",)}
     if priors.alpha != "fixed":
         dims["alpha"] = ("topic",) if priors.asymmetric else ()
     if priors.eta:
@@ -187,6 +189,8 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
         label_dims=("topic",),
         sizes=functools.partial(_sizes, K),
         shard=functools.partial(_cannot_shard, f"lda.{sampler} with learned priors"),
+        log_likelihood=functools.partial(document_log_likelihood, K=K, counts=counts),
+        observed_data=observed_words,
         check_init=init_checker(labels={"z": K}, log_simplex=("log_phi",), log_positive=("log_alpha", "log_eta")),
     )
 
@@ -274,7 +278,8 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
         check_init=init_checker(labels={"z": K}, log_simplex=("log_phi",)),
         step=step,
         record=record,
-        dims={"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic")},
+        dims={"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic"),
+              "w": ("document",)},
         shard=shard,
         log_joint=functools.partial(log_joint_collapsed, K=K, alpha=alpha, eta=eta,
                                     native_sums=counts is not topic_counts),
@@ -286,6 +291,8 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
         warmup_name=WARMUP_NAMES.get(warmup, ""),
         label_dims=("topic",),
         sizes=functools.partial(_sizes, K),
+        log_likelihood=functools.partial(document_log_likelihood, K=K, alpha=alpha, counts=counts),
+        observed_data=observed_words,
     )
 
 
