@@ -62,7 +62,8 @@ def test_set_field_on_dicts_and_namedtuples():
 
 def test_kernel_optional_fields_default_to_none():
     k = Kernel(init=lambda key, d: 0, step=lambda key, s, d: s, record=lambda s, d: {})
-    for field in ("dims", "log_joint", "coords", "sample_prior", "simulate_data", "accumulate"):
+    for field in ("dims", "log_joint", "coords", "sample_prior", "simulate_data", "accumulate", "log_likelihood",
+                  "observed_data"):
         assert getattr(k, field) is None
     assert k.name == "kernel"
 

@@ -203,3 +203,43 @@ def test_mixture_of_unigrams_per_document_log_likelihood():
     expected = [logsumexp(np.log(pi) + np.log(beta[:, tokens[doc_ids == d]]).sum(axis=1)) for d in range(len(docs))]
     np.testing.assert_allclose(ll.values[0, 7], expected, rtol=1e-4)
     np.testing.assert_array_equal(idata.observed_data["w"].values, tokens)
+
+
+def test_hmm_per_sequence_log_likelihood_by_enumerating_paths():
+    import itertools
+
+    from gibbsjax.models import hmm
+
+    sequences = [[0, 1, 1], [2], [1, 0]]
+    data = hmm.categorical_data(sequences, num_symbols=3)
+    idata = gibbsjax.sample(hmm.categorical(2), data, seed=0, num_chains=2, num_warmup=10, num_draws=5,
+                            progress=False)
+    ll = idata.log_likelihood["y"]
+    assert ll.shape == (2, 5, 3)
+    post = idata.posterior
+    init, trans, emis = (post[v].values[1, 2].astype(np.float64) for v in ("initial", "transition", "emission"))
+    expected = []
+    for seq in sequences:  # p(y) = sum over every path of p(path) p(y | path)
+        total = 0.0
+        for path in itertools.product(range(2), repeat=len(seq)):
+            p = init[path[0]] * emis[path[0], seq[0]]
+            for t in range(1, len(seq)):
+                p *= trans[path[t - 1], path[t]] * emis[path[t], seq[t]]
+            total += p
+        expected.append(np.log(total))
+    np.testing.assert_allclose(ll.values[1, 2], expected, rtol=1e-4)
+    np.testing.assert_array_equal(idata.observed_data["lengths"].values, [3, 1, 2])
+
+
+def test_bernoulli_mixture_per_document_log_likelihood():
+    from scipy.special import logsumexp
+
+    from gibbsjax.models import mixtures
+
+    features = np.array([[1, 1, 0], [1, 0, 0], [0, 0, 1], [0, 1, 1], [1, 1, 0], [0, 0, 1]] * 2)
+    data = mixtures.bernoulli_data(features)
+    idata = gibbsjax.sample(mixtures.bernoulli(2), data, seed=0, num_chains=2, num_warmup=10, num_draws=5,
+                            progress=False)
+    pi, p = idata.posterior["pi"].values[0, 4], idata.posterior["p"].values[0, 4].astype(np.float64)
+    expected = [logsumexp(np.log(pi) + stats.bernoulli.logpmf(row, p).sum(axis=1)) for row in features]
+    np.testing.assert_allclose(idata.log_likelihood["x"].values[0, 4], expected, rtol=1e-4)

@@ -387,25 +387,28 @@ def abstract_output(fn, what: str, *args, named: bool = False):
     ...
     ValueError: record returned 'mu' as str; return one array per name
     """
+    problems: list[str] = []
+
     def checked(*a):
         out = fn(*a)
         if named:
             if not isinstance(out, Mapping):
-                raise ValueError(f"{what} must return a dict of names to arrays, got {type(out).__name__}")
+                problems.append(f"{what} must return a dict of names to arrays, got {type(out).__name__}")
+                return {}
             for name, value in out.items():
                 if not isinstance(name, str):
-                    raise ValueError(f"{what} returned a key {name!r}; keys must be variable names (str)")
-                if not _is_array_like(value):
-                    raise ValueError(f"{what} returned {name!r} as {type(value).__name__}; return one array per "
-                                     "name")
+                    problems.append(f"{what} returned a key {name!r}; keys must be variable names (str)")
+                elif not _is_array_like(value):
+                    problems.append(f"{what} returned {name!r} as {type(value).__name__}; return one array per name")
         else:
-            for leaf_name, leaf in _field_leaves(out):
-                if not _is_array_like(leaf):
-                    raise ValueError(f"{what} returned state field {leaf_name!r} as {type(leaf).__name__}; a "
-                                     "state holds arrays")
-        return out
+            problems.extend(f"{what} returned state field {leaf_name!r} as {type(leaf).__name__}; a state holds "
+                            "arrays" for leaf_name, leaf in _field_leaves(out) if not _is_array_like(leaf))
+        return {} if problems else out  # (raised below, outside JAX's trace: a plain traceback)
 
-    return jax.eval_shape(checked, *args)
+    out = jax.eval_shape(checked, *args)
+    if problems:
+        raise ValueError(problems[0])
+    return out
 
 
 def _check_named_arrays(out, what: str, dims: Mapping, sizes: dict) -> None:

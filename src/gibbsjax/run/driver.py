@@ -520,7 +520,7 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     **options
         Fields of :class:`Settings` (``seed``, ``num_chains``, ``num_warmup``,
         ``num_draws``, ``thin``, ``init``, ``progress``, ``chunk_size``,
-        ``save_warmup``, ``until``, ``max_draws``, ``devices``, ``shard``).  Without
+        ``save_warmup``, ``until``, ``max_draws``, ``devices``, ``shard``, ``log_likelihood``).  Without
         a seed (nor ``key``) a fresh one is drawn and stored in ``attrs["seed"]`` so
         the run can be repeated.  With ``until`` (e.g. ``"rhat<1.01,ess>400"``) the
         run goes on past ``num_draws`` until the rule holds or ``max_draws`` draws
@@ -532,7 +532,11 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         ``posterior`` (dims ``chain, draw, ...``) with what ``kernel.record``
         returns; ``sample_stats.lp``, the log joint, when the kernel has one.
         ``posterior_mean`` holds per-chain means over the kept draws of what
-        ``kernel.accumulate`` returns (when the kernel has it).
+        ``kernel.accumulate`` returns (when the kernel has it).  ``log_likelihood``
+        (the pointwise log likelihood of every kept draw, for ``az.loo``, ``az.waic``
+        and ``az.compare``) and ``observed_data`` when the kernel defines them and
+        ``log_likelihood`` is not turned off: chains × draws × observations × 4
+        bytes (8 with x64), counted by the memory check.
         ``sampler_state`` holds what :func:`resume` needs to continue the run
         (the last state of every chain, its key, the running sums, the sweep
         count) as plain arrays.  ``attrs`` hold the seed, the settings and
@@ -543,7 +547,9 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     ------
     ValueError
         On bad settings, a key that is not a typed key, data of a type the kernel
-        does not take, or bad initial values, before anything is compiled.
+        does not take, bad initial values, or a kernel whose ``init`` or ``record``
+        returns what the run cannot store (:func:`gibbsjax.kernel.check_outputs`),
+        before anything is compiled.
 
     Examples
     --------

@@ -29,7 +29,7 @@ from gibbsjax.models.lda.conditionals import (log_joint_collapsed, sample_log_ph
 from gibbsjax.models.lda.buckets import num_real_docs
 from gibbsjax.models.lda.layout import (LDAData, LDAState, initial_log_phi, initial_topics, num_docs_of, topic_counts,
                                         vocab_size_of, word_topic_counts)
-from gibbsjax.models.lda.likelihood import document_log_likelihood, observed_words
+from gibbsjax.models.lda.likelihood import with_log_likelihood
 from gibbsjax.models.lda.priors import (LDALearnedState, LearnedPriors, learned_priors, log_joint_learned,
                                         minka_log_alpha, sample_log_alpha, sample_log_eta)
 from gibbsjax.models.lda.z_updates import (FIXED_ALPHA_Z_UPDATES, SAMPLE_Z, WARMUP_NAMES, WARMUP_SWEEPS,
@@ -168,13 +168,12 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
         words = jnp.where(d.mask, _words_given_phi(key, state, d), 0).astype(jnp.int32)
         return d._replace(words=words, word_counts=cj.counts(words, (vocab_size_of(d),), d.mask))
 
-    dims = {"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic"),
-            "w": ("document",)}
+    dims = {"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic")}
     if priors.alpha != "fixed":
         dims["alpha"] = ("topic",) if priors.asymmetric else ()
     if priors.eta:
         dims["eta"] = ()
-    return Kernel(
+    return with_log_likelihood(Kernel(
         init=init,
         step=step,
         record=record,
@@ -189,10 +188,8 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
         label_dims=("topic",),
         sizes=functools.partial(_sizes, K),
         shard=functools.partial(_cannot_shard, f"lda.{sampler} with learned priors"),
-        log_likelihood=functools.partial(document_log_likelihood, K=K, counts=counts),
-        observed_data=observed_words,
         check_init=init_checker(labels={"z": K}, log_simplex=("log_phi",), log_positive=("log_alpha", "log_eta")),
-    )
+    ), K, None, counts)
 
 
 def _sizes(K: int, d: LDAData) -> dict[str, int]:
@@ -227,9 +224,8 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
     counts = native.topic_counts if "native" in (z_update, dirichlet_draw) else topic_counts  # equal tables
     phi = ("log_phi", functools.partial(sample_log_phi, K=K, eta=eta, draw=dirichlet_draw))
     if sampler == "collapsed":
-        # z | w with θ and φ integrated out; then φ | z, w (a valid extra block:
-        # φ is not in z's conditional), which keeps log φ in the state for
-        # simulation and makes the state a joint draw of (z, φ).
+        # z | w with θ and φ integrated out; then φ | z, w (a valid extra block: φ is not in z's
+        # conditional), which keeps log φ in the state for simulation and makes the state a joint draw of (z, φ).
         step = sweep(("z", functools.partial(sample_z_collapsed, K=K, alpha=alpha, eta=eta)), phi)
     else:
         sample_z = (functools.partial(SAMPLE_Z[z_update], K=K, alpha=alpha) if sampler == "partially_collapsed"
@@ -273,13 +269,12 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
                                   dirichlet_draw=dirichlet_draw)
     else:
         shard = functools.partial(_cannot_shard, f"lda.{sampler}")
-    return Kernel(
+    return with_log_likelihood(Kernel(
         init=init,
         check_init=init_checker(labels={"z": K}, log_simplex=("log_phi",)),
         step=step,
         record=record,
-        dims={"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic"),
-              "w": ("document",)},
+        dims={"topic_share": ("topic",), "topic_word": ("topic", "word"), "doc_topic": ("document", "topic")},
         shard=shard,
         log_joint=functools.partial(log_joint_collapsed, K=K, alpha=alpha, eta=eta,
                                     native_sums=counts is not topic_counts),
@@ -291,9 +286,7 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
         warmup_name=WARMUP_NAMES.get(warmup, ""),
         label_dims=("topic",),
         sizes=functools.partial(_sizes, K),
-        log_likelihood=functools.partial(document_log_likelihood, K=K, alpha=alpha, counts=counts),
-        observed_data=observed_words,
-    )
+    ), K, alpha, counts)
 
 
 # ============================================================================ the posterior, per draw

@@ -4,13 +4,16 @@ value per document, and the observed words (``Kernel.observed_data``): the ``log
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from gibbsjax.kernel import Kernel
 from gibbsjax.models.lda.layout import LDAData, num_docs_of, tokens_in_corpus_order, topic_counts
 
-__all__ = ["document_log_likelihood", "observed_words", "LOG_LIK_BLOCK_ENTRIES"]
+__all__ = ["document_log_likelihood", "observed_words", "with_log_likelihood", "LOG_LIK_BLOCK_ENTRIES"]
 
 
 #: tokens × topics evaluated at once by :func:`document_log_likelihood` (its memory per chain)
@@ -102,3 +105,33 @@ def observed_words(d: LDAData) -> dict:
     rows = np.asarray(d.doc_ids)
     return {"w": (("token",), tokens_in_corpus_order(d, d.words)),
             "token_document": (("token",), rows[tokens_in_corpus_order(d, d.docs)])}
+
+
+def with_log_likelihood(kernel: Kernel, K: int, alpha, counts=topic_counts) -> Kernel:
+    """``kernel`` with the LDA ``log_likelihood`` (:func:`document_log_likelihood`, dims ``w:
+    (document,)``) and ``observed_data`` (:func:`observed_words`).
+
+    Parameters
+    ----------
+    kernel : Kernel
+        An LDA kernel (its state holds ``z`` and ``log_phi``).
+    K : int
+        Number of topics.
+    alpha : float or None
+        The fixed α; None: learned, read from the state's ``log_alpha``.
+    counts : callable, default :func:`~gibbsjax.models.lda.layout.topic_counts`
+        The count tables the kernel uses.
+
+    Returns
+    -------
+    Kernel
+        The same kernel with both hooks.
+
+    Examples
+    --------
+    >>> from gibbsjax.models import lda
+    >>> lda.partially_collapsed(3).dims["w"]
+    ('document',)
+    """
+    return kernel._replace(log_likelihood=functools.partial(document_log_likelihood, K=K, alpha=alpha, counts=counts),
+                           observed_data=observed_words, dims={**(kernel.dims or {}), "w": ("document",)})
