@@ -81,6 +81,19 @@ def test_opt_out_leaves_the_groups_out_and_the_memory_estimate_counts_them(tempe
     assert extra == 3 * 100 * temperatures.size * itemsize  # chains x draws x observations x bytes
 
 
+def test_the_memory_check_counts_the_log_likelihood(temperatures, monkeypatch):
+    import gibbsjax.memory as memory
+    from gibbsjax.run import check_memory
+
+    monkeypatch.setattr(memory, "host_available_bytes", lambda: 2**60)
+    data = normal.data(temperatures)
+    s = Settings(num_chains=3, num_warmup=10, num_draws=100)
+    on = check_memory(normal.semiconjugate(), data, s)
+    off = check_memory(normal.semiconjugate(), data, s.replace(log_likelihood=False))
+    # the kept draws, twice (the chunks and their concatenation): chains x draws x observations x bytes
+    assert on.host_bytes - off.host_bytes == 2 * 3 * 100 * temperatures.size * np.dtype(data.y.dtype).itemsize
+
+
 def test_a_config_can_opt_out(tmp_path):
     from gibbsjax import config as c
 
