@@ -86,7 +86,7 @@ def run_one(config: str, k: int, train, test, seed: int, args) -> dict:
     d = lda.data(train)
     start = time.perf_counter()
     idata = gibbsjax.sample(kernel, d, seed=seed, num_chains=args.chains, num_warmup=args.warmup,
-                            num_draws=args.draws, progress=False)
+                            num_draws=args.draws, progress=False, log_likelihood=False)
     seconds = time.perf_counter() - start
     extras = {"corpus": train, "heldout": test, "hyperparameters": {"alpha": options["alpha"]}, "chains": "best"}
     out = postprocess(idata, kernel, d, extras)

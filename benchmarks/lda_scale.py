@@ -97,7 +97,8 @@ pack_peak = status("VmHWM")
 rss_data = status("VmRSS")
 
 kernel = lda.SAMPLERS[sampler](20, **options)
-kw = dict(num_chains=chains, num_warmup=0, num_draws=sweeps, chunk_size=sweeps, progress=False)
+kw = dict(num_chains=chains, num_warmup=0, num_draws=sweeps, chunk_size=sweeps, progress=False,
+          log_likelihood=False)  # the sampler alone, as the peers
 gibbsjax.sample(kernel, data, seed=0, **kw)  # compiles
 gc.collect()
 rss_before = status("VmRSS")

@@ -251,7 +251,7 @@ def profile(tokens: int, k: int, chains: int, warmup: int, draws: int, *, fit: b
 
         def call():
             return gibbsjax.sample(kernel, d, seed=seed, num_chains=chains, num_warmup=warmup, num_draws=draws,
-                                   progress=False)
+                                   progress=False, log_likelihood=False)
     calls = []
     idata = None
     for _ in range(1 + max(1, repeat)):

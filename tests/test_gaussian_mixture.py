@@ -195,6 +195,7 @@ def test_recorded_shapes_match_the_declared_dims(dim, x):
     state = jax.eval_shape(kernel.init, jax.random.key(0), data)
     recorded = jax.eval_shape(kernel.record, state, data)
     recorded.update(jax.eval_shape(kernel.accumulate, state, data))
+    recorded.update(jax.eval_shape(kernel.log_likelihood, state, data))
     assert set(recorded) == set(kernel.dims)
     for name, value in recorded.items():
         assert value.ndim == len(kernel.dims[name]), name

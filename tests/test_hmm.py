@@ -261,6 +261,7 @@ def test_recorded_shapes_match_the_declared_dims(kernel, data):
     state = jax.eval_shape(kernel.init, jax.random.key(0), data)
     recorded = jax.eval_shape(kernel.record, state, data)
     recorded.update(jax.eval_shape(kernel.accumulate, state, data))
+    recorded.update(jax.eval_shape(kernel.log_likelihood, state, data))
     assert set(recorded) == set(kernel.dims)
     for name, value in recorded.items():
         assert value.ndim == len(kernel.dims[name]), name

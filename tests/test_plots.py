@@ -640,9 +640,9 @@ def test_agreement_labels_clear_of_each_other_and_the_colour_bar():
 
 
 # ----------------------------------------------------------------------------- lp where ArviZ sees it
-def test_lp_is_in_the_posterior_for_az_summary(tmp_path):
-    """A run's log joint is in sample_stats (ArviZ's place) and in the posterior, so that
-    az.summary shows it; gibbsjax.summary shows it once; saved, read back and resumed, it stays."""
+def test_lp_is_a_sample_stat_and_gibbsjax_summary_adds_its_row(tmp_path):
+    """A run's log joint is in sample_stats only (ArviZ's place: not a parameter of az.summary);
+    gibbsjax.summary and the plots show it once; saved, read back and resumed, it stays."""
     import warnings
 
     import arviz as az
@@ -652,14 +652,14 @@ def test_lp_is_in_the_posterior_for_az_summary(tmp_path):
 
     kernel = normal.bivariate(0.5)
     idata = gibbsjax.sample(kernel, seed=0, num_chains=2, num_warmup=5, num_draws=20, progress=False)
-    np.testing.assert_array_equal(idata.posterior["lp"].values, idata.sample_stats["lp"].values)
+    assert "lp" not in idata.posterior and "lp" in idata.sample_stats
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         table = az.summary(idata)
         ours = gibbsjax.summary(idata)
-    assert list(table.index) == ["x1", "x2", "lp"]
+    assert list(table.index) == ["x1", "x2"]
     assert list(ours.index) == ["x1", "x2", "lp"]
-    assert table.at["lp", "mean"] == pytest.approx(float(idata.sample_stats["lp"].mean()), abs=1e-3)
+    assert ours.at["lp", "mean"] == pytest.approx(float(idata.sample_stats["lp"].mean()), abs=1e-3)
     assert list(gibbsjax.summary(idata, include_lp=False).index) == ["x1", "x2"]
     assert list(gibbsjax.summary(idata, var_names=["x1"]).index) == ["x1", "lp"]
     path = tmp_path / "run.nc"
@@ -667,8 +667,8 @@ def test_lp_is_in_the_posterior_for_az_summary(tmp_path):
     longer = gibbsjax.resume(az.from_netcdf(str(path)), kernel, num_draws=10, progress=False)
     # chunks of one sweep, as the two runs above take by default (30 draws would take 2): one compiled sweep
     once = gibbsjax.sample(kernel, seed=0, num_chains=2, num_warmup=5, num_draws=30, chunk_size=1, progress=False)
-    for group in ("posterior", "sample_stats"):
-        np.testing.assert_array_equal(longer[group]["lp"].values, once[group]["lp"].values)
+    np.testing.assert_array_equal(longer.sample_stats["lp"].values, once.sample_stats["lp"].values)
+    assert "lp" not in longer.posterior
     assert plots.variable_names(longer) == ["x1", "x2", "lp"]  # lp once
 
 

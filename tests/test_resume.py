@@ -496,7 +496,7 @@ def _signal_when(proc, log: Path, marker: str, sig, *, delay: float = 0.0) -> tu
 def test_sigterm_mid_sampling_saves_finished_draws(tmp_path):
     config = tmp_path / "long.toml"
     text = (CONFIGS / "body-temperature.toml").read_text(encoding="utf-8")
-    config.write_text(text.replace("num_draws = 2000", "num_draws = 10000000").replace("thin = 1", "thin = 100"),
+    config.write_text(text.replace("num_draws = 2000", "num_draws = 10000000").replace("thin = 1", "thin = 100\nlog_likelihood = false"),
                       encoding="utf-8")
     out = tmp_path / "long.nc"
     proc, log = _start(["run", config, "--out", out, "--chunk-size", "5"], tmp_path)
@@ -611,7 +611,7 @@ def test_a_run_started_with_sigint_ignored_keeps_ignoring_it(tmp_path):
     meant for the script does not stop its sampling; SIGTERM still does."""
     config = tmp_path / "long.toml"
     text = (CONFIGS / "body-temperature.toml").read_text(encoding="utf-8")
-    config.write_text(text.replace("num_draws = 2000", "num_draws = 10000000").replace("thin = 1", "thin = 100"),
+    config.write_text(text.replace("num_draws = 2000", "num_draws = 10000000").replace("thin = 1", "thin = 100\nlog_likelihood = false"),
                       encoding="utf-8")
     out = tmp_path / "long.nc"
     log = tmp_path / "stderr.txt"

@@ -37,6 +37,7 @@ Format
     thin = 1                          # sweeps per kept draw
     # chunk_size = 100                # draws per compiled chunk (progress / Ctrl-C granularity)
     # save_warmup = false             # keep warm-up sweeps in a warmup_posterior group
+    # log_likelihood = true           # pointwise log likelihood (az.loo); false for very large data
 
     [sampler.init]                    # optional starting values, one per chain, for
     mu = [97.0, 99.5, 97.0, 99.5]     # fields of the model's state (others start at random)

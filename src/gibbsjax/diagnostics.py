@@ -241,6 +241,9 @@ def to_inference_data(
     coords: Mapping[str, Any] | None = None,
     attrs: Mapping[str, Any] | None = None,
     posterior_mean: Mapping[str, np.ndarray] | None = None,
+    log_likelihood: Mapping[str, np.ndarray] | None = None,
+    warmup_log_likelihood: Mapping[str, np.ndarray] | None = None,
+    observed_data: Mapping[str, Any] | None = None,
 ):
     """Build an :class:`arviz.InferenceData` from arrays shaped ``(chain, draw, ...)``.
 
@@ -263,6 +266,11 @@ def to_inference_data(
     posterior_mean : mapping of str to array_like, optional
         Per-chain posterior means, ``(chain, ...)``: a ``posterior_mean`` group
         with the same dims and coords.
+    log_likelihood, warmup_log_likelihood : mapping of str to array_like, optional
+        The pointwise log likelihood, ``(chain, draw, observation...)``, of the kept
+        (warm-up) draws: the groups ``az.loo`` and ``az.waic`` read.
+    observed_data : mapping of str to (dims, array), optional
+        The ``observed_data`` group, each variable with its own dims.
 
     Returns
     -------
@@ -285,6 +293,10 @@ def to_inference_data(
         kwargs["warmup_posterior"] = dict(warmup_posterior)
         if warmup_sample_stats:
             kwargs["warmup_sample_stats"] = dict(warmup_sample_stats)
+        if warmup_log_likelihood:
+            kwargs["warmup_log_likelihood"] = dict(warmup_log_likelihood)
+    if log_likelihood:
+        kwargs["log_likelihood"] = dict(log_likelihood)
     with warnings.catch_warnings():
         # our arrays are (chain, draw, ...) by construction; ArviZ warns when chains > draws
         warnings.filterwarnings("ignore", message="More chains .* than draws")
@@ -299,6 +311,13 @@ def to_inference_data(
         )
     if posterior_mean:
         idata.add_groups({"posterior_mean": _means_dataset(posterior_mean, dims or {}, coords or {})})
+    if observed_data:
+        import xarray as xr
+
+        variables = {k: (tuple(d), np.asarray(v)) for k, (d, v) in observed_data.items()}
+        used = {d for names, _ in variables.values() for d in names}
+        idata.add_groups({"observed_data": xr.Dataset(
+            variables, coords={k: v for k, v in (coords or {}).items() if k in used}, attrs=clean_attrs)})
     return idata
 
 
@@ -429,7 +448,7 @@ def summary_table(idata, var_names=None, *, include_lp: bool = True, **kwargs):
     """
     lp = None
     post = idata.posterior
-    if "lp" in post:  # a run's lp is in the posterior too (for az.summary): one row, last
+    if "lp" in post:  # a result saved before lp left the posterior holds it there too: one row, last
         names = [var_names] if isinstance(var_names, str) else (None if var_names is None else list(var_names))
         rest = [n for n in (names if names is not None else post.data_vars) if n != "lp"]
         if names is None or all(n in post for n in names):

@@ -65,6 +65,17 @@ runner (:func:`gibbsjax.sample`) vmaps it over chains and scans it over sweeps.
   rows (documents, observations, sequences) are independent given global parameters
   drawn from counts (the mixtures, naive Bayes, the HMMs).
 
+* ``log_likelihood(state, data) -> dict[str, Array]`` (optional): the pointwise log
+  likelihood of the draw, one entry per observation (LDA: per document), under the
+  name of the observed variable, its dims in ``dims``; recorded per kept draw into
+  the ``log_likelihood`` group, so ``az.loo``, ``az.waic`` and ``az.compare`` work
+  on results.  It costs chains × draws × observations × the float's bytes (4, or 8
+  with ``JAX_ENABLE_X64``) of host memory (counted by the memory check);
+  ``sample(..., log_likelihood=False)`` leaves it out.
+* ``observed_data(data) -> dict[str, tuple[tuple[str, ...], array]]`` (optional): the
+  observed data as ``{name: (dims, numpy array)}``, computed on the host once per
+  run: the ``observed_data`` group.
+
 * ``sizes(data) -> dict[str, int]`` (optional): the sizes of the dims of
   ``dims`` for ``data`` (LDA: ``topic``, ``word``, ``document``), computed
   without tracing anything; the memory estimate (:mod:`gibbsjax.memory`) checks
@@ -100,7 +111,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-__all__ = ["Kernel", "Sharded", "sweep", "set_field", "check_field_value"]
+__all__ = ["Kernel", "Sharded", "sweep", "set_field", "check_field_value", "check_outputs", "abstract_output"]
 
 State = Any
 Data = Any
@@ -158,6 +169,12 @@ class Kernel(NamedTuple):
         ``check_state(state, data, label=None) -> None``: checks the values of a state
         of every chain (numpy, chains first) against the model and the data, naming a
         field as ``label(field)``; ``resume`` calls it on the saved state.
+    log_likelihood : callable, optional
+        ``log_likelihood(state, data) -> dict[str, Array]``: the pointwise log likelihood
+        of one chain's draw (one value per observation, its dims in ``dims``), recorded
+        into the ``log_likelihood`` group for ``az.loo``, ``az.waic`` and ``az.compare``.
+    observed_data : callable, optional
+        ``observed_data(data) -> dict[str, (dims, array)]``: the ``observed_data`` group.
 
     See Also
     --------
@@ -194,6 +211,8 @@ class Kernel(NamedTuple):
     shard: Callable[..., "Sharded"] | None = None
     sizes: Callable[[Data], Mapping[str, int]] | None = None
     check_state: Callable[..., None] | None = None
+    log_likelihood: Callable[[State, Data], dict[str, jax.Array]] | None = None
+    observed_data: Callable[[Data], Mapping[str, Any]] | None = None
 
 
 class Sharded(NamedTuple):
@@ -327,6 +346,167 @@ def check_field_value(state: State, field: str, value: Any) -> None:
                              "cast the draw to the field's dtype")
 
 
+def _field_leaves(tree) -> list[tuple[str, Any]]:
+    """``(name, leaf)`` of a state's leaves, named by their path (``mu``, ``params.a``)."""
+    def part(k) -> str:
+        for attr in ("name", "key", "idx"):
+            if hasattr(k, attr):
+                return str(getattr(k, attr))
+        return str(k)
+
+    return [(".".join(part(k) for k in path) or "state", leaf)
+            for path, leaf in jax.tree_util.tree_flatten_with_path(tree)[0]]
+
+
+def _is_array_like(x) -> bool:
+    return hasattr(x, "shape") and hasattr(x, "dtype") or isinstance(x, (bool, int, float, complex))
+
+
+def abstract_output(fn, what: str, *args, named: bool = False):
+    """``jax.eval_shape(fn, *args)``, refusing an output that is not arrays with a ``ValueError``
+    that names ``what`` and the field (before JAX's own error).
+
+    Parameters
+    ----------
+    fn : callable
+        A kernel's function (``init``, ``record``, ``log_likelihood``).
+    what : str
+        Its name in the message.
+    *args
+        Its arguments (abstract or concrete).
+    named : bool, default False
+        The output must be a dict of variable names to arrays (``record``); else a state, a
+        pytree of arrays.
+
+    Returns
+    -------
+    pytree of jax.ShapeDtypeStruct
+        The output's shapes and dtypes (nothing is computed).
+
+    Raises
+    ------
+    ValueError
+        For an output that holds something other than arrays (or, ``named``, is not such a dict).
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> abstract_output(lambda s: {"mu": s}, "record", jnp.zeros(3), named=True)["mu"].shape
+    (3,)
+    >>> abstract_output(lambda s: {"mu": "x"}, "record", jnp.zeros(3), named=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: record returned 'mu' as str; return one array per name
+    """
+    problems: list[str] = []
+
+    def checked(*a):
+        out = fn(*a)
+        if named:
+            if not isinstance(out, Mapping):
+                problems.append(f"{what} must return a dict of names to arrays, got {type(out).__name__}")
+                return {}
+            for name, value in out.items():
+                if not isinstance(name, str):
+                    problems.append(f"{what} returned a key {name!r}; keys must be variable names (str)")
+                elif not _is_array_like(value):
+                    problems.append(f"{what} returned {name!r} as {type(value).__name__}; return one array per name")
+        else:
+            problems.extend(f"{what} returned state field {leaf_name!r} as {type(leaf).__name__}; a state holds "
+                            "arrays" for leaf_name, leaf in _field_leaves(out) if not _is_array_like(leaf))
+        return {} if problems else out  # (raised below, outside JAX's trace: a plain traceback)
+
+    out = jax.eval_shape(checked, *args)
+    if problems:
+        raise ValueError(problems[0])
+    return out
+
+
+def _check_named_arrays(out, what: str, dims: Mapping, sizes: dict) -> None:
+    """``out`` (what ``record`` or ``log_likelihood`` returns, abstract, one chain) is a mapping of names
+    to arrays whose number of dimensions is that of ``dims`` and whose dims agree in size (``sizes``,
+    filled in as they are met)."""
+    for name, value in out.items():
+        shape = tuple(value.shape)
+        if name not in dims:
+            continue
+        names = tuple(dims[name])
+        if len(names) != len(shape):
+            raise ValueError(f"{what} returned {name!r} of shape {shape} per chain, but the kernel's dims declare "
+                             f"{names} for it ({len(names)} dimension{'s' if len(names) != 1 else ''}); return "
+                             "one array of the declared dimensions per chain, or change dims")
+        for dim, n in zip(names, shape):
+            seen = sizes.setdefault(dim, (int(n), f"{what}'s {name!r}"))
+            if seen[0] != int(n):
+                raise ValueError(f"{what} returned {name!r} with dimension {dim!r} of size {int(n)} per chain, "
+                                 f"but {seen[1]} has it of size {seen[0]}; a dimension has one size")
+
+
+def check_outputs(kernel: "Kernel", data: Data, *, log_likelihood: bool = True) -> None:
+    """Refuse, before anything is compiled or sampled, a kernel whose functions return what the runner
+    cannot use: one ``ValueError`` naming the function, the field or variable and both shapes per chain.
+
+    On abstract shapes (``jax.eval_shape`` of ``init`` and ``record``: nothing is computed, the
+    sweep is not traced), for one chain:
+
+    * ``init`` returns a state of arrays holding every field that ``step`` (and ``warmup_step``)
+      declare, when they are :func:`sweep` s of ``(field, sampler)`` pairs;
+    * ``record`` (and ``log_likelihood``) return a dict of names to arrays, each with as many
+      dimensions as ``dims`` declares for it, a dimension of one size in every variable (and as
+      many entries as ``coords(data)`` gives it).
+
+    (A conditional's draw is checked against its field where the sweep is traced:
+    :func:`check_field_value`.)
+
+    Parameters
+    ----------
+    kernel : Kernel
+        The kernel.
+    data : pytree
+        Its data.
+    log_likelihood : bool, default True
+        Check ``log_likelihood`` too (when the kernel has it).
+
+    Raises
+    ------
+    ValueError
+        Naming the function, the field or variable, and both shapes per chain.
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> k = Kernel(init=lambda key, d: {"mu": jnp.zeros(())},
+    ...            step=lambda key, s, d: s,
+    ...            record=lambda s, d: {"mu": jnp.zeros(3)}, dims={"mu": ("school",)})
+    >>> check_outputs(k, None)   # fine: nothing happens
+    >>> check_outputs(k._replace(record=lambda s, d: {"mu": s["mu"]}), None)
+    Traceback (most recent call last):
+    ...
+    ValueError: record returned 'mu' of shape () per chain, but the kernel's dims declare ('school',) for it (1 dimension); return one array of the declared dimensions per chain, or change dims
+    """
+    key = jax.random.key(0)
+    state = abstract_output(kernel.init, "init", key, data)
+    if isinstance(state, Mapping) or hasattr(state, "_fields"):
+        have = list(state) if isinstance(state, Mapping) else list(state._fields)
+        for what, fn in (("step", kernel.step), ("warmup_step", kernel.warmup_step)):
+            missing = [f for f in getattr(fn, "fields", ()) if f not in have]
+            if missing:
+                raise ValueError(f"init returned a state without field {missing[0]!r}, which {what} (a sweep) "
+                                 f"updates; the state's fields are {have}")
+    dims = dict(kernel.dims or {})
+    sizes: dict[str, tuple[int, str]] = {}
+    if kernel.coords is not None and kernel.sizes is None:  # (with sizes, padded results are cut to coords)
+        coords = kernel.coords(data)
+        for dim, values in coords.items():
+            if hasattr(values, "__len__") and not isinstance(values, (str, bytes)):
+                sizes[dim] = (len(values), f"coords {dim!r}")
+    if kernel.record is not None:
+        _check_named_arrays(abstract_output(kernel.record, "record", state, data, named=True), "record", dims, sizes)
+    if log_likelihood and kernel.log_likelihood is not None:
+        _check_named_arrays(abstract_output(kernel.log_likelihood, "log_likelihood", state, data, named=True),
+                            "log_likelihood", dims, sizes)
+
+
 def sweep(*updates: Update | tuple[str, Callable[[jax.Array, State, Data], Any]]) -> Update:
     """Compose conditional updates into one Gibbs sweep, splitting keys for them.
 
@@ -382,4 +562,7 @@ def sweep(*updates: Update | tuple[str, Callable[[jax.Array, State, Data], Any]]
             state = update(keys[i], state, data)
         return state
 
+    # the fields the sweep's pairs update, nested sweeps included: check_outputs asks init's state for them
+    step.fields = tuple(dict.fromkeys(
+        f for u in updates for f in ((u[0],) if isinstance(u, tuple) else getattr(u, "fields", ()))))
     return step

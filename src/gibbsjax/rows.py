@@ -302,7 +302,7 @@ def kernel(functions: Callable[[Rows | None], dict], *, check: Callable[[Any], A
     """The :class:`~gibbsjax.kernel.Kernel` of a model written with :class:`Rows`, and its ``shard``.
 
     ``functions(rows)``: the model's kernel functions for the given rows, as for :func:`plan`;
-    ``init``, ``step``, ``record``, ``log_joint`` and ``accumulate`` (optional) come from
+    ``init``, ``step``, ``record``, ``log_joint``, ``accumulate`` and ``log_likelihood`` (optional) come from
     ``functions(None)`` (all rows, one device), every other :class:`~gibbsjax.kernel.Kernel`
     field (``name``, ``dims``, ``coords``, ...) from ``fields``.  ``shard(data, devices=None,
     num_shards=None)`` calls ``check(data)`` (raises ``ValueError`` for data the model does
@@ -326,7 +326,7 @@ def kernel(functions: Callable[[Rows | None], dict], *, check: Callable[[Any], A
     """
     one = functions(None)
     base = Kernel(init=one["init"], step=one["step"], record=one["record"], log_joint=one["log_joint"],
-                  accumulate=one.get("accumulate"), **fields)
+                  accumulate=one.get("accumulate"), log_likelihood=one.get("log_likelihood"), **fields)
 
     def shard(data, devices=None, num_shards=None):
         check(data)

@@ -485,11 +485,15 @@ def _hierarchical(mu_loc: float, mu_scale: float, tau_scale: float, tau_step: st
         init=init,
         step=step,
         record=record,
-        dims={"mu": (), "tau": (), "theta": ("school",)},
+        dims={"mu": (), "tau": (), "theta": ("school",), "y": ("school",)},
         log_joint=log_joint,
         sample_prior=sample_prior,
         simulate_data=simulate_data,
         name="eight_schools.hierarchical",
+        # log N(y_j; theta_j, sigma_j^2), one value per school
+        log_likelihood=lambda state, data: {"y": -0.5 * (jnp.log(2 * jnp.pi * jnp.square(data.sigma))
+                                                          + jnp.square((data.y - state.theta) / data.sigma))},
+        observed_data=lambda data: {"y": (("school",), data.y)},
         data_type=SchoolsData,
         check_init=check_init,
     )

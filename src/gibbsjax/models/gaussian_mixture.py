@@ -587,7 +587,12 @@ def _normal_gamma(K, alpha, mu0, lam, a, b, dim, allow_improper) -> Kernel:
 
         step = sweep(("z", functools.partial(sample_z, rows=rows)),
                      functools.partial(sample_parameters, alpha=alpha, **hyper, rows=rows))
-        return {"init": init, "step": step, "record": record, "log_joint": log_joint, "accumulate": accumulate}
+        def pointwise(state, d):
+            # log p(x_n | w, μ, τ) = log Σ_k w_k N(x_n; μ_k, σ_k), one value per observation (z summed out)
+            return {"x": jax.nn.logsumexp(state.log_weights + backward_messages(state, d), axis=-1)}
+
+        return {"init": init, "step": step, "record": record, "log_joint": log_joint, "accumulate": accumulate,
+                "log_likelihood": pointwise}
 
     def sample_prior(key, d):
         check(d)
@@ -623,7 +628,9 @@ def _normal_gamma(K, alpha, mu0, lam, a, b, dim, allow_improper) -> Kernel:
             "sigma_sorted": rank,
             "log_lik": (),
             "membership": ("obs", "component"),
+            "x": ("obs",),  # the pointwise log likelihood
         },
+        observed_data=lambda d: {"x": (("obs",) if dim is None else ("obs", "dim"), d.x)},
         sample_prior=sample_prior if proper else None,
         simulate_data=simulate_data,
         check_init=init_checker(positive=("tau",), log_simplex=("log_weights",), labels={"z": K}),

@@ -589,7 +589,12 @@ def _build(K: int, alpha_init, alpha_trans, em: _Emission, name: str) -> Kernel:
             return {"state_probs": jax.nn.one_hot(state.z, K, dtype=_param_dtype(d)) * mask[..., None]}
 
         step = sweep(("z", functools.partial(sample_paths, rows=rows)), update_parameters)
-        return {"init": init, "step": step, "record": record, "log_joint": log_joint, "accumulate": accumulate}
+        def log_likelihood(state, d):
+            # log p(y_s | θ) per sequence, paths summed out by the forward pass
+            return {"y": sequence_log_likelihoods(state, d)}
+
+        return {"init": init, "step": step, "record": record, "log_joint": log_joint, "accumulate": accumulate,
+                "log_likelihood": log_likelihood}
 
     def sample_prior(key, d):
         check(d)
@@ -619,8 +624,11 @@ def _build(K: int, alpha_init, alpha_trans, em: _Emission, name: str) -> Kernel:
             "transition_sorted": ("rank", "rank_to"),
             "log_lik": (),
             "state_probs": ("sequence", "step", "state"),
+            "y": ("sequence",),  # the pointwise log likelihood
             **em.dims,
         },
+        observed_data=lambda d: {"y": (("sequence", "step", *(("dim",) if d.y.ndim == 3 else ())), d.y),
+                                 "lengths": (("sequence",), d.lengths)},
         sample_prior=sample_prior if em.proper else None,
         simulate_data=em.simulate,
         name=name,

@@ -542,8 +542,10 @@ def _unigrams(k: int, alpha, lam: float, keep_draws: bool) -> Kernel:
     return rw.kernel(
         functions, check=_check_unigram_data, num_rows=lambda data: data.num_docs, padded=ol.pad_documents,
         state_specs=UnigramState(P(), P(), P(rw.AXIS)), row_accumulators=("doc_probs",), what="documents",
-        dims={"pi": ("cluster",), "beta": ("cluster", "word"), "doc_probs": ("document", "cluster")},
+        dims={"pi": ("cluster",), "beta": ("cluster", "word"), "doc_probs": ("document", "cluster"),
+              "w": ("document",)},
         coords=lambda data: _doc_coords(data, k, "word"),
+        observed_data=ol.observed_tokens,
         sample_prior=sample_prior,
         simulate_data=simulate_data,
         name="mixtures.unigrams",
@@ -743,10 +745,14 @@ def _bernoulli(k: int, alpha, a: float, b: float, keep_draws: bool) -> Kernel:
                 + jnp.sum(cj.xlogy(n1, state.log_p) + cj.xlogy(n0, state.log1m_p))
             )
 
+        def log_likelihood(state: BernoulliState, data: BinaryData):
+            # log p(F_d | π, p) = log Σ_k π_k Π_f p_kf^F_df (1 − p_kf)^(1 − F_df) per document (S_d summed out)
+            return {"x": jax.nn.logsumexp(_s_logits(state, data), axis=-1)}
+
         step = sweep(functools.partial(sample_pi_p, alpha=alpha, a=a, b=b, rows=rows),
                      ("z", functools.partial(sample_s, rows=rows)))
         return {"init": init, "step": step, "record": record, "log_joint": log_joint,
-                "accumulate": None if keep_draws else big}
+                "accumulate": None if keep_draws else big, "log_likelihood": log_likelihood}
 
     def sample_prior(key, data: BinaryData):
         _check_binary(data)
@@ -768,8 +774,10 @@ def _bernoulli(k: int, alpha, a: float, b: float, keep_draws: bool) -> Kernel:
         functions, check=_check_binary, num_rows=lambda data: data.num_docs,
         padded=lambda data, p, r: rw.pad_row_fields(data, ["x", "true_labels"], p, r, {"true_labels": -1}),
         state_specs=BernoulliState(P(), P(), P(), P(rw.AXIS)), row_accumulators=("doc_probs",), what="documents",
-        dims={"pi": ("cluster",), "p": ("cluster", "feature"), "doc_probs": ("document", "cluster")},
+        dims={"pi": ("cluster",), "p": ("cluster", "feature"), "doc_probs": ("document", "cluster"),
+              "x": ("document",)},
         coords=lambda data: _doc_coords(data, k, "feature"),
+        observed_data=lambda data: {"x": (("document", "feature"), np.asarray(data.x))},
         sample_prior=sample_prior,
         simulate_data=simulate_data,
         name="mixtures.bernoulli",

@@ -488,6 +488,7 @@ def _uncollapsed(gamma_pi, gamma_theta: float) -> Kernel:
             "record": lambda state, d: {"pi": jnp.exp(state.log_pi)},
             "log_joint": lambda state, d: mixture(d)["log_joint"](state, d),
             "accumulate": accumulate,
+            "log_likelihood": lambda state, d: mixture(d)["log_likelihood"](state, d),
         }
 
     def coords(d: Documents):
@@ -519,8 +520,10 @@ def _uncollapsed(gamma_pi, gamma_theta: float) -> Kernel:
         functions, check=num_classes, num_rows=lambda d: d.num_docs, padded=ol.pad_documents,
         state_specs=ol.UnigramState(rw.P(), rw.P(), rw.P(rw.AXIS)), row_accumulators=("doc_probs",),
         what="documents",
-        dims={"pi": ("class",), "theta": ("class", "word"), "doc_probs": ("document", "class")},
+        dims={"pi": ("class",), "theta": ("class", "word"), "doc_probs": ("document", "class"),
+              "w": ("document",)},
         coords=coords,
+        observed_data=ol.observed_tokens,
         sample_prior=sample_prior,
         simulate_data=simulate_data,
         name="naive_bayes.uncollapsed",

@@ -423,6 +423,10 @@ def _semiconjugate(mu0: float, sigma0: float, a0: float, b0: float) -> Kernel:
         k1, k2 = jax.random.split(key)
         return NormalState(gr.normal(k1, mu0, sigma0), gr.inverse_gamma(k2, a0, b0))
 
+    def log_likelihood(state, data: NormalData):
+        # log N(y_i; mu, sigma2), one value per observation
+        return {"y": -0.5 * (jnp.log(2 * jnp.pi * state.sigma2) + (data.y - state.mu) ** 2 / state.sigma2)}
+
     def simulate_data(key, state: NormalState, data: NormalData):
         y = state.mu + jnp.sqrt(state.sigma2) * jax.random.normal(key, data.y.shape, data.y.dtype)
         return _stats(y)
@@ -434,11 +438,13 @@ def _semiconjugate(mu0: float, sigma0: float, a0: float, b0: float) -> Kernel:
             ("sigma2", functools.partial(sample_sigma2, a0=a0, b0=b0)),
         ),
         record=record,
-        dims={"mu": (), "sigma2": ()},
+        dims={"mu": (), "sigma2": (), "y": ("observation",)},
         log_joint=log_joint,
         sample_prior=sample_prior,
         simulate_data=simulate_data,
         name="normal.semiconjugate",
+        log_likelihood=log_likelihood,
+        observed_data=lambda data: {"y": (("observation",), data.y)},
         data_type=NormalData,
         check_init=init_checker(positive=("sigma2",)),
     )

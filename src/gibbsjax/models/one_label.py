@@ -839,7 +839,7 @@ def sample_z(key, state: UnigramState, data: Documents, rows: Rows | None = None
 
 def unigram_functions(k: int, alpha, lam: float, keep_draws: bool):
     """``functions(rows)``: the uncollapsed unigram mixture's ``init``, ``step``, ``record``,
-    ``log_joint`` and ``accumulate`` on all documents (``rows`` None) or on one device's
+    ``log_joint``, ``accumulate`` and ``log_likelihood`` (per document) on all documents (``rows`` None) or on one device's
     documents (:mod:`gibbsjax.rows`).  Also naive Bayes with π drawn
     (:func:`gibbsjax.models.naive_bayes.uncollapsed`): the same model with some labels observed."""
 
@@ -884,10 +884,30 @@ def unigram_functions(k: int, alpha, lam: float, keep_draws: bool):
                            ("z", functools.partial(sample_z, rows=rows)))
             return sweep_(key, state, local_documents(rows, data))
 
+        def log_likelihood(state: UnigramState, data: Documents):
+            """log p(W_d | π, β) = log Σ_k π_k Π_i β_{k, W_id} per document (Z_d summed out); a document
+            with an observed label ℓ: log p(W_d, Z_d = ℓ | π, β) = log π_ℓ + Σ_i log β_{ℓ, W_id}."""
+            logits = _z_logits(state, local_documents(rows, data))
+            labels = getattr(data, "labels", None)
+            out = jax.nn.logsumexp(logits, axis=-1)
+            if labels is not None:
+                given = jnp.take_along_axis(logits, jnp.maximum(labels, 0)[:, None], axis=1)[:, 0]
+                out = jnp.where(labels >= 0, given, out)
+            return {"w": out}
+
         return {"init": init, "step": step, "record": record, "log_joint": log_joint,
-                "accumulate": None if keep_draws else big}
+                "accumulate": None if keep_draws else big, "log_likelihood": log_likelihood}
 
     return functions
+
+
+def observed_tokens(data: Documents) -> dict:
+    """``Kernel.observed_data`` of the document models: every token's word and document (``token``
+    dims), and the observed labels (``-1``: latent; ``document`` dims), numpy arrays."""
+    out = {"w": (("token",), np.asarray(data.tokens)), "token_document": (("token",), np.asarray(data.doc_ids))}
+    if getattr(data, "labels", None) is not None:
+        out["labels"] = (("document",), np.asarray(data.labels))
+    return out
 
 
 # ============================================================================ simulation

@@ -15,7 +15,8 @@ import jax.numpy as jnp
 from gibbsjax.kernel import Kernel
 from gibbsjax.run.settings import DEFAULT_NUM_CHUNKS, Settings
 
-__all__ = ["start_fn", "records_fn", "chunk_fn", "zero_accumulators", "zero_accumulators_shape", "compiled"]
+__all__ = ["start_fn", "records_fn", "chunk_fn", "zero_accumulators", "zero_accumulators_shape", "compiled",
+           "recorded_log_likelihood"]
 
 
 # ----------------------------------------------------------------------------- compiled pieces
@@ -37,13 +38,18 @@ def start_fn(init: Callable) -> Callable:
 
 
 @functools.lru_cache(maxsize=128)
-def records_fn(record: Callable | None, log_joint: Callable | None) -> Callable:
+def records_fn(record: Callable | None, log_joint: Callable | None,
+               log_likelihood: Callable | None = None) -> Callable:
+    """What one draw of every chain records: ``posterior`` (``record``), ``lp`` (``log_joint``) and
+    ``log_likelihood`` (the kernel's pointwise log likelihood), each vmapped over chains and jitted."""
     def records(state, data):
         out = {}
         if record is not None:
             out["posterior"] = jax.vmap(record, in_axes=(0, None))(state, data)
         if log_joint is not None:
             out["lp"] = jax.vmap(log_joint, in_axes=(0, None))(state, data)
+        if log_likelihood is not None:
+            out["log_likelihood"] = jax.vmap(log_likelihood, in_axes=(0, None))(state, data)
         return out
 
     return jax.jit(records)
@@ -57,6 +63,7 @@ def chunk_fn(
     thin: int,
     length: int,
     accumulate: Callable | None = None,
+    log_likelihood: Callable | None = None,
 ) -> Callable:
     """A jitted function running ``length`` iterations of ``thin`` sweeps for all chains.
 
@@ -68,7 +75,7 @@ def chunk_fn(
     warm-up, sampling and the last, shorter chunk.
     """
     vstep = jax.vmap(step, in_axes=(0, 0, None))
-    records = records_fn(record, log_joint)
+    records = records_fn(record, log_joint, log_likelihood)
     vacc = jax.vmap(accumulate, in_axes=(0, None)) if accumulate is not None else None
 
     def run(run_keys, state, acc, data, t0, n_active, keep, accum):
@@ -171,13 +178,20 @@ def compiled(kernel: Kernel, s: Settings, n_iters: int):
     ``warmup_step``, ``thin = 1``), the two phases share one compiled function: one compilation
     instead of two."""
     length = _chunk_length(max(n_iters, 1), s.chunk_size)
-    draw_fn = chunk_fn(kernel.step, kernel.record, kernel.log_joint, s.thin, length, kernel.accumulate)
+    log_likelihood = recorded_log_likelihood(kernel, s)
+    draw_fn = chunk_fn(kernel.step, kernel.record, kernel.log_joint, s.thin, length, kernel.accumulate,
+                       log_likelihood)
     if kernel.warmup_step is None and s.thin == 1:
         return length, draw_fn, draw_fn
     keep = s.save_warmup
     warm_fn = chunk_fn(kernel.warmup_step or kernel.step, kernel.record if keep else None,
-                       kernel.log_joint if keep else None, 1, length)
+                       kernel.log_joint if keep else None, 1, length, None, log_likelihood if keep else None)
     return length, warm_fn, draw_fn
+
+
+def recorded_log_likelihood(kernel: Kernel, s: Settings) -> Callable | None:
+    """The kernel's ``log_likelihood`` when the run records it (``s.log_likelihood``), else None."""
+    return kernel.log_likelihood if s.log_likelihood else None
 
 
 def zero_accumulators_shape(accumulate, abstract_state, data):

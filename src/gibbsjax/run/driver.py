@@ -19,9 +19,9 @@ import numpy as np
 
 from gibbsjax._checks import check_int as _check_int
 from gibbsjax._checks import check_seed
-from gibbsjax.kernel import Kernel
+from gibbsjax.kernel import Kernel, abstract_output, check_outputs
 from gibbsjax.memory import check_sizes
-from gibbsjax.run.chunks import compiled, records_fn, start_fn, zero_accumulators
+from gibbsjax.run.chunks import compiled, recorded_log_likelihood, records_fn, start_fn, zero_accumulators
 from gibbsjax.run.placement import check_layout_memory, fetch, layout, place_data, place_run, sharding_note
 from gibbsjax.run.results import Run, finish, stack_chunks, to_host
 from gibbsjax.run.settings import Settings, enable_default_cache
@@ -67,7 +67,7 @@ def check_data_type(kernel: Kernel, data) -> None:
     if expected is None:
         # no declared type: trace ``init`` on the data (no compilation, nothing allocated)
         try:
-            jax.eval_shape(kernel.init, jax.random.key(0), data)
+            abstract_output(kernel.init, "init", jax.random.key(0), data)  # a state of non-arrays: named
         except (AttributeError, TypeError, IndexError) as e:
             raise ValueError(
                 f"data does not fit kernel {kernel.name}: its init fails on a {type(data).__name__} "
@@ -520,7 +520,7 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     **options
         Fields of :class:`Settings` (``seed``, ``num_chains``, ``num_warmup``,
         ``num_draws``, ``thin``, ``init``, ``progress``, ``chunk_size``,
-        ``save_warmup``, ``until``, ``max_draws``, ``devices``, ``shard``).  Without
+        ``save_warmup``, ``until``, ``max_draws``, ``devices``, ``shard``, ``log_likelihood``).  Without
         a seed (nor ``key``) a fresh one is drawn and stored in ``attrs["seed"]`` so
         the run can be repeated.  With ``until`` (e.g. ``"rhat<1.01,ess>400"``) the
         run goes on past ``num_draws`` until the rule holds or ``max_draws`` draws
@@ -532,7 +532,11 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
         ``posterior`` (dims ``chain, draw, ...``) with what ``kernel.record``
         returns; ``sample_stats.lp``, the log joint, when the kernel has one.
         ``posterior_mean`` holds per-chain means over the kept draws of what
-        ``kernel.accumulate`` returns (when the kernel has it).
+        ``kernel.accumulate`` returns (when the kernel has it).  ``log_likelihood``
+        (the pointwise log likelihood of every kept draw, for ``az.loo``, ``az.waic``
+        and ``az.compare``) and ``observed_data`` when the kernel defines them and
+        ``log_likelihood`` is not turned off: chains × draws × observations × 4
+        bytes (8 with x64), counted by the memory check.
         ``sampler_state`` holds what :func:`resume` needs to continue the run
         (the last state of every chain, its key, the running sums, the sweep
         count) as plain arrays.  ``attrs`` hold the seed, the settings and
@@ -543,7 +547,9 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     ------
     ValueError
         On bad settings, a key that is not a typed key, data of a type the kernel
-        does not take, or bad initial values, before anything is compiled.
+        does not take, bad initial values, or a kernel whose ``init`` or ``record``
+        returns what the run cannot store (:func:`gibbsjax.kernel.check_outputs`),
+        before anything is compiled.
 
     Examples
     --------
@@ -571,6 +577,8 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     kernel, data, plan, mode = layout(kernel, data, s)
     check_sizes_first(kernel, data, s, plan)  # sizes too large even to trace: refused with an estimate
     check_data_type(kernel, data)  # the kernel that runs: data already split (lda_shard.from_parts) fit it
+    if plan is None:  # what init, step and record return, on abstract shapes: one ValueError before compiling
+        check_outputs(kernel, data, log_likelihood=s.log_likelihood)
     if plan is not None and s.init is not None:
         raise ValueError("init values cannot be given with the data split over devices (shard='data'): the "
                          "state is laid out by shard; start from the kernel's random state, or use shard='chains'")
@@ -593,7 +601,7 @@ def sample(kernel: Kernel, data: Any = None, settings: Settings | None = None, *
     run = Run(kernel, data, s, run_keys, state, acc, plan=plan, dims=user_kernel.dims)
     if s.save_warmup:
         # draw 0 of warmup_posterior is the starting state
-        first = fetch(records_fn(kernel.record, kernel.log_joint)(state, data))
+        first = fetch(records_fn(kernel.record, kernel.log_joint, recorded_log_likelihood(kernel, s))(state, data))
         run.outputs["warm-up"].append(to_host(jax.tree_util.tree_map(lambda a: np.asarray(a)[None], first), 1))
 
     drive(run, s.num_draws, rule, max_draws, until_vars, callback)

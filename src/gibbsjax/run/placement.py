@@ -15,7 +15,8 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from gibbsjax.kernel import Kernel
 from gibbsjax.memory import check_run as check_run_memory
-from gibbsjax.run.chunks import compiled, records_fn, start_fn, zero_accumulators, zero_accumulators_shape
+from gibbsjax.run.chunks import (compiled, recorded_log_likelihood, records_fn, start_fn, zero_accumulators,
+                                 zero_accumulators_shape)
 from gibbsjax.run.settings import Settings
 
 __all__ = [
@@ -268,7 +269,8 @@ def estimate_result_bytes(kernel: Kernel, data: Any, settings: Settings) -> int:
         plan = kernel.shard(data, _devices(s.devices or 1))
         kernel, data = plan.kernel, plan.data
         _, state = jax.eval_shape(start_fn(kernel.init), jax.random.key(0), chains, data)
-    per_draw = jax.eval_shape(records_fn(kernel.record, kernel.log_joint), state, data)
+    per_draw = jax.eval_shape(records_fn(kernel.record, kernel.log_joint, recorded_log_likelihood(kernel, s)),
+                              state, data)
     draws = (s.max_draws or 10 * s.num_draws) if s.until else s.num_draws
     draws += (s.num_warmup + 1) if s.save_warmup else 0
 

@@ -15,11 +15,12 @@ import numpy as np
 from gibbsjax._checks import working_dtype
 from gibbsjax.diagnostics import to_inference_data
 from gibbsjax.kernel import Kernel
-from gibbsjax.run.chunks import records_fn
+from gibbsjax.run.chunks import recorded_log_likelihood, records_fn
 from gibbsjax.run.placement import fetch
 from gibbsjax.run.settings import Settings
 
-__all__ = ["Run", "finish", "keep_raw_draws", "leaf_names", "to_host", "stack_chunks", "STATE_GROUP",
+__all__ = ["Run", "finish", "keep_raw_draws", "leaf_names", "to_host", "stack_chunks",
+           "stack_log_likelihood", "STATE_GROUP",
            "DRAW_GROUPS"]
 
 
@@ -66,6 +67,9 @@ def to_host(out: dict, n: int) -> dict:
         result["posterior"] = {k: np.swapaxes(np.asarray(v)[:n], 0, 1) for k, v in host["posterior"].items()}
     if "lp" in host:
         result["lp"] = np.swapaxes(np.asarray(host["lp"])[:n], 0, 1)
+    if "log_likelihood" in host:
+        result["log_likelihood"] = {k: np.swapaxes(np.asarray(v)[:n], 0, 1)
+                                    for k, v in host["log_likelihood"].items()}
     return result
 
 
@@ -85,19 +89,41 @@ def stack_chunks(chunks: list[dict]) -> tuple[dict, dict]:
     return posterior, stats
 
 
+def stack_log_likelihood(chunks: list[dict], dims: dict | None = None, sizes=None) -> dict:
+    """The pointwise log likelihood of host chunks (:func:`to_host`), joined along the draw axis;
+    with ``sizes``, each chunk first cut to them (:func:`cut_to_sizes`: the chunks of a resumed run
+    come cut, its new ones padded).  Empty when the chunks hold none."""
+    if not chunks or "log_likelihood" not in chunks[0]:
+        return {}
+    parts = [c["log_likelihood"] if sizes is None else cut_to_sizes(c["log_likelihood"], dims or {}, sizes, 2)
+             for c in chunks]
+    return {name: np.ascontiguousarray(np.concatenate([p[name] for p in parts], axis=1)) for name in parts[0]}
+
+
 # ----------------------------------------------------------------------------- result
 def finish(run: Run, run_attrs: dict):
     """The InferenceData of a run: draws, per-chain means and its ``sampler_state``.
 
-    The log joint ``lp`` is in ``sample_stats`` (where ArviZ expects it) and in the
-    posterior (where ``az.summary`` sees it)."""
+    The log joint ``lp`` is in ``sample_stats`` only (where ArviZ expects it: not a
+    parameter of ``az.summary`` or ``az.plot_trace``; :func:`gibbsjax.summary` adds its row)."""
     s, kernel = run.settings, run.kernel
     posterior, stats = stack_chunks(run.outputs["sampling"])
     warm_posterior, warm_stats = stack_chunks(run.outputs["warm-up"])
+    sizes = None
+    if run.plan is None and kernel.sizes is not None and kernel.dims:
+        # data padded to bucket sizes (e.g. gibbsjax.models.lda.data(bucket=True)): every result cut to
+        # the sizes of the dims the kernel declares
+        sizes = dict(kernel.sizes(run.data))
+        if kernel.coords is not None:  # a dim with coordinates has as many entries
+            sizes.update({k: len(v) for k, v in kernel.coords(run.data).items() if np.ndim(v) == 1})
+    dims = dict((run.dims if run.plan is not None else kernel.dims) or {})
+    log_lik = stack_log_likelihood(run.outputs["sampling"], dims, sizes)
+    warm_log_lik = stack_log_likelihood(run.outputs["warm-up"], dims, sizes)
     if not posterior:
         # interrupted during warm-up: no posterior draws yet, an empty posterior (and lp) of the right shapes
-        posterior, empty_stats = _no_draws(run)
+        posterior, empty_stats, empty_log_lik = _no_draws(run)
         stats = stats or empty_stats
+        log_lik = log_lik or (cut_to_sizes(empty_log_lik, dims, sizes, 2) if sizes else empty_log_lik)
     run_attrs = dict(run_attrs)
     run_attrs.update({
         "interrupted": int(run.interrupted),
@@ -106,22 +132,12 @@ def finish(run: Run, run_attrs: dict):
     if run.interrupted:
         run_attrs["interrupted_by"] = run.signal_name or "SIGINT"
     run_attrs.update(run.until_note)
-    if "lp" in stats and "lp" not in posterior:
-        # the log joint also as a posterior variable, so that ``az.summary(idata)`` and
-        # ``az.plot_trace(idata)`` show it (ArviZ reads only the posterior); the same array
-        # as ``sample_stats.lp``, not a copy: no memory beyond the estimate (gibbsjax.memory)
-        posterior = {**posterior, "lp": stats["lp"]}
     means = None
     if run.acc and run.kept > 0:
         means = {k: np.asarray(v) / run.kept for k, v in fetch(run.acc).items()}
         if run.plan is not None:
             means = run.plan.means(means)
-    if run.plan is None and kernel.sizes is not None and kernel.dims:
-        # data padded to bucket sizes (e.g. gibbsjax.models.lda.data(bucket=True)): every result cut to
-        # the sizes of the dims the kernel declares
-        sizes = dict(kernel.sizes(run.data))
-        if kernel.coords is not None:  # a dim with coordinates has as many entries
-            sizes.update({k: len(v) for k, v in kernel.coords(run.data).items() if np.ndim(v) == 1})
+    if sizes is not None:
         posterior, stats, warm_posterior, warm_stats = (
             cut_to_sizes(x, kernel.dims, sizes, 2) for x in (posterior, stats, warm_posterior, warm_stats))
         means = cut_to_sizes(means, kernel.dims, sizes, 1) if means is not None else None
@@ -130,10 +146,13 @@ def finish(run: Run, run_attrs: dict):
         sample_stats=stats,
         warmup_posterior=warm_posterior if s.save_warmup else None,
         warmup_sample_stats=warm_stats if s.save_warmup else None,
-        dims=dict((run.dims if run.plan is not None else kernel.dims) or {}),
+        dims=dims,
         coords=dict(kernel.coords(run.data)) if kernel.coords is not None else {},
         attrs=run_attrs,
         posterior_mean=means,
+        log_likelihood=log_lik,
+        warmup_log_likelihood=warm_log_lik if s.save_warmup else None,
+        observed_data=_observed(kernel, run.data) if log_lik else None,
     )
     idata.add_groups({STATE_GROUP: _state_dataset(run)})
     return idata
@@ -157,17 +176,26 @@ def cut_to_sizes(arrays: dict, dims: dict, sizes, lead: int) -> dict:
     return out
 
 
-def _no_draws(run: Run) -> tuple[dict, dict]:
-    """``(posterior, stats)`` with zero draws per chain, shaped as the kernel records them
-    (on abstract shapes: nothing is computed)."""
-    shapes = jax.eval_shape(records_fn(run.kernel.record, run.kernel.log_joint), run.state, run.data)
+def _observed(kernel: Kernel, data) -> dict | None:
+    """The kernel's ``observed_data(data)``: ``{name: (dims, numpy array)}``, or None."""
+    if kernel.observed_data is None:
+        return None
+    return {k: (tuple(d), np.asarray(v)) for k, (d, v) in kernel.observed_data(data).items()}
+
+
+def _no_draws(run: Run) -> tuple[dict, dict, dict]:
+    """``(posterior, stats, log_likelihood)`` with zero draws per chain, shaped as the kernel records
+    them (on abstract shapes: nothing is computed)."""
+    shapes = jax.eval_shape(records_fn(run.kernel.record, run.kernel.log_joint,
+                                       recorded_log_likelihood(run.kernel, run.settings)), run.state, run.data)
 
     def empty(sd):
         return np.zeros((sd.shape[0], 0, *sd.shape[1:]), sd.dtype)
 
     posterior = {k: empty(v) for k, v in shapes.get("posterior", {}).items()}
     stats = {"lp": empty(shapes["lp"])} if "lp" in shapes else {}
-    return posterior, stats
+    log_lik = {k: empty(v) for k, v in shapes.get("log_likelihood", {}).items()}
+    return posterior, stats, log_lik
 
 
 #: the group of a result that holds what :func:`resume` needs

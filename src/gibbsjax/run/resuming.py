@@ -122,7 +122,8 @@ def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None
     s = Settings(num_chains=num_chains, num_warmup=int(st.attrs["num_warmup"]), num_draws=max(num_draws, 1),
                  thin=int(st.attrs["thin"]), progress=progress, chunk_size=chunk_size,
                  save_warmup=bool(int(st.attrs.get("save_warmup", 0))), devices=devices,
-                 shard="data" if num_shards else ("chains" if devices else "auto"))
+                 shard="data" if num_shards else ("chains" if devices else "auto"),
+                 log_likelihood="log_likelihood" in idata.groups())  # recorded as before
     user_kernel = kernel
     kernel, data, plan, mode = layout(kernel, data, s, num_shards or None)
     kept_before = int(st.attrs["kept_draws"])
@@ -147,7 +148,7 @@ def resume(idata, kernel: Kernel, data: Any = None, num_draws: int | None = None
               elapsed=float(attrs.get("sampling_time_s", 0.0) or 0.0), plan=plan, dims=user_kernel.dims)
     for phase, group, stats_group in (("sampling", "posterior", "sample_stats"),
                                       ("warm-up", "warmup_posterior", "warmup_sample_stats")):
-        previous = _previous_draws(idata, group, stats_group)
+        previous = _previous_draws(idata, group, stats_group, s.log_likelihood)
         if previous is not None:
             run.outputs[phase].append(previous)
 
@@ -272,8 +273,9 @@ def check_saved_state(state, acc, kernel: Kernel, laid_out: Kernel | None = None
         laid_out.check_state(state, data, label=label)
 
 
-def _previous_draws(idata, group: str, stats_group: str) -> dict | None:
-    """A run's earlier records as one chunk (the raw copies where a postprocess changed them)."""
+def _previous_draws(idata, group: str, stats_group: str, log_likelihood: bool = False) -> dict | None:
+    """A run's earlier records as one chunk (the raw copies where a postprocess changed them), with
+    the pointwise log likelihood when the run records it."""
     def pick(name):
         for g in (f"raw_{name}", name):
             if g in idata.groups():
@@ -284,10 +286,14 @@ def _previous_draws(idata, group: str, stats_group: str) -> dict | None:
     if post is None:
         return None
     n = int(post.sizes.get("draw", 0))
-    has_lp = stats is not None and "lp" in stats  # the posterior's lp is a view of it: not a record
+    has_lp = stats is not None and "lp" in stats  # (older results hold lp in the posterior too: not a record)
     chunk: dict[str, Any] = {"n": n, "posterior": {k: np.asarray(v.transpose("chain", "draw", ...).values)
                                                    for k, v in post.data_vars.items()
                                                    if not (k == "lp" and has_lp)}}
     if stats is not None and "lp" in stats:
         chunk["lp"] = np.asarray(stats["lp"].transpose("chain", "draw").values)
+    ll_group = "log_likelihood" if group == "posterior" else "warmup_log_likelihood"
+    if log_likelihood and ll_group in idata.groups():
+        chunk["log_likelihood"] = {k: np.asarray(v.transpose("chain", "draw", ...).values)
+                                   for k, v in idata[ll_group].data_vars.items()}
     return chunk if n else None

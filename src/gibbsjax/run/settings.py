@@ -73,6 +73,13 @@ class Settings:
         documents), every chain on every device, its count tables summed across
         devices each sweep; ``"auto"``: chains when ``num_chains`` is a multiple
         of ``devices``, else data.
+    log_likelihood : bool, default True
+        Record the pointwise log likelihood of every kept draw (kernels that define
+        ``log_likelihood``: one value per observation, per document for LDA) in a
+        ``log_likelihood`` group, with an ``observed_data`` group, for ``az.loo``,
+        ``az.waic`` and ``az.compare``.  It costs chains × draws × observations × 4
+        bytes (8 with ``JAX_ENABLE_X64``) of host memory, counted by the memory
+        check; ``False`` leaves it out (very large data).
 
     Examples
     --------
@@ -93,6 +100,7 @@ class Settings:
     max_draws: int | None = None
     devices: int | None = None
     shard: str = "auto"
+    log_likelihood: bool = True
 
     def __post_init__(self):
         for name, minimum in (("num_chains", 1), ("num_warmup", 0), ("num_draws", 1), ("thin", 1)):
@@ -116,7 +124,7 @@ class Settings:
                 raise ValueError("max_draws is the cap of a run with until; give until as well")
             if self.max_draws < self.num_draws:
                 raise ValueError(f"max_draws ({self.max_draws}) must be at least num_draws ({self.num_draws})")
-        for name in ("progress", "save_warmup"):
+        for name in ("progress", "save_warmup", "log_likelihood"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
 

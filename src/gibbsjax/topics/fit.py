@@ -135,7 +135,10 @@ def settings(params: Mapping[str, Any]) -> Settings:
     return Settings(num_chains=params["num_chains"], num_warmup=params["num_warmup"],
                     num_draws=params["num_draws"], thin=params["thin"], seed=seed, progress=params["progress"],
                     chunk_size=params["chunk_size"], devices=params["devices"], shard=params["shard"],
-                    save_warmup=params["save_warmup"])
+                    save_warmup=params["save_warmup"],
+                    # topics, not az.loo: the per-document log likelihood (a pass over tokens × topics per
+                    # draw) is left out of the estimator's fits; gibbsjax.sample records it
+                    log_likelihood=False)
 
 
 def fit_settings(params: Mapping[str, Any]) -> Settings:

@@ -28,6 +28,7 @@ from gibbsjax.models.lda.conditionals import log_joint_collapsed, sample_log_phi
 from gibbsjax.models.lda.buckets import num_real_docs
 from gibbsjax.models.lda.layout import (LDAData, LDAState, initial_log_phi, initial_topics, num_docs_of, topic_counts,
                                         vocab_size_of, word_topic_counts)
+from gibbsjax.models.lda.likelihood import with_log_likelihood
 from gibbsjax.models.lda.priors import (LDALearnedState, LearnedPriors, learned_priors, log_joint_learned,
                                         minka_log_alpha, sample_log_alpha, sample_log_eta)
 from gibbsjax.models.lda.topics_only import topics_only
@@ -173,7 +174,7 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
         dims["alpha"] = ("topic",) if priors.asymmetric else ()
     if priors.eta:
         dims["eta"] = ()
-    return Kernel(
+    return with_log_likelihood(Kernel(
         init=init,
         step=step,
         record=record,
@@ -189,7 +190,7 @@ def _learned_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: st
         sizes=functools.partial(_sizes, K),
         shard=functools.partial(_cannot_shard, f"lda.{sampler} with learned priors"),
         check_init=init_checker(labels={"z": K}, log_simplex=("log_phi",), log_positive=("log_alpha", "log_eta")),
-    )
+    ), K, None, counts)
 
 
 def _sizes(K: int, d: LDAData) -> dict[str, int]:
@@ -270,7 +271,7 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
                                   dirichlet_draw=dirichlet_draw)
     else:
         shard = functools.partial(_cannot_shard, f"lda.{sampler}")
-    kernel = Kernel(
+    kernel = with_log_likelihood(Kernel(
         init=init,
         check_init=init_checker(labels={"z": K}, log_simplex=("log_phi",)),
         step=step,
@@ -287,7 +288,7 @@ def build_kernel(K: int, alpha: float, eta: float, sampler: str, z_update: str =
         warmup_name=WARMUP_NAMES.get(warmup, ""),
         label_dims=("topic",),
         sizes=functools.partial(_sizes, K),
-    )
+    ), K, alpha, counts)
     # the native collapsed sweep reads z only: a state without φ (gibbsjax.models.lda.topics_only)
     return topics_only(kernel, K, alpha, eta, warmup) if sampler == "collapsed" and z_update == "native" else kernel
 

@@ -27,6 +27,7 @@ from gibbsjax._checks import init_checker
 from gibbsjax.kernel import Kernel, sweep
 from gibbsjax.models.lda import native
 from gibbsjax.models.lda.layout import LDAData, initial_topics, num_docs_of, vocab_size_of
+from gibbsjax.models.lda.likelihood import with_log_likelihood
 from gibbsjax.models.lda.z_updates import WARMUP_NAMES, WARMUP_SWEEPS, warmup_sweep
 
 __all__ = ["LDATopicState", "topics_only"]
@@ -52,7 +53,7 @@ class LDATopicState(NamedTuple):
 def topics_only(kernel: Kernel, K: int, alpha: float, eta: float, warmup: str) -> Kernel:
     """``kernel`` (the fixed-prior collapsed kernel of :func:`~gibbsjax.models.lda.kernels.build_kernel`,
     whose record, means and log joint read z only) with the native z-update and the state
-    :class:`LDATopicState`.
+    :class:`LDATopicState` (its pointwise log likelihood with E[φ | z, w] for φ).
 
     Parameters
     ----------
@@ -98,7 +99,7 @@ def topics_only(kernel: Kernel, K: int, alpha: float, eta: float, warmup: str) -
         words = jnp.where(d.mask, gr.categorical(k_w, log_phi[state.z]), 0).astype(jnp.int32)
         return d._replace(words=words, word_counts=cj.counts(words, (v,), d.mask))
 
-    return kernel._replace(
+    return with_log_likelihood(kernel, K, alpha, native.topic_counts, eta=eta)._replace(
         init=init,
         step=sweep(("z", z_update)),
         sample_prior=sample_prior,
