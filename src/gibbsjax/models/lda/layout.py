@@ -3,10 +3,9 @@
 Ragged documents are packed into ``R`` *lanes* (:func:`data`): an (S steps × R
 lanes) grid where each lane holds whole documents one after another, so the
 partially collapsed sampler scans S ≈ (longest document) steps, updating R
-documents per step, with little padding.  The collapsed sampler visits the same
-grid in step-major order one token at a time (any fixed visiting order is a
-valid systematic scan).  Shapes depend only on (S, R, D, V), so corpora packed
-to the same grid reuse compiled code.
+documents per step, with little padding.  The collapsed sampler visits tokens one at
+a time (any fixed order is a valid systematic scan).  Shapes depend only on
+(S, R, D, V), so corpora packed to the same grid reuse compiled code.
 
 Every token's uniform is keyed by its document and its position in it
 (:func:`token_uniforms`), so draws depend neither on the packing nor on how the
@@ -82,9 +81,7 @@ class LDAData(NamedTuple):
     Examples
     --------
     >>> from gibbsjax.datasets import abc_corpus
-    >>> from gibbsjax.models import lda
-    >>> d = lda.data(abc_corpus())
-    >>> type(d).__name__
+    >>> type(data(abc_corpus())).__name__
     'LDAData'
     """
 
@@ -107,12 +104,10 @@ def pack(doc_lengths: np.ndarray, num_lanes: int) -> tuple[np.ndarray, np.ndarra
     longest document first, each to the lane with the least load so far (ties: the
     lowest lane; equal lengths: corpus order).
 
-    Returns (lane of each doc, start step of each doc within its lane, S), the
-    first two int32 (D,).  The R longest documents open the R empty lanes in
-    order (what the rule does with them: every load is 0, the lowest lane first);
-    the rest go through a heap of the lanes keyed ``load · R + lane`` (the least
-    load first, ties to the lowest lane), O((D − R) log R): data preparation, run
-    once per corpus, not per sweep."""
+    Returns (lane of each doc, start step of each doc within its lane, S), the first two int32
+    (D,).  The R longest documents open the R empty lanes in order (every load is 0, the lowest
+    lane first); the rest go through a heap of the lanes keyed ``load · R + lane`` (the least
+    load first, ties to the lowest lane), O((D − R) log R), once per corpus."""
     d = doc_lengths.size
     order = np.argsort(-doc_lengths, kind="stable")
     lane = np.empty(d, np.int32)
@@ -366,13 +361,8 @@ class LDAState(NamedTuple):
 
     Examples
     --------
-    >>> import jax
-    >>> from gibbsjax.datasets import abc_corpus
-    >>> from gibbsjax.models import lda
-    >>> d = lda.data(abc_corpus())
-    >>> state = lda.partially_collapsed(2).init(jax.random.key(0), d)
-    >>> type(state).__name__, state._fields
-    ('LDAState', ('z', 'log_phi'))
+    >>> LDAState(jnp.zeros((2, 3), jnp.int32), jnp.log(jnp.full((4, 5), 0.2)))._fields
+    ('z', 'log_phi')
     """
 
     z: jax.Array
@@ -428,8 +418,7 @@ def hashed_uniforms(key, a, b):
     return _hashed_uniforms(key, jnp.asarray(a), jnp.asarray(b))
 
 
-# The samplers' helpers below are jitted: inside a sweep the call is inlined, and called on their
-# own (a notebook, a test) each is one compiled program instead of dozens of op-by-op ones.
+# The samplers' helpers below are jitted: inlined inside a sweep, one compiled program on their own.
 @jax.jit
 def _hashed_uniforms(key, a, b):
     pair = jax.random.bits(key, (2,), jnp.uint32)  # the hash's key: works for every PRNG implementation
