@@ -186,9 +186,7 @@ def _token_slots(doc_offsets: np.ndarray, first_slot: np.ndarray, num_lanes: int
     document d's first token; its i-th token is ``R · i`` slots further on (one
     lane, consecutive steps).
 
-    Only the block's arrays are token-sized, so packing a corpus of N tokens
-    needs O(block) temporary memory beyond the grid, not several int64 arrays
-    of length N."""
+    Only the block's arrays are token-sized: O(block) temporary memory beyond the grid."""
     block = PACK_BLOCK_TOKENS
     num_docs = doc_offsets.size - 1
     n = int(doc_offsets[-1])
