@@ -367,7 +367,7 @@ void build_word_tables(const float* log_phi, const float* alpha, int64_t K, int6
   if (serial) {
     for (int64_t wb = 0; wb < word_blocks; ++wb) block(wb);
   } else {
-    parallel_for(word_blocks, std::max<int64_t>(1, word_blocks / 64), K * V, block);
+    parallel_for(word_blocks, std::max<int64_t>(1, word_blocks / 64), 8 * K * V, block);  // an exp per entry
   }
 }
 
@@ -845,18 +845,29 @@ ffi::Error CountsImpl(ffi::Buffer<ffi::S32> z, ffi::Buffer<ffi::S32> words, ffi:
     if (lead != 1 && lead != batch)
       return ffi::Error::InvalidArgument("gibbsjax_lda_counts: an input is batched over other axes than the output");
   }
-  parallel_for(batch, 1, batch * (SR + K * V), [&](int64_t b) {
+  // Fewer chains than threads: each chain's topics split into ranges, one task per (chain, range), each task
+  // reading every token and counting those of its topics (integer counts: the same tables in any split).
+  const int nt = std::max(1, g_num_threads.load());
+  const int64_t parts = batch >= nt ? 1 : std::min<int64_t>(K, (nt + batch - 1) / batch);
+  parallel_for(batch * parts, 1, batch * (parts * SR + K * V + D1 * K), [&](int64_t task) {
+    const int64_t b = task / parts, part = task % parts;
+    const int32_t k0 = static_cast<int32_t>(K * part / parts), k1 = static_cast<int32_t>(K * (part + 1) / parts);
     const int32_t* zb = z.typed_data() + batch_offset(z_lead, b, SR);
     const int32_t* wb = words.typed_data() + batch_offset(w_lead, b, SR);
     const int32_t* db = docs.typed_data() + batch_offset(d_lead, b, SR);
     int32_t* nd = ndk->typed_data() + b * D1 * K;
     int32_t* nw = nkw->typed_data() + b * K * V;
-    std::fill(nd, nd + D1 * K, 0);
-    std::fill(nw, nw + K * V, 0);
+    if (parts == 1) {
+      std::fill(nd, nd + D1 * K, 0);
+    } else {
+      for (int64_t r = 0; r < D1; ++r) std::fill(nd + r * K + k0, nd + r * K + k1, 0);
+    }
+    std::fill(nw + k0 * V, nw + k1 * V, 0);
     for (int64_t i = 0; i < SR; ++i) {
       const int32_t doc = db[i];
       if (doc >= D1 - 1) continue;  // padding
       const int32_t k = zb[i];
+      if (k < k0 || k >= k1) continue;
       ++nd[static_cast<int64_t>(doc) * K + k];
       ++nw[static_cast<int64_t>(k) * V + wb[i]];
     }

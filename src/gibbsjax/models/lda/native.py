@@ -308,16 +308,8 @@ def sample_z_collapsed_native(key, state, d, *, K: int, alpha, eta, keep_own: bo
 
     Parameters
     ----------
-    key : jax.Array
-        PRNG key (of the sweep).
-    state : LDAState or LDATopicState
-        The current state (only its ``z`` is read).
-    d : LDAData
-        The packed corpus.
-    K : int
-        Number of topics.
-    alpha : float or jax.Array
-        α: a number, a traced scalar, or (K,) one per topic.
+    key, state, d, K, alpha
+        As in :func:`sample_z_native` (only the state's ``z`` is read).
     eta : float or jax.Array
         η: a number or a traced scalar.
     keep_own : bool, default False
@@ -332,14 +324,14 @@ def sample_z_collapsed_native(key, state, d, *, K: int, alpha, eta, keep_own: bo
     Returns
     -------
     jax.Array
-        (S, R) int32: the new topics (padding: 0).
+        The new topics, as :func:`sample_z_native` returns them.
 
     Examples
     --------
-    >>> from gibbsjax.corpus import Corpus
-    >>> from gibbsjax.models.lda import data, partially_collapsed
-    >>> d = data(Corpus.from_token_lists([["a", "b", "a"], ["c", "b"]]))
-    >>> s = partially_collapsed(2, z_update="dense").init(jax.random.key(0), d)
+    >>> from gibbsjax.datasets import abc_corpus
+    >>> from gibbsjax.models.lda import collapsed, data
+    >>> d = data(abc_corpus())
+    >>> s = collapsed(2, z_update="dense").init(jax.random.key(0), d)
     >>> z = sample_z_collapsed_native(jax.random.key(1), s, d, K=2, alpha=0.1, eta=0.01) if available() else s.z
     >>> z.shape == d.words.shape
     True

@@ -250,11 +250,8 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None, K: int 
                             else "Pallas is importable but the default backend is not a GPU it can compile for")
                            + ", and jax_triton cannot be imported")
         return "dense"
-    if z_update == "native" and not native.available():
-        raise ValueError(f"z_update='native' needs gibbsjax's native CPU kernels, which cannot run here: "
-                         f"{native.unavailable_reason()}")
-    if z_update == "native" and backend != "cpu":
-        raise ValueError(f"z_update='native' runs on a CPU only; the default backend is {backend!r}")
+    if z_update == "native":
+        _check_native("z_update", backend)
     if z_update == "pallas" and pallas_module() is None:
         raise ValueError("z_update='pallas' needs Pallas (jax.experimental.pallas with its Triton backend, for "
                          "gibbsjax.models.lda.pallas), which cannot be imported here")
@@ -263,6 +260,15 @@ def resolve_z_update(z_update: str = "auto", backend: str | None = None, K: int 
                          "compiled on a GPU with jax_triton, in Triton's interpreter elsewhere), which cannot "
                          "be imported here")
     return z_update
+
+
+def _check_native(option: str, backend: str) -> None:
+    """``ValueError`` where ``option="native"`` cannot run: the kernels are not built, or not a CPU."""
+    if not native.available():
+        raise ValueError(f"{option}='native' needs gibbsjax's native CPU kernels, which cannot run here: "
+                         f"{native.unavailable_reason()}")
+    if backend != "cpu":
+        raise ValueError(f"{option}='native' runs on a CPU only; the default backend is {backend!r}")
 
 
 def _as_int(K) -> int:
@@ -332,11 +338,7 @@ def resolve_dirichlet_draw(dirichlet_draw: str = "auto", backend: str | None = N
     check_choice("dirichlet_draw", dirichlet_draw, DIRICHLET_DRAWS)
     backend = backend or jax.default_backend()
     if dirichlet_draw == "native":
-        if not native.available():
-            raise ValueError("dirichlet_draw='native' needs gibbsjax's native CPU kernels, which cannot run here: "
-                             f"{native.unavailable_reason()}")
-        if backend != "cpu":
-            raise ValueError(f"dirichlet_draw='native' runs on a CPU only; the default backend is {backend!r}")
+        _check_native("dirichlet_draw", backend)
     if dirichlet_draw != "auto":
         return dirichlet_draw
     if backend == "cpu":
@@ -419,11 +421,7 @@ def resolve_collapsed_z_update(z_update: str = "auto", backend: str | None = Non
         native.warn_unavailable()
         return "dense"
     if z_update == "native":
-        if not native.available():
-            raise ValueError("z_update='native' needs gibbsjax's native CPU kernels, which cannot run here: "
-                             f"{native.unavailable_reason()}")
-        if backend != "cpu":
-            raise ValueError(f"z_update='native' runs on a CPU only; the default backend is {backend!r}")
+        _check_native("z_update", backend)
         if needs_phi:
             raise ValueError("record_phi needs phi in the state, which the native collapsed sampler with fixed alpha "
                              "and eta does not keep (its draws are functions of z): use z_update='dense', or "
