@@ -12,7 +12,29 @@ __all__ = ["check_recorded", "recorded_indices", "recorded_ids"]
 
 
 def check_recorded(record_phi, record_theta) -> tuple:
-    """``record_phi`` / ``record_theta`` of the factories as hashable values, or ``ValueError``."""
+    """``record_phi`` / ``record_theta`` of the kernel factories, checked, as hashable values.
+
+    Parameters
+    ----------
+    record_phi, record_theta : None, "all", int or sequence of int
+        Which words' φ and which documents' θ conditionals to record per draw: none, all, the
+        M most frequent words (the first M documents), or the given ids.
+
+    Returns
+    -------
+    tuple
+        The two values, a sequence as a tuple of ints.
+
+    Raises
+    ------
+    ValueError
+        For a value of another kind, a negative, repeated or non-integer id, or an empty list.
+
+    Examples
+    --------
+    >>> check_recorded([5, 2], "all")
+    ((5, 2), 'all')
+    """
     out = []
     for name, value, what in (("record_phi", record_phi, "word ids"), ("record_theta", record_theta,
                                                                      "document indices")):
@@ -86,8 +108,28 @@ def recorded_indices(spec, counts, name: str = "record_phi") -> np.ndarray | Non
 
 
 def recorded_ids(spec, counts, name: str):
-    """:func:`recorded_indices` inside a traced function: the same ids from (possibly
-    traced) ``counts``, whose length is static ("all", an int M: top M by a stable sort)."""
+    """:func:`recorded_indices` inside a traced function: the same ids from (possibly traced)
+    ``counts``, whose length is static ("all", an int M: top M by a stable sort).
+
+    Parameters
+    ----------
+    spec : "all", int or sequence of int
+        As :func:`check_recorded` returns it.
+    counts : jax.Array
+        (n,): each word's (document's) count.
+    name : {"record_phi", "record_theta"}
+        Which option ``spec`` is (an int M picks the most frequent words, or the first documents).
+
+    Returns
+    -------
+    jax.Array
+        The recorded ids, sorted.
+
+    Examples
+    --------
+    >>> recorded_ids(2, jnp.array([5, 1, 9, 5]), "record_phi").tolist()
+    [0, 2]
+    """
     n = counts.shape[0]
     if spec == "all":
         return jnp.arange(n)
