@@ -56,12 +56,13 @@ from gibbsjax.corpus.core import MAX_TOKENS, Corpus, EmptyDocumentWarning, apply
 from gibbsjax.corpus.files import PathLike  # noqa: F401
 from gibbsjax.corpus.folder import read_folder
 from gibbsjax.corpus.ldac import read_ldac, write_ldac
-from gibbsjax.corpus.text import WORD_PATTERN, english_stop_words, tokenize
+from gibbsjax.corpus.text import TOKEN_PATTERN, WORD_PATTERN, english_stop_words, tokenize
 from gibbsjax.corpus.uci import read_uci, write_uci
 
 __all__ = [
     "Corpus",
     "EmptyDocumentWarning",
+    "TOKEN_PATTERN",
     "WORD_PATTERN",
     "english_stop_words",
     "tokenize",
