@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gibbsjax._checks import first_repeated
 from gibbsjax.corpus.text import TOKEN_PATTERN, check_token_pattern, stop_word_set, tokenize
 
 __all__ = [
@@ -197,10 +198,15 @@ class Corpus:
         offsets = _int_array("doc_offsets", self.doc_offsets, np.int64)
         if tokens.ndim != 1:
             raise ValueError(f"tokens must be 1-D, got shape {tokens.shape}")
-        if offsets.ndim != 1 or offsets.size < 1 or offsets[0] != 0 or offsets[-1] != tokens.size:
-            raise ValueError("doc_offsets must start at 0 and end at len(tokens)")
+        if offsets.ndim != 1 or offsets.size < 1:
+            raise ValueError(f"doc_offsets must be 1-D with at least one entry, got shape {offsets.shape}")
+        if offsets[0] != 0 or offsets[-1] != tokens.size:
+            raise ValueError(f"doc_offsets must start at 0 and end at len(tokens) = {tokens.size}, got "
+                             f"doc_offsets[0] = {int(offsets[0])} and doc_offsets[-1] = {int(offsets[-1])}")
         if np.any(np.diff(offsets) < 0):
-            raise ValueError("doc_offsets must be non-decreasing")
+            i = int(np.flatnonzero(np.diff(offsets) < 0)[0])
+            raise ValueError(f"doc_offsets must be non-decreasing, got doc_offsets[{i}] = {int(offsets[i])} > "
+                             f"doc_offsets[{i + 1}] = {int(offsets[i + 1])}")
         if tokens.size and (tokens.min() < 0 or tokens.max() >= len(vocab)):
             bad = int(np.flatnonzero((tokens < 0) | (tokens >= len(vocab)))[0])
             raise ValueError(
@@ -217,9 +223,13 @@ class Corpus:
             if labels.shape != (num_docs,):
                 raise ValueError(f"labels must have shape ({num_docs},), got {labels.shape}")
             if self.label_names and labels.max(initial=-1) >= len(self.label_names):
-                raise ValueError("a label is out of range for label_names")
+                j = int(np.argmax(labels >= len(self.label_names)))
+                raise ValueError(f"labels[{j}] = {int(labels[j])} is out of range for the {len(self.label_names)} "
+                                 f"label_names (labels 0 to {len(self.label_names) - 1}, -1 unknown)")
             if labels.min(initial=0) < -1:
-                raise ValueError("labels must be >= -1 (-1 marks an unknown label)")
+                j = int(np.argmax(labels < -1))
+                raise ValueError(f"labels must be >= -1 (-1 marks an unknown label), got labels[{j}] = "
+                                 f"{int(labels[j])}")
             labels.setflags(write=False)
         tokens.setflags(write=False)
         offsets.setflags(write=False)
@@ -328,7 +338,8 @@ class Corpus:
             vocab = sorted({w for d in docs for w in d})
         index = {w: i for i, w in enumerate(vocab)}
         if len(index) != len(vocab):
-            raise ValueError("vocab has repeated words")
+            word, first, second = first_repeated(vocab)
+            raise ValueError(f"vocab has the word {word!r} twice (vocab[{first}] and vocab[{second}])")
         ids: list[int] = []
         offsets = [0]
         for j, d in enumerate(docs):

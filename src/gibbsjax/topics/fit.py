@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from gibbsjax import diagnostics, evaluate
-from gibbsjax._checks import check_int, check_seed
+from gibbsjax._checks import check_int, check_seed, first_repeated
 from gibbsjax.config import get_spec
 from gibbsjax.corpus import Corpus
 from gibbsjax.corpus.inputs import check_word_filters, is_anonymous
@@ -429,7 +429,8 @@ def rename_words(idata, corpus: Corpus | None, vocab: tuple, words: tuple, topic
     if len(words) != len(vocab):
         raise ValueError(f"vocab has {len(words)} words; the model has {len(vocab)}")
     if len(set(words)) != len(words):
-        raise ValueError("vocab has repeated words")
+        word, first, second = first_repeated(words)
+        raise ValueError(f"vocab has the word {word!r} twice (vocab[{first}] and vocab[{second}])")
     if words == vocab:
         return corpus
     if not is_anonymous(vocab):
