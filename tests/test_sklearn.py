@@ -154,6 +154,7 @@ def test_not_fitted_error_is_sklearns(corpus, fitted):
     from gibbsjax.topics import estimator_base
 
     assert estimator_base.NotFittedError is NotFittedError is estimator_base.not_fitted_error()
+    assert gibbsjax.NotFittedError is NotFittedError
     model = LDA(3)
     calls = {"transform": lambda: model.transform(corpus), "score": lambda: model.score(corpus),
              "perplexity": lambda: model.perplexity(corpus), "top_words": model.top_words,
@@ -186,7 +187,8 @@ def test_not_fitted_error_without_sklearn():
         except estimator_base.NotFittedError as e:
             error = e
         cls = type(error)
-        assert cls is estimator_base.NotFittedError and cls.__name__ == "NotFittedError"
+        import gibbsjax
+        assert cls is estimator_base.NotFittedError is gibbsjax.NotFittedError and cls.__name__ == "NotFittedError"
         assert issubclass(cls, ValueError) and issubclass(cls, AttributeError)
         assert type(pickle.loads(pickle.dumps(error))) is cls
         print(cls.__module__, error)

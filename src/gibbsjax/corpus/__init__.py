@@ -15,7 +15,8 @@ array([[2, 1, 0],
 
 Readers
 -------
-* :meth:`Corpus.from_texts` -- raw strings, tokenized by :func:`tokenize`, with
+* :meth:`Corpus.from_texts` -- raw strings, tokenized by :func:`tokenize` (words:
+  the matches of ``token_pattern``, by default scikit-learn's :data:`TOKEN_PATTERN`), with
   stop words, a minimum word count and a maximum document frequency;
 * :meth:`Corpus.from_token_lists`, :meth:`Corpus.from_dtm` -- lists of words,
   document-term count matrices (dense or ``scipy.sparse``);
