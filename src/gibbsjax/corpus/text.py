@@ -161,10 +161,8 @@ def stop_word_set(stop_words, pattern: str | re.Pattern | None = None) -> frozen
     Returns
     -------
     frozenset of str
-        The stop words.
+        The words to remove (empty for None).
 
-    Examples
-    --------
     >>> sorted(stop_word_set(["don't", "the"], TOKEN_PATTERN))
     ['don', "don't", 'the']
     """

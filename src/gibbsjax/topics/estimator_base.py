@@ -30,7 +30,8 @@ import numpy as np
 from gibbsjax.corpus import Corpus
 
 __all__ = ["Estimator", "TopicModelNames", "ESTIMATOR_GROUP", "write_estimator", "read_estimator",
-           "NotFittedError", "not_fitted_error", "in_model_selection", "resolve_auto", "refuse_foreign_names"]
+           "NotFittedError", "not_fitted_error", "in_model_selection", "resolve_auto", "refuse_foreign_names",
+           "refusing_foreign_names"]
 
 #: the group of a saved estimator that holds its parameters (attributes) and the
 #: training corpus (arrays)
@@ -170,7 +171,32 @@ def refuse_foreign_names(cls, given, where: str) -> None:
 def refusing_foreign_names(init):
     """Decorate an estimator's ``__init__`` so that another library's names of its settings
     (its class's ``_refused``) give a ``ValueError`` naming ours, not Python's bare
-    ``TypeError``; the signature seen by ``inspect`` (and ``get_params``) stays ``init``'s."""
+    ``TypeError``; the signature seen by ``inspect`` (and ``get_params``) stays ``init``'s.
+
+    Parameters
+    ----------
+    init : callable
+        The ``__init__`` of an :class:`Estimator` subclass.
+
+    Returns
+    -------
+    callable
+        ``init``, checking the names it is given first (:func:`refuse_foreign_names`).
+
+    Examples
+    --------
+    >>> class Toy(Estimator):
+    ...     _refused, _refused_from = {"n_iter": "give num_draws"}, "OtherLib's Toy"
+    ...     @refusing_foreign_names
+    ...     def __init__(self, num_draws=10):
+    ...         self.num_draws = num_draws
+    >>> Toy(num_draws=5).get_params()
+    {'num_draws': 5}
+    >>> Toy(n_iter=5)
+    Traceback (most recent call last):
+    ...
+    ValueError: Toy() got n_iter=5, a name of OtherLib's Toy: give num_draws
+    """
 
     @functools.wraps(init)
     def checked(self, *args, **kwargs):

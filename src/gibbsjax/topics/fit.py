@@ -34,7 +34,7 @@ from gibbsjax.pipeline import Job, model_attrs
 from gibbsjax.run import Settings, data_fingerprint
 from gibbsjax.topics.stable import stable_topics_of, summary_rows
 
-__all__ = ["EMPTY_CHOICES", "check_params", "alpha", "eta", "SKLEARN_NAMES", "settings", "fit_settings", "kernel", "hyperparameters", "sampled",
+__all__ = ["EMPTY_CHOICES", "check_params", "alpha", "eta", "SKLEARN_NAMES", "SKLEARN_ALIASES", "settings", "fit_settings", "kernel", "hyperparameters", "sampled",
            "data", "buckets", "padded", "PADDED_ATTR", "job", "prior_theta", "num_topics", "fitted_attributes", "summary", "check_result", "rename_words", "params_from_run",
            "check_training_corpus"]
 
@@ -142,28 +142,11 @@ def alpha(params: Mapping[str, Any]):
 
 
 def eta(params: Mapping[str, Any]):
-    """η from the estimator's ``eta`` or its scikit-learn name ``topic_word_prior``.
+    """η from the estimator's ``eta`` or its scikit-learn name ``topic_word_prior`` (0.01 when
+    neither is given), as :func:`alpha` gives α.
 
-    Parameters
-    ----------
-    params : mapping
-        The estimator's parameters: ``eta`` and, optionally, ``topic_word_prior``, each
-        None when not given.
-
-    Returns
-    -------
-    float
-        The one given, or 0.01 when neither is (scikit-learn's default is 1/K).
-
-    Raises
-    ------
-    ValueError
-        Naming both, when both are given with different values.
-
-    Examples
-    --------
-    >>> eta({"eta": 0.05, "topic_word_prior": 0.05})
-    0.05
+    >>> eta({"eta": 0.05, "topic_word_prior": 0.05}), eta({"eta": None})
+    (0.05, 0.01)
     """
     return _given(params, "eta")
 
