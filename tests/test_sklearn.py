@@ -13,6 +13,7 @@ one vocabulary, one K where possible, a fixed chunk size.
 from __future__ import annotations
 
 import contextlib
+import re
 import subprocess
 import sys
 import warnings
@@ -412,6 +413,10 @@ def test_token_pattern_of_texts(corpus, fitted):
         LDA(token_pattern="(")
     with pytest.raises(ValueError, match="token_pattern .* has 2 capturing groups"):
         LDA(3).set_params(token_pattern="(w)(1)")
+    with pytest.raises(ValueError, match="token_pattern must be a regular expression \\(a str\\), got re.compile"):
+        LDA(token_pattern=re.compile("w"))  # (saved with the model as text)
+    with pytest.raises(ValueError, match=r"X has no tokens \(2 document\(s\), empty after token_pattern"):
+        LDA(3, **SMALL).fit(["a b c", "x = 1"])
 
 
 # ----------------------------------------------------------------------------- vocabularies by name

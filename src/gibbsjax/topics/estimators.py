@@ -280,7 +280,8 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         corpus = as_corpus(X, "X", vocab=vocab, empty=self.empty, token_pattern=self.token_pattern,
                            **word_filters(self.get_params()))
         if corpus.num_tokens == 0:
-            raise ValueError("X has no tokens: LDA needs at least one document with words")
+            raise ValueError(f"X has no tokens ({corpus.num_docs} document(s), empty after token_pattern and the "
+                             "word filters): LDA needs at least one document with words")
         job = lda_fit.job(self.get_params(), corpus)
         return self._set_result(pipeline.fit(job), corpus)
 

@@ -197,6 +197,8 @@ def check_params(params: Mapping[str, Any]) -> None:
     if not isinstance(params["empty"], str) or params["empty"] not in EMPTY_CHOICES:
         raise ValueError(f"empty must be one of {EMPTY_CHOICES}, got {params['empty']!r}")
     check_word_filters(params)  # stop_words, min_df, max_df: scikit-learn's CountVectorizer's meaning
+    if not isinstance(params["token_pattern"], str):  # (saved as text with the model)
+        raise ValueError(f"token_pattern must be a regular expression (a str), got {params['token_pattern']!r}")
     check_token_pattern(params["token_pattern"])
 
 
