@@ -482,6 +482,26 @@ def test_save_load_roundtrip(tmp_path, corpus, fitted):
     assert main(["summary", str(path)]) == 0
 
 
+def test_a_model_saved_before_token_pattern_loads_with_the_word_pattern(tmp_path, fitted):
+    """A file saved without token_pattern (before the option): its texts were split into
+    WORD_PATTERN words, so the loaded model keeps splitting them so."""
+    from gibbsjax.corpus import WORD_PATTERN
+    from gibbsjax.topics.estimator_base import write_estimator
+
+    params = {k: v for k, v in fitted.get_params().items() if k != "token_pattern"}
+    path = tmp_path / "old.nc"
+    write_estimator(path, fitted.idata_, params, fitted.corpus_, fitted.vocab_, name="LDA")
+    loaded = LDA.load(path)
+    assert loaded.token_pattern == WORD_PATTERN and LDA.load(_saved(tmp_path, fitted)).token_pattern == LDA().token_pattern
+    np.testing.assert_array_equal(loaded.topic_word_, fitted.topic_word_)
+
+
+def _saved(tmp_path, model):
+    path = tmp_path / "new.nc"
+    model.save(path)
+    return path
+
+
 def test_load_refuses_other_files(tmp_path):
     from gibbsjax.models import normal
 

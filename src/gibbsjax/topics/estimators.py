@@ -485,9 +485,9 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         idata, params, stored, vocab = read_estimator(path, lambda idata: lda_fit.check_result(idata, path))
         if params is None:  # a gibbsjax run result
             params = lda_fit.params_from_run(idata)
+            vocab = tuple(str(w) for w in idata.posterior_mean["word"].values)
         elif "token_pattern" not in params:  # saved before the option: texts were split into WORD_PATTERN words
             params["token_pattern"] = WORD_PATTERN
-            vocab = tuple(str(w) for w in idata.posterior_mean["word"].values)
         model = cls._from_params(params)
         if corpus is not None:
             if stored is not None:
