@@ -351,3 +351,25 @@ def test_postprocess_and_report_hooks(tmp_path, capsys):
             ModelSpec("test.bad", normal.bivariate, postprocess=3)
     finally:
         cfg.MODELS.remove("test.hooked")
+
+
+def test_folder_corpus_takes_a_token_pattern(tmp_path):
+    """A folder of texts in a config: words are the matches of token_pattern (default scikit-learn's,
+    one-character tokens dropped); the key is refused with other sources, a bad regex is named."""
+    from gibbsjax.sources import read_corpus
+
+    docs = tmp_path / "docs"
+    for label, name, text in (("fruit", "a.txt", "x = apple + 2 banana"), ("other", "b.txt", "a banana, a cherry")):
+        (docs / label).mkdir(parents=True)
+        (docs / label / name).write_text(text, encoding="utf-8")
+    section = {"file": "docs", "format": "folder"}
+    assert read_corpus(section, tmp_path).vocab == ("apple", "banana", "cherry")
+    assert read_corpus({**section, "token_pattern": r"\w+"}, tmp_path).vocab == (
+        "2", "a", "apple", "banana", "cherry", "x")
+    with pytest.raises(ConfigError, match=r"\[data\] token_pattern '\(' is not a regular expression"):
+        read_corpus({**section, "token_pattern": "("}, tmp_path)
+    with pytest.raises(ConfigError, match="token_pattern goes with file, not with corpus"):
+        read_corpus({"corpus": "abc", "token_pattern": r"\w+"}, tmp_path)
+    (tmp_path / "c.ldac").write_text("1 0:1\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="token_pattern goes with format folder"):
+        read_corpus({"file": "c.ldac", "format": "ldac", "token_pattern": r"\w+"}, tmp_path)

@@ -66,20 +66,59 @@ def test_unknown_word_with_fixed_vocab():
 
 
 # ---------------------------------------------------------------------- tokenizer, stop words
-from gibbsjax.corpus import EmptyDocumentWarning, english_stop_words, tokenize  # noqa: E402
+from gibbsjax.corpus import WORD_PATTERN, EmptyDocumentWarning, english_stop_words, tokenize  # noqa: E402
 
 
 def test_tokenize_rules():
-    assert tokenize("Hello, World!  It's 2024: x1 well-known __init__ get_item dogs' 3d") == [
+    """The default pattern is scikit-learn's (one-character tokens dropped, numbers kept, an
+    apostrophe splits); WORD_PATTERN keeps single letters and inner apostrophes, drops numbers."""
+    text = "Hello, World!  It's 2024: x1 well-known __init__ get_item dogs' 3d"
+    assert tokenize(text) == ["hello", "world", "it", "2024", "x1", "well", "known", "__init__", "get_item",
+                              "dogs", "3d"]
+    assert tokenize(text, pattern=WORD_PATTERN) == [
         "hello", "world", "it's", "x1", "well", "known", "init", "get_item", "dogs", "d"
     ]
     assert tokenize("Ünïcode Straße café", lowercase=True) == ["ünïcode", "straße", "café"]
-    assert tokenize("Don’t stop") == ["don't", "stop"]  # typographic apostrophe
+    assert tokenize("Don’t stop", pattern=WORD_PATTERN) == ["don't", "stop"]  # typographic apostrophe
+    assert tokenize("Don’t stop") == ["don", "stop"]
     assert tokenize("The Cat", lowercase=False) == ["The", "Cat"]
     assert tokenize("a-b c", pattern=r"\S+") == ["a-b", "c"]
-    assert tokenize("") == [] and tokenize("123 4.5 --") == []
+    assert tokenize("") == [] and tokenize("1 4.5 --") == [] and tokenize("123 4.5", pattern=WORD_PATTERN) == []
     with pytest.raises(ValueError, match="str"):
         tokenize(b"bytes")
+
+
+def test_default_tokens_are_countvectorizers():
+    """Corpus.from_texts with the default token_pattern finds CountVectorizer's words and counts
+    (scikit-learn is the reference); another pattern gives CountVectorizer's with that pattern."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    texts = ["x = f(a, b) + 2 * y_1", "The cat's 3 toys: a ball, a mouse; x!", "naïve café—Straße_2 I a", "é", "ab1 cd2 ab3"]
+    for kwargs in ({}, {"token_pattern": r"(?u)\b\w+\b"}, {"token_pattern": r"([a-z]+)\d"}):
+        vectorizer = CountVectorizer(**kwargs)
+        expected = vectorizer.fit_transform(texts).toarray()
+        c = Corpus.from_texts(texts, empty="keep", **kwargs)
+        assert c.vocab == tuple(vectorizer.get_feature_names_out())
+        np.testing.assert_array_equal(c.to_dtm().toarray(), expected)
+    words = set(Corpus.from_texts(texts, token_pattern=WORD_PATTERN).vocab)
+    assert {"a", "b", "i", "x", "cat's"} <= words and not {"2", "3", "cat"} & words
+
+
+def test_token_pattern_is_checked_and_splits_stop_words():
+    with pytest.raises(ValueError, match=r"token_pattern '\(a\)\(b\)' has 2 capturing groups"):
+        Corpus.from_texts(["ab"], token_pattern="(a)(b)")
+    with pytest.raises(ValueError, match=r"token_pattern '\[a' is not a regular expression"):
+        Corpus.from_texts(["ab"], token_pattern="[a")
+    with pytest.raises(ValueError, match="token_pattern must be a regular expression .*got int 3"):
+        Corpus.from_texts(["ab"], token_pattern=3)
+    with pytest.raises(ValueError, match="tokenizer or token_pattern, not both"):
+        Corpus.from_texts(["ab"], tokenizer=str.split, token_pattern=r"\w+")
+    # a custom tokenizer: its words, stop words matched exactly
+    assert Corpus.from_texts(["don't go"], tokenizer=str.split, stop_words=["don't"]).vocab == ("go",)
+    # the default pattern splits "don't" into "don" (and a dropped "t"): the stop word stops "don"
+    assert Corpus.from_texts(["I don't go, we're here"], stop_words="english").vocab == ("go",)
+    assert Corpus.from_texts(["don't go"], stop_words=["don't"]).vocab == ("go",)
+    assert Corpus.from_texts(["don't go"], token_pattern=WORD_PATTERN, stop_words=["don"]).vocab == ("don't", "go")
 
 
 def test_english_stop_words():
@@ -127,9 +166,9 @@ def test_from_texts_custom_tokenizer_labels_and_fixed_vocab():
     c = Corpus.from_texts(["a-b c", "c"], tokenizer=str.split, labels=["x", None], doc_names=["d1", "d2"])
     assert c.vocab == ("a-b", "c") and c.labels.tolist() == [0, -1] and c.label_names == ("x",)
     assert c.doc_names == ("d1", "d2")
-    c = Corpus.from_texts(["b a", "a"], labels=["y", "x"], label_names=["y", "x"])
+    c = Corpus.from_texts(["bb aa", "aa"], labels=["y", "x"], label_names=["y", "x"])
     assert c.labels.tolist() == [0, 1]
-    c = Corpus.from_texts(["b a", "a"], labels=[1, 0], label_names=["x", "y"])
+    c = Corpus.from_texts(["bb aa", "aa"], labels=[1, 0], label_names=["x", "y"])
     assert c.labels.tolist() == [1, 0]
     with pytest.raises(ValueError, match="not one of label_names"):
         Corpus.from_texts(["a"], labels=["z"], label_names=["x"])
@@ -195,7 +234,7 @@ def test_to_token_lists_and_texts_round_trip():
     c = Corpus.from_texts(TEXTS)
     assert Corpus.from_texts(c.to_texts()).to_token_lists() == c.to_token_lists()
     assert Corpus.from_token_lists(c.to_token_lists(), vocab=c.vocab).tokens.tolist() == c.tokens.tolist()
-    assert c.to_texts(sep="|")[1] == "a|dog|and|a|cat"
+    assert c.to_texts(sep="|")[1] == "dog|and|cat"  # one-character tokens are dropped
     np.testing.assert_array_equal(c.word_counts, np.asarray(c.to_dtm().sum(0)).ravel())
     np.testing.assert_array_equal(c.doc_freqs, np.asarray((c.to_dtm() > 0).sum(0)).ravel())
 

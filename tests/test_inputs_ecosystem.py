@@ -25,7 +25,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from gibbsjax import LDA
 from gibbsjax.topics import fit as lda_fit
-from gibbsjax.corpus import WORD_PATTERN, Corpus, EmptyDocumentWarning, english_stop_words
+from gibbsjax.corpus import Corpus, EmptyDocumentWarning, english_stop_words
 from gibbsjax.corpus.inputs import as_corpus, filter_words
 
 TINY = dict(num_topics=2, num_chains=2, num_warmup=5, num_draws=5, seed=0, progress=False)
@@ -147,11 +147,11 @@ TEXTS = ["The cat sat on the mat", "the dog sat on the log", "a cat and a dog", 
 
 
 def _sklearn_vocab(texts, stop_words, min_df, max_df):
-    """CountVectorizer's words with our token pattern (the tokenisers agree on ASCII text)."""
+    """CountVectorizer's words (its default token pattern is ours)."""
     words = sorted(english_stop_words()) if stop_words == "english" else stop_words
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # "stop_words may be inconsistent with your preprocessing"
-        vectorizer = CountVectorizer(token_pattern=WORD_PATTERN, stop_words=words, min_df=min_df, max_df=max_df)
+        vectorizer = CountVectorizer(stop_words=words, min_df=min_df, max_df=max_df)
         vectorizer.fit(texts)
     return tuple(sorted(vectorizer.vocabulary_))
 

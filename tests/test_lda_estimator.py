@@ -103,8 +103,8 @@ def test_bad_input(fitted):
         evaluate.coherence(phi, train, kind="cv")
     with pytest.raises(ValueError, match="c_v .* must be a Corpus"):
         evaluate.coherence(phi, train.to_dtm(), kind="c_v")
-    with pytest.raises(RuntimeError, match="fit"):
-        gibbsjax.LDA(3).top_words()
+    with pytest.raises(ValueError, match=r"LDA.top_words needs a fitted model: call fit\(X\) first"):
+        gibbsjax.LDA(3).top_words()  # a NotFittedError (test_sklearn.py)
 
 
 # ----------------------------------------------------------------------------- coherence conventions
@@ -211,7 +211,8 @@ def test_learned_priors_reach_the_estimator(learned):
     np.testing.assert_allclose(model.alpha_, model.idata_.posterior_mean["alpha"].isel(chain=chains)
                                .mean("chain").values, atol=1e-5)
     assert model.eta_ == pytest.approx(float(model.idata_.posterior_mean["eta"].isel(chain=chains).mean()), abs=1e-5)
-    assert not np.allclose(model.alpha_, model.alpha)  # learned, not the starting value
+    assert model.alpha is None  # the default α = 0.1 (lda_fit.alpha)
+    assert not np.allclose(model.alpha_, 0.1)  # learned, not the starting value
     # transform and perplexity use the learned α, not the constructor's
     theta = model.transform(test, seed=3)
     np.testing.assert_allclose(theta, lda.infer_doc_topics(model.topic_word_, test, alpha=model.alpha_, seed=3))

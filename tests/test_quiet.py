@@ -103,13 +103,13 @@ def _extend_warnings(model):
 def test_warn_is_a_parameter(tmp_path):
     from sklearn.base import clone
 
-    assert LDA().get_params()["warn"] is True
+    assert LDA().get_params()["warn"] == "auto"  # on, except inside scikit-learn's model selection
     model = LDA(2, warn=False)
     assert model.get_params()["warn"] is False
     assert clone(model).warn is False and clone(model).get_params() == model.get_params()
     assert model.set_params(warn=True).warn is True
     for bad in ("no", 0, None):
-        with pytest.raises(ValueError, match="warn must be True or False"):
+        with pytest.raises(ValueError, match="warn must be True, False or 'auto'"):
             LDA(warn=bad)
     with pytest.raises(ValueError, match="warn"):
         model.set_params(warn="no")
@@ -128,13 +128,14 @@ def test_warn_false_is_saved_and_loaded(tmp_path):
 
 def test_grid_search_gives_at_most_one_line_per_fit():
     """What the GridSearchCV example (docs/guide/lda.md) printed ten long warnings for: every fit
-    gives at most one warning, of one line."""
+    gives at most one warning, of one line, when warnings are asked for (``warn=True``; by
+    default none inside model selection: test_sklearn.py)."""
     from sklearn.feature_extraction.text import CountVectorizer
     from sklearn.model_selection import GridSearchCV
     from sklearn.pipeline import Pipeline
 
     texts = abc_corpus().to_texts()
-    pipe = Pipeline([("vectorizer", CountVectorizer(token_pattern=r"\w+")), ("lda", LDA(**SHORT))])
+    pipe = Pipeline([("vectorizer", CountVectorizer(token_pattern=r"\w+")), ("lda", LDA(**SHORT, warn=True))])
     every = np.arange(len(texts))  # one split, train = test, so the refit reuses the compiled sweep
     search = GridSearchCV(pipe, {"lda__num_topics": [2, 3]}, cv=[(every, every)], refit=True)
     with recording() as caught:

@@ -13,6 +13,7 @@ one vocabulary, one K where possible, a fixed chunk size.
 from __future__ import annotations
 
 import contextlib
+import re
 import subprocess
 import sys
 import warnings
@@ -145,6 +146,114 @@ def test_tags_and_fitted_state():
     assert set(LDA(3)._more_tags()) >= {"requires_positive_X", "X_types"}
 
 
+def test_not_fitted_error_is_sklearns(corpus, fitted):
+    """Every method that needs a fit raises scikit-learn's NotFittedError (a ValueError and an
+    AttributeError) naming itself; check_is_fitted agrees, before and after fit."""
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    from gibbsjax.topics import estimator_base
+
+    assert estimator_base.NotFittedError is NotFittedError is estimator_base.not_fitted_error()
+    assert gibbsjax.NotFittedError is NotFittedError
+    model = LDA(3)
+    calls = {"transform": lambda: model.transform(corpus), "score": lambda: model.score(corpus),
+             "perplexity": lambda: model.perplexity(corpus), "top_words": model.top_words,
+             "coherence": model.coherence, "to_pyldavis": model.to_pyldavis, "summary": model.summary,
+             "set_vocab": lambda: model.set_vocab(["a"]), "extend": lambda: model.extend(5),
+             "save": lambda: model.save("never-written.nc")}
+    for name, call in calls.items():
+        with pytest.raises(NotFittedError, match=rf"^LDA\.{name} needs a fitted model: call fit\(X\) first"):
+            call()
+    assert issubclass(NotFittedError, ValueError) and issubclass(NotFittedError, AttributeError)
+    with pytest.raises(NotFittedError):
+        check_is_fitted(model)
+    check_is_fitted(fitted)  # fitted: no error
+    check_is_fitted(fitted, ["topic_word_", "doc_topic_", "n_features_in_"])
+    # what check_is_fitted reads without __sklearn_is_fitted__: fitted attributes end with "_", and an
+    # unfitted estimator has none
+    assert not [k for k in vars(model) if k.endswith("_")] and "topic_word_" in vars(fitted)
+
+
+def test_not_fitted_error_without_sklearn():
+    """Without scikit-learn: gibbsjax's own NotFittedError, a ValueError and an AttributeError,
+    which pickles (joblib sends errors between processes)."""
+    code = """if True:
+        import pickle, sys
+        sys.modules["sklearn"] = None  # as if scikit-learn were not installed
+        from gibbsjax import LDA
+        from gibbsjax.topics import estimator_base
+        try:
+            LDA(3).transform([["a"]])
+        except estimator_base.NotFittedError as e:
+            error = e
+        cls = type(error)
+        import gibbsjax
+        assert cls is estimator_base.NotFittedError is gibbsjax.NotFittedError and cls.__name__ == "NotFittedError"
+        assert issubclass(cls, ValueError) and issubclass(cls, AttributeError)
+        assert type(pickle.loads(pickle.dumps(error))) is cls
+        print(cls.__module__, error)
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ("gibbsjax.topics.estimator_base LDA.transform needs a fitted model: call fit(X) "
+                                  "first (or LDA.load(path))")
+
+
+def test_sklearn_prior_names_are_alpha_and_eta(corpus, fitted):
+    """doc_topic_prior and topic_word_prior (LatentDirichletAllocation's names) are α and η: stored
+    as given, the sampler sees them, set_params (GridSearchCV) sets both names, clone keeps them."""
+    est = LDA(3, doc_topic_prior=0.5, topic_word_prior=0.2, seed=0)
+    assert est.alpha is None and est.eta is None and est.doc_topic_prior == 0.5 and est.topic_word_prior == 0.2
+    hyper = lda_fit.hyperparameters(est.get_params())
+    assert hyper["alpha"] == 0.5 and hyper["eta"] == 0.2
+    assert hyper == lda_fit.hyperparameters(LDA(3, alpha=0.5, eta=0.2).get_params())
+    assert lda_fit.hyperparameters(LDA().get_params())["alpha"] == 0.1  # neither given: the defaults
+    assert lda_fit.hyperparameters(LDA().get_params())["eta"] == 0.01
+    twin = clone(est)
+    assert twin.get_params() == est.get_params() and repr(twin) == repr(est)
+    assert est.set_params(doc_topic_prior=0.3).alpha == 0.3 and est.set_params(eta=0.4).topic_word_prior == 0.4
+    assert LDA(alpha=0.3, doc_topic_prior=0.3).get_params()["alpha"] == 0.3  # both, equal: fine
+    with pytest.raises(ValueError, match=r"alpha=0.3 and doc_topic_prior=0.5 \(scikit-learn's name of alpha\) differ"):
+        LDA(alpha=0.3, doc_topic_prior=0.5)
+    with pytest.raises(ValueError, match=r"eta=0.4 and topic_word_prior=0.1 .*differ"):
+        est.set_params(eta=0.4, topic_word_prior=0.1)
+    assert est.eta == est.topic_word_prior == 0.4  # a refused set_params is not kept
+    with pytest.raises(ValueError, match="alpha"):
+        LDA(doc_topic_prior=-1.0)
+    # the sampler draws the same as with alpha and eta (the SMALL settings: alpha 0.1, eta 0.05)
+    settings = {k: v for k, v in SMALL.items() if k not in ("alpha", "eta")}
+    with _quiet():
+        aliased = LDA(3, seed=0, doc_topic_prior=SMALL["alpha"], topic_word_prior=SMALL["eta"], **settings)
+        aliased.fit(corpus)
+    np.testing.assert_array_equal(aliased.topic_word_, fitted.topic_word_)
+    np.testing.assert_array_equal(aliased.transform(corpus, seed=2), fitted.transform(corpus, seed=2))
+
+
+def test_other_sklearn_names_are_refused_naming_ours(corpus120):
+    """LatentDirichletAllocation's settings without a counterpart: a ValueError naming the value
+    and what to give instead, from the constructor, set_params and GridSearchCV."""
+    for name in lda_fit.SKLEARN_NAMES:
+        with pytest.raises(ValueError, match=rf"^LDA\(\) got {name}=7, a name of scikit-learn's "
+                                             rf"LatentDirichletAllocation: "):
+            LDA(3, **{name: 7})
+        with pytest.raises(ValueError, match=rf"^set_params got {name}=7, a name of scikit-learn's"):
+            LDA(3).set_params(**{name: 7})
+    with pytest.raises(ValueError, match="give num_warmup .* and num_draws"):
+        LDA(max_iter=10)
+    with pytest.raises(ValueError, match="give progress"):
+        LDA(verbose=1)
+    with pytest.raises(ValueError, match="num_chains.*devices="):
+        LDA(n_jobs=-1)
+    with pytest.raises(ValueError, match="Gibbs sampling"):
+        LDA(learning_method="online")
+    with pytest.raises(TypeError, match="num_topic"):  # any other unknown name: Python's error
+        LDA(num_topic=3)
+    search = GridSearchCV(LDA(3, **SMALL), {"max_iter": [5, 10]}, cv=2, error_score="raise")
+    with pytest.raises(ValueError, match="set_params got max_iter=5.*give num_warmup"):
+        search.fit(corpus120.to_dtm())
+
+
 def test_gibbsjax_does_not_import_sklearn():
     code = "import sys, gibbsjax; gibbsjax.LDA(3); print('sklearn' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -161,12 +270,14 @@ def test_pipeline_after_countvectorizer(corpus):
     assert theta.shape == (corpus.num_docs, 3)
     np.testing.assert_allclose(theta.sum(axis=1), 1, rtol=1e-5)
     lda = pipe["lda"]
+    assert lda.n_features_in_ == corpus.vocab_size and not hasattr(lda, "feature_names_in_")  # no names
     # the same as transforming the vectorizer's matrix directly (same seed)
     np.testing.assert_array_equal(theta, lda.transform(pipe["vectorizer"].transform(texts)))
     # a matrix carries no words: the model numbers them until told their names
     assert lda.vocab_[:3] == ("0", "1", "2")
     words = pipe["vectorizer"].get_feature_names_out()
     assert lda.set_vocab(words) is lda and lda.vocab_ == tuple(words)
+    assert lda.feature_names_in_.dtype == object and lda.feature_names_in_.tolist() == list(words)
     assert all(w in set(corpus.vocab) for topic in lda.top_words(3) for w in topic)
     # now texts work too, encoded with the model's words (in reading order, so other draws
     # than from the matrix, whose tokens are sorted by word: close, not identical)
@@ -258,6 +369,56 @@ def test_empty_documents(corpus, fitted):
     np.testing.assert_array_equal(theta[:-2], fitted.transform(tokens))
 
 
+def test_feature_names_of_a_dataframe_and_of_texts(corpus, fitted):
+    """feature_names_in_ (scikit-learn's name) holds the words when they are known: a Corpus or texts
+    (the vocabulary), a DataFrame (its column names, also matched by name in transform)."""
+    import pandas as pd
+
+    assert fitted.feature_names_in_.tolist() == list(corpus.vocab) == list(fitted.vocab_)
+    frame = pd.DataFrame(corpus.to_dtm().toarray(), columns=list(corpus.vocab))
+    with _quiet():
+        model = LDA(3, seed=0, **SMALL).fit(frame)
+    assert model.vocab_ == corpus.vocab and model.feature_names_in_.tolist() == list(corpus.vocab)
+    reordered = frame[list(reversed(corpus.vocab))]
+    np.testing.assert_array_equal(model.transform(reordered, seed=1), model.transform(frame, seed=1))
+    # a value that is not a count names its position and its word (the column name)
+    bad = frame.astype(float)
+    bad.iloc[2, 5] = 0.5
+    with pytest.raises(ValueError, match=rf"X must hold non-negative integer counts, got 0.5 at \(document 2, "
+                                         rf"word 5 '{corpus.vocab[5]}'\)"):
+        model.transform(bad)
+    # columns that are not all strings are not names (scikit-learn's rule): numbered words
+    with _quiet():
+        numbered = LDA(3, seed=0, **SMALL).fit(pd.DataFrame(corpus.to_dtm().toarray()))
+    assert numbered.vocab_[:2] == ("0", "1") and not hasattr(numbered, "feature_names_in_")
+
+
+def test_token_pattern_of_texts(corpus, fitted):
+    """Texts are split by token_pattern (CountVectorizer's option and default): one-character tokens
+    are dropped by default, in fit and in transform; another pattern gives other words."""
+    texts = [t + " x 7 I" for t in corpus.to_texts()]  # one-character tokens only: dropped by default
+    assert LDA().token_pattern == r"(?u)\b\w\w+\b"
+    with _quiet():
+        model = LDA(3, seed=0, **SMALL).fit(texts)
+    assert model.vocab_ == corpus.vocab
+    np.testing.assert_array_equal(model.topic_word_, fitted.topic_word_)
+    np.testing.assert_array_equal(model.transform(texts, seed=1), fitted.transform(corpus, seed=1))
+    # a pattern that keeps one word in two (w1, w10, ...): the model of those words only
+    with _quiet():
+        ones = LDA(3, seed=0, token_pattern=r"\bw1\d*\b", **SMALL).fit(texts)
+    assert ones.vocab_ == tuple(w for w in corpus.vocab if w.startswith("w1"))
+    assert ones.transform(["w1 w10 w2 x"]).shape == (1, 3)
+    assert clone(ones).token_pattern == r"\bw1\d*\b"
+    with pytest.raises(ValueError, match="token_pattern '\\(' is not a regular expression"):
+        LDA(token_pattern="(")
+    with pytest.raises(ValueError, match="token_pattern .* has 2 capturing groups"):
+        LDA(3).set_params(token_pattern="(w)(1)")
+    with pytest.raises(ValueError, match="token_pattern must be a regular expression \\(a str\\), got re.compile"):
+        LDA(token_pattern=re.compile("w"))  # (saved with the model as text)
+    with pytest.raises(ValueError, match=r"X has no tokens \(2 document\(s\), empty after token_pattern"):
+        LDA(3, **SMALL).fit(["a b c", "x = 1"])
+
+
 # ----------------------------------------------------------------------------- vocabularies by name
 def test_reordered_vocabulary_is_matched_by_name_or_refused(corpus, fitted):
     X = corpus.to_dtm()
@@ -321,6 +482,26 @@ def test_save_load_roundtrip(tmp_path, corpus, fitted):
     assert main(["summary", str(path)]) == 0
 
 
+def test_a_model_saved_before_token_pattern_loads_with_the_word_pattern(tmp_path, fitted):
+    """A file saved without token_pattern (before the option): its texts were split into
+    WORD_PATTERN words, so the loaded model keeps splitting them so."""
+    from gibbsjax.corpus import WORD_PATTERN
+    from gibbsjax.topics.estimator_base import write_estimator
+
+    params = {k: v for k, v in fitted.get_params().items() if k != "token_pattern"}
+    path = tmp_path / "old.nc"
+    write_estimator(path, fitted.idata_, params, fitted.corpus_, fitted.vocab_, name="LDA")
+    loaded = LDA.load(path)
+    assert loaded.token_pattern == WORD_PATTERN and LDA.load(_saved(tmp_path, fitted)).token_pattern == LDA().token_pattern
+    np.testing.assert_array_equal(loaded.topic_word_, fitted.topic_word_)
+
+
+def _saved(tmp_path, model):
+    path = tmp_path / "new.nc"
+    model.save(path)
+    return path
+
+
 def test_load_refuses_other_files(tmp_path):
     from gibbsjax.models import normal
 
@@ -328,7 +509,9 @@ def test_load_refuses_other_files(tmp_path):
     idata.to_netcdf(str(tmp_path / "normal.nc"))
     with pytest.raises(ValueError, match="not an LDA result"):
         LDA.load(tmp_path / "normal.nc")
-    with pytest.raises(RuntimeError, match="fit"):
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError, match=r"LDA.save needs a fitted model"):
         LDA(2).save(tmp_path / "unfitted.nc")
 
 
@@ -359,23 +542,62 @@ def test_pyldavis_export(corpus, fitted):
 
 
 # ----------------------------------------------------------------------------- GridSearchCV (last: see its docstring)
-def test_grid_search_over_num_topics(corpus120):
+def test_in_model_selection_reads_the_stack():
+    from sklearn.base import BaseEstimator
+    from sklearn.model_selection import cross_val_score
+
+    from gibbsjax.topics.estimator_base import in_model_selection, resolve_auto
+
+    class Probe(BaseEstimator):
+        seen: list = []
+
+        def fit(self, X, y=None):
+            Probe.seen.append(in_model_selection())
+            return self
+
+        def score(self, X, y=None):
+            return 0.0
+
+    Probe().fit(None)
+    cross_val_score(Probe(), np.zeros((4, 1)), cv=2)
+    assert Probe.seen == [False, True, True]
+    assert resolve_auto("auto") and resolve_auto(True) and not resolve_auto(False)
+
+
+def test_grid_search_over_num_topics(corpus120, capfd):
     """K = 1 against the true K = 3 on well-separated topics: one topic cannot
     describe them, so its held-out perplexity is far worse and score (its negative)
     picks K = 3.  (Compiling dominates these tiny fits: the vectorizer's vocabulary is
     fixed so that both folds have the shapes of the other tests' fits, the test runs
     last to find their code compiled, and refit=False spares the compilation of a fit
     on all 120 texts; the folds already show GridSearchCV cloning, setting and fitting
-    the estimator.)"""
+    the estimator.)
+
+    progress and warn keep their defaults ("auto"): the search prints nothing and warns nothing
+    (the short fits of K = 3 often disagree, and warn outside model selection)."""
     corpus = corpus120
     vectorizer = CountVectorizer(vocabulary=corpus.vocab)
-    pipe = Pipeline([("vectorizer", vectorizer), ("lda", LDA(seed=0, **SMALL))])
+    quiet = {k: v for k, v in SMALL.items() if k != "progress"}
+    pipe = Pipeline([("vectorizer", vectorizer), ("lda", LDA(seed=0, **quiet))])
     # scikit-learn's name of K (test_choose_k.py searches over num_topics)
     search = GridSearchCV(pipe, {"lda__n_components": [1, 3]}, cv=KFold(2, shuffle=True, random_state=0),
                           refit=False)
-    with _quiet():
+    capfd.readouterr()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         search.fit(corpus.to_texts())
+    assert [str(w.message) for w in caught] == []
+    assert capfd.readouterr() == ("", "")
     scores = search.cv_results_["mean_test_score"]
     assert scores.shape == (2,) and np.all(np.isfinite(scores)) and np.all(scores < -1)
     assert search.best_params_ == {"lda__n_components": 3}
     assert scores[1] > 1.2 * scores[0]  # -perplexity: K=3's perplexity well below K=1's
+    # the same fit outside model selection draws its progress bar (on stderr); asked for, inside too
+    with _quiet():
+        LDA(3, seed=0, **quiet).fit(corpus.subset(np.arange(60)))
+    assert "sampling" in capfd.readouterr().err
+    loud = GridSearchCV(Pipeline([("vectorizer", vectorizer), ("lda", LDA(3, seed=0, **{**quiet, "progress": True}))]),
+                        {"lda__n_components": [3]}, cv=KFold(2, shuffle=True, random_state=0), refit=False)
+    with _quiet():
+        loud.fit(corpus.to_texts())
+    assert capfd.readouterr().err.count("sampling") >= 2

@@ -27,7 +27,9 @@ import gibbsjax.models.lda.inference
 import gibbsjax.run.driver
 from gibbsjax import testing
 from gibbsjax._checks import check_seed, check_values, safe_range, working_dtype
+from gibbsjax.agreement import chain_agreement
 from gibbsjax.cli import main
+from gibbsjax.models.one_label import binary_data
 from gibbsjax.corpus import Corpus
 from gibbsjax.datasets import abc_corpus
 from gibbsjax.models import bayes_net as bn
@@ -241,6 +243,47 @@ def test_bad_counts_name_the_value_and_its_position(guard, X, value, where):
     named = refused(guard, lambda: model.fit(X, vocab=["apple", "bond", "cat"]), rf"\({where} '")
     assert ["apple", "bond", "cat"][int(where[-1])] in named
     refused(guard, lambda: Corpus.from_dtm(X), rf"^X .*{re.escape(value)} at \({where}\)")
+
+
+def _bad_estimates(value, where):
+    est = np.full((2, 2, 3), 1 / 3)
+    est[where] = value
+    return est
+
+
+POSITION_CASES = [
+    ("doc_offsets end", lambda: Corpus(np.array([0, 1, 0]), np.array([0, 2]), ("a", "b")),
+     r"end at len\(tokens\) = 3, got doc_offsets\[0\] = 0 and doc_offsets\[-1\] = 2"),
+    ("doc_offsets order", lambda: Corpus(np.array([0, 1, 0]), np.array([0, 2, 1, 3]), ("a", "b")),
+     r"non-decreasing, got doc_offsets\[1\] = 2 > doc_offsets\[2\] = 1"),
+    ("label out of range", lambda: Corpus(np.array([0, 1]), np.array([0, 1, 2]), ("a", "b"), (), [0, 2], ("x", "y")),
+     r"labels\[1\] = 2 is out of range for the 2 label_names"),
+    ("label below -1", lambda: Corpus(np.array([0, 1]), np.array([0, 1, 2]), ("a", "b"), (), [-3, 0]),
+     r"got labels\[0\] = -3"),
+    ("repeated vocab", lambda: Corpus.from_token_lists([["a"]], vocab=["a", "b", "a"]),
+     r"vocab has the word 'a' twice \(vocab\[0\] and vocab\[2\]\)"),
+    ("negative topic_word", lambda: lda.infer_doc_topics(np.array([[0.5, 0.5], [1.5, -0.5]]), abc_corpus()),
+     r"got -0.5 at \(topic 1, word 1\)"),
+    ("nan estimates", lambda: gibbsjax.stable_topics(_bad_estimates(np.nan, (1, 0, 2))),
+     r"NaN or infinite values, got nan at \(chain 1, topic 0, word 2\)"),
+    ("negative estimates", lambda: gibbsjax.stable_topics(_bad_estimates(-0.1, (0, 1, 1))),
+     r"non-negative\), got -0.1 at \(chain 0, topic 1, word 1\)"),
+    ("zero topic", lambda: gibbsjax.stable_topics(_bad_estimates(0.0, (0, 1))),
+     r"positive total, got 0.0 for \(chain 0, topic 1\)"),
+    ("agreement inf", lambda: chain_agreement(_bad_estimates(np.inf, (1, 1, 0))),
+     r"got inf at estimates\[1, 1, 0\]"),
+    ("agreement negative", lambda: chain_agreement(_bad_estimates(-2.0, (0, 0, 1))),
+     r"non-negative\) for distance='hellinger', got -2.0 at estimates\[0, 0, 1\]"),
+    ("bernoulli", lambda: chain_agreement(_bad_estimates(1.5, (1, 0, 0)), distance="bernoulli"),
+     r"in \[0, 1\] for distance='bernoulli', got 1.5 at estimates\[1, 0, 0\]"),
+    ("features", lambda: binary_data(np.array([[0, 1], [2, 0]])),
+     r"every entry 0 or 1 \(True/False\), got 2 at \(document 1, feature 0\)"),
+]
+
+
+@pytest.mark.parametrize("call, message", [c[1:] for c in POSITION_CASES], ids=[c[0] for c in POSITION_CASES])
+def test_bad_values_name_the_value_and_where_it_is(guard, call, message):
+    refused(guard, call, message)
 
 
 # ----------------------------------------------------------------------------- initial values

@@ -22,3 +22,14 @@ from gibbsjax.topics.stable import StableTopics, stable_topics
 __all__ = ["LDA", "ChainDisagreementWarning", "Kernel", "StableTopics", "choose_num_topics", "enable_compilation_cache",
            "resume", "sample", "stability_scorer", "stable_topics", "summary", "sweep"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    """``gibbsjax.NotFittedError``: scikit-learn's when it is installed (imported only when asked),
+    else gibbsjax's own subclass of ``ValueError`` and ``AttributeError``
+    (:func:`gibbsjax.topics.estimator_base.not_fitted_error`)."""
+    if name == "NotFittedError":
+        from gibbsjax.topics.estimator_base import not_fitted_error
+
+        return not_fitted_error()
+    raise AttributeError(f"module 'gibbsjax' has no attribute {name!r}")

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["check_int", "check_positive", "check_choice", "check_finite", "check_concentration", "hashable",
-           "check_fits_dtype", "init_checker", "labels_checker", "first_where", "fields_of", "working_dtype",
+           "check_fits_dtype", "init_checker", "labels_checker", "first_where", "first_repeated", "fields_of", "working_dtype",
            "safe_range", "check_values", "check_seed", "as_numbers",
            "SEED_LIMIT"]
 
@@ -276,6 +276,21 @@ def first_where(arr: np.ndarray, test, block: int = 2**22) -> tuple[int, ...] | 
             return ()
         if hit.size:
             return (int(hit[0][0]) + start, *(int(i) for i in hit[0][1:]))
+    return None
+
+
+def first_repeated(items) -> tuple[Any, int, int] | None:
+    """The first item of ``items`` that was seen before, with the positions of its first and
+    second occurrence, or None when all differ (for a message naming a repeated word).
+
+    >>> first_repeated(["cat", "dog", "cat"]), first_repeated("ab")
+    (('cat', 0, 2), None)
+    """
+    seen: dict[Any, int] = {}
+    for i, item in enumerate(items):
+        if item in seen:
+            return item, seen[item], i
+        seen[item] = i
     return None
 
 

@@ -114,30 +114,43 @@ def _log_bhattacharyya(x: np.ndarray, y: np.ndarray, kind: str) -> np.ndarray:
 PAIRWISE_MAX_CHAINS = 64
 
 
+def _first(est: np.ndarray, bad: np.ndarray) -> str:
+    """The first entry of ``est`` where ``bad`` holds, as ``value at estimates[i, j, ...]``."""
+    where = tuple(int(i) for i in np.argwhere(bad)[0])
+    return f"{est[where].item()!r} at estimates[{', '.join(map(str, where))}]"
+
+
 def _pairwise_distances(est: np.ndarray, kind: str, others: np.ndarray) -> np.ndarray:
     """Hellinger distances (K, chain, other) between every chain and the chains ``others``, per component."""
     n_chains, k = est.shape[:2]
     if kind == "hellinger":
         p = est.reshape(n_chains, k, -1)
         if np.any(p < 0):
-            raise ValueError("estimates must be probabilities (non-negative) for distance='hellinger'")
+            raise ValueError(f"estimates must be probabilities (non-negative) for distance='hellinger', got "
+                             f"{_first(est, est < 0)}")
         total = p.sum(-1, keepdims=True)
         if np.any(total <= 0):
-            raise ValueError("every component of estimates needs a positive total for distance='hellinger'")
+            chain, comp = (int(i) for i in np.argwhere(total[..., 0] <= 0)[0])
+            raise ValueError("every component of estimates needs a positive total for distance='hellinger', got "
+                             f"{float(total[chain, comp, 0])!r} for estimates[{chain}, {comp}]")
         root = np.sqrt(p / total)
         bc = np.einsum("akf,bkf->kab", root, root[others])  # chains, not draws: one matrix product per component
         return np.sqrt(np.clip(1.0 - bc, 0.0, 1.0))
     if kind == "bernoulli":
         p = est.reshape(n_chains, k, -1)
         if np.any((p < 0) | (p > 1)):
-            raise ValueError("estimates must be probabilities in [0, 1] for distance='bernoulli'")
+            raise ValueError(f"estimates must be probabilities in [0, 1] for distance='bernoulli', got "
+                             f"{_first(est, (est < 0) | (est > 1))}")
     else:
         if est.ndim not in (3, 4) or est.shape[2] != 2:
             raise ValueError("distance='normal' needs estimates of shape (chain, K, 2) or (chain, K, 2, D): "
                              f"means then standard deviations, got {est.shape}")
         p = est.reshape(n_chains, k, 2, -1)
         if np.any(p[:, :, 1] <= 0):
-            raise ValueError("standard deviations in estimates[:, :, 1] must be positive for distance='normal'")
+            sd = np.zeros(est.shape, bool)
+            sd[:, :, 1] = est[:, :, 1] <= 0
+            raise ValueError("standard deviations in estimates[:, :, 1] must be positive for distance='normal', "
+                             f"got {_first(est, sd)}")
     out = np.empty((k, n_chains, len(others)))
     for j, b in enumerate(others):  # one chain at a time: memory (K, chain, F), not (K, chain², F)
         log_bc = _log_bhattacharyya(p[b][None], p, kind)  # (chain, K)
@@ -432,7 +445,7 @@ def chain_agreement(estimates, *, lp=None, rhat=None, threshold: float = AGREEME
     if est.ndim < 3:
         raise ValueError(f"estimates must have shape (chain, K, ...), got {est.shape}")
     if not np.all(np.isfinite(est)):
-        raise ValueError("estimates contain NaN or infinite values")
+        raise ValueError(f"estimates contain NaN or infinite values, got {_first(est, ~np.isfinite(est))}")
     if distance not in _DISTANCES:
         raise ValueError(f"distance must be one of {_DISTANCES}, got {distance!r}")
     threshold = float(threshold)

@@ -194,7 +194,7 @@ def _read_csv(path: Path) -> dict[str, np.ndarray]:
 
 # ============================================================================ corpora
 _CORPUS_FORMATS = {"ldac": "read_ldac", "uci": "read_uci", "folder": "read_folder"}
-_CORPUS_KEYS = ("corpus", "file", "format", "vocab")
+_CORPUS_KEYS = ("corpus", "file", "format", "vocab", "token_pattern")
 
 
 def read_corpus(section: Mapping[str, Any], base_dir: Path, extra_keys: tuple[str, ...] = (), *,
@@ -205,7 +205,8 @@ def read_corpus(section: Mapping[str, Any], base_dir: Path, extra_keys: tuple[st
       :mod:`gibbsjax.datasets` (``available("corpus")``);
     * ``file = "path"`` with ``format = "ldac"`` / ``"uci"`` (and optionally
       ``vocab = "vocab.txt"``) or ``"folder"`` (one text file per document,
-      labelled by sub-folder), paths relative to ``base_dir``.
+      labelled by sub-folder; ``token_pattern``, the regex of a word, default
+      scikit-learn's), paths relative to ``base_dir``.
 
     Other keys than these and ``extra_keys`` raise :class:`ConfigError`.
     ``part=(i, n)``: only the ``i``-th of ``n`` parts of an ``ldac`` / ``uci`` file
@@ -227,7 +228,7 @@ def read_corpus(section: Mapping[str, Any], base_dir: Path, extra_keys: tuple[st
             raise ConfigError(
                 f"[data] unknown corpus {name!r}; available: {', '.join(datasets.available('corpus'))}"
             )
-        for key in ("format", "vocab"):
+        for key in ("format", "vocab", "token_pattern"):
             if key in section:
                 raise ConfigError(f"[data] {key} goes with file, not with corpus")
         if part is not None:
@@ -250,7 +251,16 @@ def read_corpus(section: Mapping[str, Any], base_dir: Path, extra_keys: tuple[st
                 raise ConfigError("[data] vocab goes with format ldac or uci, not folder")
             if part is not None:
                 raise ConfigError("[data] reading a part of the corpus on each process needs format ldac or uci")
-            return reader(path, labels_from="subfolder")
+            from gibbsjax.corpus.text import TOKEN_PATTERN, check_token_pattern
+
+            pattern = section.get("token_pattern", TOKEN_PATTERN)
+            try:
+                check_token_pattern(pattern)
+            except ValueError as e:
+                raise ConfigError(f"[data] {e}") from None
+            return reader(path, labels_from="subfolder", token_pattern=pattern)
+        if "token_pattern" in section:
+            raise ConfigError(f"[data] token_pattern goes with format folder (texts), not {fmt}")
         vocab = resolve_path(section, "vocab", base_dir) if "vocab" in section else None
         if part is not None:
             return reader(path, vocab, part=part)

@@ -15,7 +15,8 @@ array([[2, 1, 0],
 
 Readers
 -------
-* :meth:`Corpus.from_texts` -- raw strings, tokenized by :func:`tokenize`, with
+* :meth:`Corpus.from_texts` -- raw strings, tokenized by :func:`tokenize` (words:
+  the matches of ``token_pattern``, by default scikit-learn's :data:`TOKEN_PATTERN`), with
   stop words, a minimum word count and a maximum document frequency;
 * :meth:`Corpus.from_token_lists`, :meth:`Corpus.from_dtm` -- lists of words,
   document-term count matrices (dense or ``scipy.sparse``);
@@ -56,12 +57,13 @@ from gibbsjax.corpus.core import MAX_TOKENS, Corpus, EmptyDocumentWarning, apply
 from gibbsjax.corpus.files import PathLike  # noqa: F401
 from gibbsjax.corpus.folder import read_folder
 from gibbsjax.corpus.ldac import read_ldac, write_ldac
-from gibbsjax.corpus.text import WORD_PATTERN, english_stop_words, tokenize
+from gibbsjax.corpus.text import TOKEN_PATTERN, WORD_PATTERN, english_stop_words, tokenize
 from gibbsjax.corpus.uci import read_uci, write_uci
 
 __all__ = [
     "Corpus",
     "EmptyDocumentWarning",
+    "TOKEN_PATTERN",
     "WORD_PATTERN",
     "english_stop_words",
     "tokenize",

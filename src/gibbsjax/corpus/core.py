@@ -9,13 +9,15 @@ vocabulary), its checks, and what readers do with documents that hold no tokens
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from gibbsjax.corpus.text import stop_word_set, tokenize
+from gibbsjax._checks import first_repeated
+from gibbsjax.corpus.text import TOKEN_PATTERN, check_token_pattern, stop_word_set, tokenize
 
 __all__ = [
     "Corpus",
@@ -251,10 +253,15 @@ class Corpus:
         offsets = _int_array("doc_offsets", self.doc_offsets, np.int64)
         if tokens.ndim != 1:
             raise ValueError(f"tokens must be 1-D, got shape {tokens.shape}")
-        if offsets.ndim != 1 or offsets.size < 1 or offsets[0] != 0 or offsets[-1] != tokens.size:
-            raise ValueError("doc_offsets must start at 0 and end at len(tokens)")
+        if offsets.ndim != 1 or offsets.size < 1:
+            raise ValueError(f"doc_offsets must be 1-D with at least one entry, got shape {offsets.shape}")
+        if offsets[0] != 0 or offsets[-1] != tokens.size:
+            raise ValueError(f"doc_offsets must start at 0 and end at len(tokens) = {tokens.size}, got "
+                             f"doc_offsets[0] = {int(offsets[0])} and doc_offsets[-1] = {int(offsets[-1])}")
         if np.any(np.diff(offsets) < 0):
-            raise ValueError("doc_offsets must be non-decreasing")
+            i = int(np.flatnonzero(np.diff(offsets) < 0)[0])
+            raise ValueError(f"doc_offsets must be non-decreasing, got doc_offsets[{i}] = {int(offsets[i])} > "
+                             f"doc_offsets[{i + 1}] = {int(offsets[i + 1])}")
         if tokens.size and (tokens.min() < 0 or tokens.max() >= len(vocab)):
             bad = int(np.flatnonzero((tokens < 0) | (tokens >= len(vocab)))[0])
             raise ValueError(
@@ -271,9 +278,13 @@ class Corpus:
             if labels.shape != (num_docs,):
                 raise ValueError(f"labels must have shape ({num_docs},), got {labels.shape}")
             if self.label_names and labels.max(initial=-1) >= len(self.label_names):
-                raise ValueError("a label is out of range for label_names")
+                j = int(np.argmax(labels >= len(self.label_names)))
+                raise ValueError(f"labels[{j}] = {int(labels[j])} is out of range for the {len(self.label_names)} "
+                                 f"label_names (labels 0 to {len(self.label_names) - 1}, -1 unknown)")
             if labels.min(initial=0) < -1:
-                raise ValueError("labels must be >= -1 (-1 marks an unknown label)")
+                j = int(np.argmax(labels < -1))
+                raise ValueError(f"labels must be >= -1 (-1 marks an unknown label), got labels[{j}] = "
+                                 f"{int(labels[j])}")
             labels.setflags(write=False)
         tokens.setflags(write=False)
         offsets.setflags(write=False)
@@ -382,7 +393,8 @@ class Corpus:
             vocab = sorted({w for d in docs for w in d})
         index = {w: i for i, w in enumerate(vocab)}
         if len(index) != len(vocab):
-            raise ValueError("vocab has repeated words")
+            word, first, second = first_repeated(vocab)
+            raise ValueError(f"vocab has the word {word!r} twice (vocab[{first}] and vocab[{second}])")
         ids: list[int] = []
         offsets = [0]
         for j, d in enumerate(docs):
@@ -407,6 +419,7 @@ class Corpus:
         texts: Iterable[str],
         *,
         tokenizer: Callable[[str], Iterable[str]] | None = None,
+        token_pattern: str | re.Pattern = TOKEN_PATTERN,
         lowercase: bool = True,
         stop_words: str | Iterable[str] | None = None,
         min_count: int = 1,
@@ -423,12 +436,14 @@ class Corpus:
 
         Steps, in order:
 
-        1. every text is lower-cased (``lowercase=True``) and split into words
-           by ``tokenizer`` (default :func:`tokenize`, which documents what a
-           word is);
+        1. every text is lower-cased (``lowercase=True``) and split into words:
+           the matches of ``token_pattern`` (default scikit-learn's
+           :data:`~gibbsjax.corpus.TOKEN_PATTERN`, words of two or more
+           characters; :func:`tokenize`), or what ``tokenizer`` gives;
         2. words in ``stop_words`` are removed: ``None`` (none), ``"english"``
            (:func:`english_stop_words`) or any iterable of words, matched
-           exactly against the (lower-cased) words;
+           exactly against the (lower-cased) words; with ``token_pattern``, a
+           stop word's own tokens are stop words too (``"don't"`` stops ``"don"``);
         3. words seen fewer than ``min_count`` times in the whole corpus are
            removed, and so are words that occur in more than
            ``max_doc_freq * D`` of the ``D`` documents (``max_doc_freq`` is a
@@ -453,7 +468,11 @@ class Corpus:
         texts : iterable of str
             The documents.
         tokenizer : callable, optional
-            ``tokenizer(text) -> iterable of str``; default :func:`tokenize`.
+            ``tokenizer(text) -> iterable of str``, instead of ``token_pattern``.
+        token_pattern : str or re.Pattern, default TOKEN_PATTERN
+            The regex of a word (scikit-learn's ``CountVectorizer`` option; its default
+            ``r"(?u)\\b\\w\\w+\\b"`` drops one-character tokens); with one capturing
+            group, the group is the word.
         lowercase : bool, default True
             Lower-case texts before tokenizing.
         stop_words : None, "english" or iterable of str, optional
@@ -488,19 +507,24 @@ class Corpus:
         ...                       stop_words="english", labels=["pets", "pets", None])
         >>> c.vocab, c.doc_lengths.tolist(), c.labels.tolist(), c.label_names
         (('cat', 'dog', 'end', 'mat', 'sat'), [3, 2, 1], [0, 0, -1], ('pets',))
-        >>> Corpus.from_texts(["a b", "b c", "b"], max_doc_freq=0.5).to_token_lists()
-        [['a'], ['c']]
+        >>> Corpus.from_texts(["ab bc", "bc cd", "bc"], max_doc_freq=0.5).to_token_lists()
+        [['ab'], ['cd']]
+        >>> Corpus.from_texts(["x = y + 2"], token_pattern=r"\\w+").vocab
+        ('2', 'x', 'y')
         """
         check_empty(empty)
-        stops = stop_word_set(stop_words)
-        tok = tokenize if tokenizer is None else tokenizer
+        if tokenizer is not None and not (isinstance(token_pattern, str) and token_pattern == TOKEN_PATTERN):
+            raise ValueError(f"give tokenizer or token_pattern, not both (got tokenizer={tokenizer!r} and "
+                             f"token_pattern={token_pattern!r})")
+        pattern = check_token_pattern(token_pattern) if tokenizer is None else None
+        stops = stop_word_set(stop_words, pattern)
         docs: list[list[str]] = []
         for j, text in enumerate(texts):
             if not isinstance(text, str):
                 raise ValueError(f"texts[{j}] must be a str, got {type(text).__name__}")
             if lowercase:
                 text = text.lower()
-            words = tok(text) if tokenizer is not None else tokenize(text, lowercase=False)
+            words = tokenizer(text) if tokenizer is not None else tokenize(text, lowercase=False, pattern=pattern)
             docs.append([w for w in words if w not in stops] if stops else list(words))
         labels, label_names = _encode_labels(labels, label_names)
         if vocab is not None:

@@ -7,7 +7,8 @@ It accepts
 * a :class:`~gibbsjax.corpus.Corpus`;
 * a document-term count matrix (D × V, scipy.sparse or dense, e.g. from
   scikit-learn's ``CountVectorizer``), with ``vocab=`` naming its columns
-  (without it the words are ``"0"``, ..., ``"V-1"``);
+  (without it a DataFrame's column names when all are strings, else the words
+  are ``"0"``, ..., ``"V-1"``);
 * gensim's bag of words: an iterable of documents ``[(id, count), ...]`` (what
   ``Dictionary.doc2bow`` or an ``MmCorpus`` gives), counts non-negative integers
   (``2.0`` is 2), with ``vocab=`` mapping ids to words: any mapping id -> word (a
@@ -19,8 +20,8 @@ It accepts
 * an iterable of token lists (``[["cat", "sat"], ...]``,
   :meth:`Corpus.from_token_lists <gibbsjax.corpus.Corpus.from_token_lists>`);
 * an iterable of raw strings, tokenised by
-  :meth:`Corpus.from_texts <gibbsjax.corpus.Corpus.from_texts>` (its default
-  tokenizer, lower-cased).
+  :meth:`Corpus.from_texts <gibbsjax.corpus.Corpus.from_texts>` (lower-cased, words
+  the matches of ``token_pattern``, by default scikit-learn's).
 
 When the vocabulary is built from the documents (texts and token lists, no
 ``model_vocab``), :func:`filter_words` applies ``stop_words``, ``min_df`` and
@@ -45,9 +46,9 @@ from numbers import Integral, Real
 import numpy as np
 
 from gibbsjax.corpus.core import Corpus, apply_empty, corpus_from_matrix, rank_message
-from gibbsjax.corpus.text import stop_word_set
+from gibbsjax.corpus.text import TOKEN_PATTERN, stop_word_set
 
-__all__ = ["as_corpus", "is_anonymous", "check_word_filters", "filter_words", "word_filters",
+__all__ = ["as_corpus", "is_anonymous", "column_names", "check_word_filters", "filter_words", "word_filters",
            "WORD_FILTER_DEFAULTS"]
 
 #: the estimator's word filters at their defaults (scikit-learn's): no stop words, every word
@@ -65,14 +66,16 @@ def is_anonymous(vocab: Sequence[str]) -> bool:
 
 def as_corpus(X, name: str = "X", *, vocab: Sequence[str] | Mapping[int, str] | None = None,
               model_vocab: Sequence[str] | None = None, vocab_size: int | None = None, empty: str = "keep",
-              stop_words=None, min_df: int | float = 1, max_df: int | float = 1.0) -> Corpus:
+              stop_words=None, min_df: int | float = 1, max_df: int | float = 1.0,
+              token_pattern=TOKEN_PATTERN) -> Corpus:
     """``X`` (any input of the module docstring) as a Corpus of every input document.
 
     ``vocab`` names the columns of a matrix or the ids of bag-of-words documents.
     ``stop_words``, ``min_df``, ``max_df``: the word filters of :func:`filter_words`, for
     texts and token lists without ``model_vocab`` (``ValueError`` for other inputs).
     ``model_vocab``: the words of a fitted model, which the documents are matched to
-    (see the module docstring).
+    (see the module docstring).  ``token_pattern``: the words of texts
+    (:meth:`Corpus.from_texts <gibbsjax.corpus.Corpus.from_texts>`).
     ``vocab_size``: the words are known only by column number (a topic-word
     matrix without names, as in :mod:`gibbsjax.evaluate`), so ``X`` must be a
     Corpus or a document-term matrix with that many words.  ``empty``: documents
@@ -94,7 +97,8 @@ def as_corpus(X, name: str = "X", *, vocab: Sequence[str] | Mapping[int, str] | 
     if vocab_size is not None:
         corpus = _columns_only(X, name, vocab_size)
     else:
-        corpus = _documents(X, name, vocab, None if model_vocab is None else tuple(model_vocab), filters)
+        corpus = _documents(X, name, vocab, None if model_vocab is None else tuple(model_vocab), filters,
+                            token_pattern)
     if empty == "keep":
         return corpus
     return apply_empty(corpus, empty, where=f" in {name}", stacklevel=4)
@@ -113,7 +117,7 @@ def _columns_only(X, name: str, vocab_size: int) -> Corpus:
     return corpus
 
 
-def _documents(X, name: str, vocab, known, filters) -> Corpus:
+def _documents(X, name: str, vocab, known, filters, token_pattern=TOKEN_PATTERN) -> Corpus:
     """``X`` as a Corpus of every input document (empty ones kept), matched to
     the model's vocabulary ``known`` when there is one, or with the word
     ``filters`` applied when it is built from texts or token lists."""
@@ -144,6 +148,8 @@ def _documents(X, name: str, vocab, known, filters) -> Corpus:
     if shape is not None and not sp.issparse(X) and len(shape) != 2 and _numeric(X):
         raise ValueError(rank_message(name, tuple(shape)))  # (an array of texts is documents)
     if sp.issparse(X) or len(getattr(X, "shape", ())) == 2:  # also pandas, JAX arrays
+        if vocab is None:
+            vocab = column_names(X)
         return _matrix(X, name, vocab, known)
     try:
         docs = list(X)
@@ -175,8 +181,12 @@ def _documents(X, name: str, vocab, known, filters) -> Corpus:
         if known is not None and is_anonymous(known):
             raise ValueError(f"{name} holds texts, but this model was fitted on a matrix without words; "
                              "name them with set_vocab(words) first, or pass a document-term matrix")
-        corpus = Corpus.from_texts(docs, vocab=known, empty="keep")
-        return corpus if known is not None else filter_words(corpus, name, **filters)
+        corpus = Corpus.from_texts(docs, vocab=known, empty="keep", token_pattern=token_pattern)
+        if known is not None:
+            return corpus
+        if filters["stop_words"] is not None:  # a stop word split by the pattern stops its pieces too
+            filters = {**filters, "stop_words": stop_word_set(filters["stop_words"], token_pattern)}
+        return filter_words(corpus, name, **filters)
     # token lists
     if known is not None:
         if is_anonymous(known):
@@ -186,6 +196,35 @@ def _documents(X, name: str, vocab, known, filters) -> Corpus:
         docs = [[w for w in d if w in index] for d in docs]  # words the model does not know: ignored
         return Corpus.from_token_lists(docs, vocab=known, empty="keep")
     return filter_words(Corpus.from_token_lists(docs, empty="keep"), name, **filters)
+
+
+def column_names(X) -> tuple[str, ...] | None:
+    """The column names of a table (a pandas DataFrame) when all are strings (scikit-learn's
+    rule for ``feature_names_in_``), as the words of its columns; else None.
+
+    Parameters
+    ----------
+    X : object
+        A document-term matrix, perhaps a DataFrame.
+
+    Returns
+    -------
+    tuple of str or None
+        The names, or None.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> column_names(pd.DataFrame({"cat": [1], "dog": [0]})), column_names(pd.DataFrame([[1, 0]]))
+    (('cat', 'dog'), None)
+    """
+    columns = getattr(X, "columns", None)
+    if columns is None or isinstance(X, (str, bytes)):
+        return None
+    names = list(columns)
+    if not names or not all(isinstance(c, str) for c in names):
+        return None
+    return _check_vocab(names, f"the column names of {type(X).__name__}")
 
 
 def _given_kind(X) -> str:

@@ -14,7 +14,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from gibbsjax.corpus import Corpus, english_stop_words, tokenize
+from gibbsjax.corpus import WORD_PATTERN, Corpus, english_stop_words, tokenize
 
 __all__ = ["abc_corpus", "stdlib_docs", "STDLIB_GROUPS"]
 
@@ -124,7 +124,7 @@ def _group_files(root: Path, modules: Sequence[str]):
 
 
 def _word_tokenizer(text: str) -> list[str]:
-    return [w for w in tokenize(text, lowercase=False) if len(w) > 1]
+    return [w for w in tokenize(text, lowercase=False, pattern=WORD_PATTERN) if len(w) > 1]
 
 
 @lru_cache(maxsize=8)
@@ -178,7 +178,7 @@ def stdlib_docs(
     Every module, class and function docstring of the chosen packages is a
     document if it has at least ``min_words`` words (of two or more letters,
     before filtering); doctest examples are removed and repeated docstrings
-    kept once.  Words are lower-cased :func:`~gibbsjax.corpus.tokenize` words
+    kept once.  Words are lower-cased :data:`~gibbsjax.corpus.WORD_PATTERN` words
     of two or more characters; English stop words and a few words common to
     all docstrings (``self``, ``return``, ``default``, ``argument``, ...) are
     removed, as are words seen fewer than ``min_count`` times or in more than

@@ -445,7 +445,9 @@ def data(net: Network, rows: Any) -> NetworkData:
         i, v = np.argwhere(np.isnan(arr))[0]
         raise ValueError(f"rows[{i}] has NaN for {net.names[v]!r}; use -1 for a missing entry")
     if np.any(arr != np.round(arr)):
-        raise ValueError("rows must hold integers (value indices), -1 = missing")
+        i, v = (int(j) for j in np.argwhere(arr != np.round(arr))[0])
+        raise ValueError(f"rows must hold integers (value indices), -1 = missing; rows[{i}] has {arr[i, v].item()!r} "
+                         f"for {net.names[v]!r}")
     card = np.asarray(net.cards)
     bad = (arr < -1) | (arr >= card[None, :])
     if bad.any():

@@ -437,8 +437,12 @@ def binary_data(
         raise ValueError(f"features is empty (shape {x.shape}): need at least one document and one feature")
     if x.dtype == bool:
         x = x.astype(np.int32)
-    if not (np.issubdtype(x.dtype, np.number)) or not np.all((x == 0) | (x == 1)):
-        raise ValueError("features must be binary: every entry 0 or 1 (True/False)")
+    if not np.issubdtype(x.dtype, np.number):
+        raise ValueError(f"features must be binary: every entry 0 or 1 (True/False), got dtype {x.dtype}")
+    if not np.all((x == 0) | (x == 1)):
+        d, f = (int(i) for i in np.argwhere((x != 0) & (x != 1))[0])
+        raise ValueError(f"features must be binary: every entry 0 or 1 (True/False), got {x[d, f].item()!r} at "
+                         f"(document {d}, feature {f})")
     D, F = x.shape
     if feature_names is None:
         feature_names = tuple(str(f) for f in range(F))

@@ -200,7 +200,7 @@ def choose_num_topics(X, Ks, *, num_chains: int = 16, heldout=0.2, split_seed: i
                 progress=lda_params.get("progress", False), warn=False)
     for k in ks:  # every argument checked (ValueError naming it) before anything is fitted
         LDA(k, **base)
-    corpus = as_corpus(X, "X", vocab=vocab)
+    corpus = as_corpus(X, "X", vocab=vocab, **{k: lda_params[k] for k in ("token_pattern",) if k in lda_params})
     test = None
     if isinstance(heldout, Real) and not isinstance(heldout, bool):
         if not 0.0 <= float(heldout) < 1.0:

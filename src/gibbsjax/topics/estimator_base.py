@@ -4,7 +4,9 @@ conventions without importing scikit-learn, and a NetCDF file without pickle.
 :class:`Estimator` gives a subclass ``get_params`` / ``set_params`` read from its
 constructor's signature (so ``clone``, ``Pipeline`` and ``GridSearchCV`` work), a
 ``repr`` showing the arguments that differ from their defaults, scikit-learn's
-tags and fitted check, and the file format of ``save`` / ``load``: the result
+tags and fitted check (:func:`not_fitted_error`: scikit-learn's ``NotFittedError``), its
+names of other libraries' settings refused with a message naming ours (``_refused``),
+quiet fits inside its model selection (:func:`in_model_selection`), and the file format of ``save`` / ``load``: the result
 (an ArviZ InferenceData) as it is, plus a group ``estimator`` holding the
 constructor's arguments (JSON, in its attributes) and the training corpus
 (:func:`write_estimator`, :func:`read_estimator`).  A subclass supplies
@@ -15,9 +17,11 @@ names of a fitted topic model's parts (``components_``).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import os
+import sys
 import warnings
 from typing import Any
 
@@ -25,12 +29,181 @@ import numpy as np
 
 from gibbsjax.corpus import Corpus
 
-__all__ = ["Estimator", "TopicModelNames", "ESTIMATOR_GROUP", "write_estimator", "read_estimator"]
+__all__ = ["Estimator", "TopicModelNames", "ESTIMATOR_GROUP", "write_estimator", "read_estimator",
+           "NotFittedError", "not_fitted_error", "in_model_selection", "resolve_auto", "refuse_foreign_names",
+           "refusing_foreign_names"]
 
 #: the group of a saved estimator that holds its parameters (attributes) and the
 #: training corpus (arrays)
 ESTIMATOR_GROUP = "estimator"
 _SAVE_FORMAT = 1
+
+
+class _NotFittedError(ValueError, AttributeError):
+    """A method that needs a fitted estimator was called before ``fit`` (scikit-learn's
+    ``NotFittedError`` is this class when scikit-learn is installed)."""
+
+
+_NotFittedError.__name__ = _NotFittedError.__qualname__ = "NotFittedError"
+
+
+@functools.cache
+def not_fitted_error() -> type[Exception]:
+    """The class of the error a method of an unfitted estimator raises: scikit-learn's
+    ``sklearn.exceptions.NotFittedError`` when scikit-learn is installed (imported only
+    here, when first asked), otherwise an equivalent subclass of ``ValueError`` and
+    ``AttributeError`` (as scikit-learn's is).  Also this module's ``NotFittedError``.
+
+    Returns
+    -------
+    type
+        The exception class.
+
+    Examples
+    --------
+    >>> from gibbsjax import LDA
+    >>> try:
+    ...     LDA(3).transform([["a"]])
+    ... except not_fitted_error() as e:
+    ...     print(e, isinstance(e, ValueError) and isinstance(e, AttributeError))
+    LDA.transform needs a fitted model: call fit(X) first (or LDA.load(path)) True
+    """
+    try:
+        from sklearn.exceptions import NotFittedError as error
+    except ImportError:
+        error = _NotFittedError
+    return error
+
+
+def __getattr__(name: str):
+    if name == "NotFittedError":  # resolved when asked: scikit-learn is not imported with gibbsjax
+        return not_fitted_error()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+#: the modules whose frames make a fit "inside scikit-learn's model selection"
+_MODEL_SELECTION = "sklearn.model_selection"
+
+
+def in_model_selection() -> bool:
+    """Whether the caller runs inside scikit-learn's model selection (``GridSearchCV``,
+    ``RandomizedSearchCV``, ``cross_val_score``, ``cross_validate``, ``learning_curve``, ...):
+    a frame of a module of ``sklearn.model_selection`` on the call stack.  This holds in
+    joblib's worker processes too (``n_jobs``), where the fit runs inside
+    ``sklearn.model_selection._validation``'s ``_fit_and_score``.  Reads the stack only
+    (no scikit-learn import).
+
+    Returns
+    -------
+    bool
+        True inside scikit-learn's model selection.
+
+    Examples
+    --------
+    >>> in_model_selection()
+    False
+    """
+    frame = sys._getframe(1)
+    while frame is not None:
+        if str(frame.f_globals.get("__name__", "")).startswith(_MODEL_SELECTION):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def resolve_auto(value) -> bool:
+    """A setting that is True, False or ``"auto"`` as a bool: ``"auto"`` is on, except
+    inside scikit-learn's model selection (:func:`in_model_selection`), where the many
+    fits of a search stay quiet.
+
+    Parameters
+    ----------
+    value : bool or "auto"
+        The setting (checked elsewhere).
+
+    Returns
+    -------
+    bool
+        The setting in effect here.
+
+    Examples
+    --------
+    >>> resolve_auto("auto"), resolve_auto(False)
+    (True, False)
+    """
+    if isinstance(value, str) and value == "auto":
+        return not in_model_selection()
+    return bool(value)
+
+
+def refuse_foreign_names(cls, given, where: str) -> None:
+    """``ValueError`` when the arguments ``given`` hold another library's name of a setting
+    that ``cls`` refuses (its ``_refused``: name -> what to do instead), naming the value
+    and ours.
+
+    Parameters
+    ----------
+    cls : type
+        The estimator class.
+    given : mapping of str to object
+        The arguments given, by name.
+    where : str
+        What was called, for the message (``"LDA()"``, ``"set_params"``).
+
+    Raises
+    ------
+    ValueError
+        For the first refused name.
+
+    Examples
+    --------
+    >>> from gibbsjax import LDA
+    >>> refuse_foreign_names(LDA, {"max_iter": 10}, "LDA()")
+    Traceback (most recent call last):
+    ...
+    ValueError: LDA() got max_iter=10, a name of scikit-learn's LatentDirichletAllocation: give num_warmup (sweeps discarded per chain) and num_draws (draws kept per chain)
+    """
+    for name, value in given.items():
+        if name in cls._refused:
+            raise ValueError(f"{where} got {name}={value!r}, a name of {cls._refused_from}: {cls._refused[name]}")
+
+
+def refusing_foreign_names(init):
+    """Decorate an estimator's ``__init__`` so that another library's names of its settings
+    (its class's ``_refused``) give a ``ValueError`` naming ours, not Python's bare
+    ``TypeError``; the signature seen by ``inspect`` (and ``get_params``) stays ``init``'s.
+
+    Parameters
+    ----------
+    init : callable
+        The ``__init__`` of an :class:`Estimator` subclass.
+
+    Returns
+    -------
+    callable
+        ``init``, checking the names it is given first (:func:`refuse_foreign_names`).
+
+    Examples
+    --------
+    >>> class Toy(Estimator):
+    ...     _refused, _refused_from = {"n_iter": "give num_draws"}, "OtherLib's Toy"
+    ...     @refusing_foreign_names
+    ...     def __init__(self, num_draws=10):
+    ...         self.num_draws = num_draws
+    >>> Toy(num_draws=5).get_params()
+    {'num_draws': 5}
+    >>> Toy(n_iter=5)
+    Traceback (most recent call last):
+    ...
+    ValueError: Toy() got n_iter=5, a name of OtherLib's Toy: give num_draws
+    """
+
+    @functools.wraps(init)
+    def checked(self, *args, **kwargs):
+        refuse_foreign_names(type(self), kwargs, f"{type(self).__name__}()")
+        init(self, *args, **kwargs)
+
+    return checked
 
 
 class Estimator:
@@ -52,6 +225,10 @@ class Estimator:
     #: constructor arguments that are other names of one argument (alias -> name):
     #: :meth:`set_params` given one of them sets both
     _aliases: dict[str, str] = {}
+    #: another library's names of settings, refused by the constructor and set_params
+    #: (name -> what to use instead), and that library's estimator, for the message
+    _refused: dict[str, str] = {}
+    _refused_from = ""
 
     @classmethod
     def _param_names(cls) -> list[str]:
@@ -79,6 +256,7 @@ class Estimator:
         7
         """
         known = self._param_names()
+        refuse_foreign_names(type(self), params, "set_params")
         for name in params:
             if name not in known:
                 raise ValueError(f"unknown parameter {name!r} for {type(self).__name__}; parameters are: "
@@ -121,8 +299,11 @@ class Estimator:
         return hasattr(self, self._fitted_attribute)
 
     def _check_fitted(self):
+        """:func:`not_fitted_error` naming the method that called this, unless fitted."""
         if not self.__sklearn_is_fitted__():
-            raise RuntimeError("call fit(X) first")
+            name = type(self).__name__
+            method = sys._getframe(1).f_code.co_name
+            raise not_fitted_error()(f"{name}.{method} needs a fitted model: call fit(X) first (or {name}.load(path))")
 
     def __repr__(self) -> str:
         defaults = {n: p.default for n, p in inspect.signature(type(self).__init__).parameters.items()

@@ -18,6 +18,8 @@ from gibbsjax import pipeline
 from gibbsjax.topics import fit as lda_fit
 from gibbsjax._checks import check_seed
 from gibbsjax.topics.estimator_base import Estimator, TopicModelNames, read_estimator, write_estimator
+from gibbsjax.topics.estimator_base import refusing_foreign_names, resolve_auto
+from gibbsjax.corpus import TOKEN_PATTERN, WORD_PATTERN
 from gibbsjax.corpus.inputs import as_corpus, word_filters
 from gibbsjax.topics.inspection import LDAInspection
 from gibbsjax.models.lda import infer_doc_topics
@@ -35,9 +37,9 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
     ----------
     num_topics : int, optional
         K, the number of topics (default 10).
-    alpha, eta : float
+    alpha, eta : float, optional
         Symmetric Dirichlet concentrations of θ_d (document–topic) and φ_k
-        (topic–word); with learned priors, their starting values.
+        (topic–word), default 0.1 and 0.01; with learned priors, their starting values.
     sampler : {"auto", "collapsed", "partially_collapsed", "uncollapsed"}
         See :mod:`gibbsjax.models.lda`; all three are exact.  ``"auto"`` (the
         default) is the collapsed sampler where its native sweep runs (a CPU with
@@ -47,6 +49,9 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
     stop_words, min_df, max_df : None, "english" or list; int or float (documents or share)
         Words :meth:`fit` leaves out of texts and token lists, as ``CountVectorizer``
         does (stop words; words in fewer than min_df or more than max_df documents).
+    token_pattern : str
+        The regex of a word in texts, ``CountVectorizer``'s option; default its default
+        :data:`~gibbsjax.corpus.TOKEN_PATTERN` (two or more characters).
     num_chains, num_warmup, num_draws, thin, seed
         Passed to :func:`gibbsjax.sample` (``seed=None``: a fresh seed per fit,
         recorded in ``idata_.attrs["seed"]``).
@@ -55,7 +60,8 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         not both (``ValueError``).  A RandomState or Generator is asked for a
         seed at every :meth:`fit`, as scikit-learn does.
     progress, chunk_size
-        Passed to :func:`gibbsjax.sample`.
+        Passed to :func:`gibbsjax.sample`; ``progress="auto"`` (default) is True except
+        inside scikit-learn's model selection (``GridSearchCV``, ``cross_val_score``).
     num_lanes : int, optional
         Documents updated side by side (see :func:`gibbsjax.models.lda.data`).
     chains : {"best", "agreeing"}
@@ -108,16 +114,16 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         ``shard="data"``) the documents split over them, every chain on every
         device (the partially collapsed sampler with fixed α and η, recording no
         φ or θ per draw).  Draws do not depend on the number of devices.
-    warn : bool
-        ``False``: no :class:`~gibbsjax.ChainDisagreementWarning` from this model.
+    warn : bool or "auto"
+        ``False``: no :class:`~gibbsjax.ChainDisagreementWarning`; "auto" (default): none in model selection.
     save_warmup : bool
         Passed to :func:`gibbsjax.sample`: the warm-up sweeps and their ``lp`` kept in
         ``idata_.warmup_posterior``, ``warmup_sample_stats``.
-    n_components : int, optional
-        scikit-learn's name of ``num_topics`` (``LatentDirichletAllocation``'s): give
-        either (both, with different values: ``ValueError``).  Both are stored as given
-        (scikit-learn's convention; the one not given stays None), and ``set_params``
-        or ``GridSearchCV`` setting one sets both.
+    n_components, doc_topic_prior, topic_word_prior : optional
+        scikit-learn's names (``LatentDirichletAllocation``'s) of ``num_topics``, ``alpha``
+        and ``eta``: give either (both, with different values: ``ValueError``); both are
+        stored as given (the other None), and ``set_params`` setting one sets both.  Its
+        other names (``max_iter``, ``verbose``, ``n_jobs``, ...) are refused, naming ours.
 
     Attributes
     ----------
@@ -154,25 +160,24 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         The words (``"0"``, ..., ``"V-1"`` for a matrix given without names).
     corpus_ : Corpus or None
         The training corpus (None for a ``gibbsjax run`` file loaded without it).
-    n_features_in_ : int
-        V, as scikit-learn names it.
+    n_features_in_, feature_names_in_ : int, array of str
+        V and the words (those only when known, not for a matrix without names).
 
     Notes
     -----
     Inputs of :meth:`fit`, :meth:`transform`, :meth:`score`, :meth:`perplexity`:
 
     * a :class:`~gibbsjax.corpus.Corpus`;
-    * a document-term count matrix (D × V, scipy.sparse or dense, e.g. from
-      ``CountVectorizer``), ``vocab=`` naming its columns (without it the words
-      are ``"0"``, ..., ``"V-1"``; :meth:`set_vocab` names them later);
+    * a document-term count matrix (D × V, scipy.sparse, dense or a DataFrame), ``vocab=``
+      naming its columns (or a DataFrame's column names; else the words are ``"0"``, ...,
+      ``"V-1"``; :meth:`set_vocab` names them later);
     * gensim's bag of words, documents ``[(id, count), ...]``, ``vocab=`` mapping
       ids to words (a gensim ``Dictionary``, any mapping id -> word, or a list
       of words); without it the words are the ids as strings;
     * token lists (``[["cat", "sat"], ...]``), or raw strings, tokenised by
       :meth:`Corpus.from_texts <gibbsjax.corpus.Corpus.from_texts>` (lower-cased);
       for these two, :meth:`fit` leaves out ``stop_words`` and words outside
-      ``min_df``/``max_df`` (a ``ValueError`` for the other inputs, which carry
-      their vocabulary).
+      ``min_df``/``max_df`` (a ``ValueError`` for other inputs).
 
     A mix of kinds is a ``ValueError``.  New documents are matched to the
     model's words *by name* where both sides have names (a different vocabulary
@@ -203,18 +208,21 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
 
     _fitted_attribute = "topic_word_"
     _always_shown = ("num_topics",)
-    _aliases = {"n_components": "num_topics"}
+    _aliases = lda_fit.SKLEARN_ALIASES
+    _refused, _refused_from = lda_fit.SKLEARN_NAMES, "scikit-learn's LatentDirichletAllocation"
 
+    @refusing_foreign_names
     def __init__(
-        self, num_topics: int | None = None, alpha: float = 0.1, eta: float = 0.01,
+        self, num_topics: int | None = None, alpha: float | None = None, eta: float | None = None,
         sampler: str = "auto", *,
-        stop_words=None, min_df: int | float = 1, max_df: int | float = 1.0,
+        stop_words=None, min_df: int | float = 1, max_df: int | float = 1.0, token_pattern: str = TOKEN_PATTERN,
         num_chains: int = 4, num_warmup: int = 100, num_draws: int = 100, thin: int = 1, seed: int | None = None,
-        random_state=None, progress: bool = True, chunk_size: int | None = None, num_lanes: int | None = None,
+        random_state=None, progress: bool | str = "auto", chunk_size: int | None = None, num_lanes: int | None = None,
         chains: str = "best", empty: str = "keep", learn_alpha: str = "fixed", asymmetric_alpha: bool = False,
         learn_eta: bool = False, alpha_prior: tuple[float, float] = (1.0, 1.0),
         eta_prior: tuple[float, float] = (1.0, 1.0), record_phi=None, record_theta=None, devices: int | None = None,
-        shard: str = "auto", warn: bool = True, save_warmup: bool = False, n_components: int | None = None,
+        shard: str = "auto", warn: bool | str = "auto", save_warmup: bool = False, n_components: int | None = None,
+        doc_topic_prior: float | None = None, topic_word_prior: float | None = None,
     ):
         given = locals()
         for name in self._param_names():  # scikit-learn's convention: store the arguments as given
@@ -272,9 +280,11 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         (('apple', 'bond', 'pear', 'stock'), (4, 2))
         """
         self._check_params()
-        corpus = as_corpus(X, "X", vocab=vocab, empty=self.empty, **word_filters(self.get_params()))
+        corpus = as_corpus(X, "X", vocab=vocab, empty=self.empty, token_pattern=self.token_pattern,
+                           **word_filters(self.get_params()))
         if corpus.num_tokens == 0:
-            raise ValueError("X has no tokens: LDA needs at least one document with words")
+            raise ValueError(f"X has no tokens ({corpus.num_docs} document(s), empty after token_pattern and the "
+                             "word filters): LDA needs at least one document with words")
         job = lda_fit.job(self.get_params(), corpus)
         return self._set_result(pipeline.fit(job), corpus)
 
@@ -335,19 +345,21 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         self._check_fitted()
         corpus = self._training_corpus("extend")
         job = lda_fit.job(self.get_params(), corpus, fit=False, bucket=lda_fit.padded(self.idata_))
-        raw = pipeline.resume(job, self.idata_, num_draws, progress=self.progress, chunk_size=self.chunk_size,
+        raw = pipeline.resume(job, self.idata_, num_draws, progress=resolve_auto(self.progress), chunk_size=self.chunk_size,
                               until=until, max_draws=max_draws, devices=self.devices)
         return self._set_result(pipeline.postprocess(job, raw), corpus)
 
     def _set_result(self, idata, corpus) -> LDA:
         self._adopt(idata, corpus, corpus.vocab)
-        if self.warn:
+        if resolve_auto(self.warn):
             warn_if_chains_disagree(idata, stacklevel=3)
         return self
 
     def _adopt(self, idata, corpus, vocab) -> None:
         """Set the fitted attributes from a post-processed result (a fit's or a file's)."""
-        vars(self).update(lda_fit.fitted_attributes(idata, corpus, vocab, self.alpha, self._num_topics()))
+        vars(self).pop("feature_names_in_", None)  # a refit on a matrix without names has none
+        vars(self).update(lda_fit.fitted_attributes(idata, corpus, vocab, lda_fit.alpha(self.get_params()),
+                                                    self._num_topics()))
 
     # ------------------------------------------------------------------ outputs
     def transform(self, X, *, vocab=None, num_sweeps: int = 100, num_burn: int = 50, seed: int = 0) -> np.ndarray:
@@ -386,7 +398,8 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         """
         self._check_fitted()
         check_seed("seed", seed)  # before any work, as gibbsjax.sample takes it
-        corpus = as_corpus(X, "X", vocab=vocab, model_vocab=self.vocab_, empty=self.empty)
+        corpus = as_corpus(X, "X", vocab=vocab, model_vocab=self.vocab_, empty=self.empty,
+                           token_pattern=self.token_pattern)
         theta = np.broadcast_to(lda_fit.prior_theta(self._alpha(), self._num_topics()),
                                 (corpus.num_docs, self._num_topics())).copy()
         has_tokens = corpus.doc_lengths > 0
@@ -476,6 +489,8 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         if params is None:  # a gibbsjax run result
             params = lda_fit.params_from_run(idata)
             vocab = tuple(str(w) for w in idata.posterior_mean["word"].values)
+        elif "token_pattern" not in params:  # saved before the option: texts were split into WORD_PATTERN words
+            params["token_pattern"] = WORD_PATTERN
         model = cls._from_params(params)
         if corpus is not None:
             if stored is not None:

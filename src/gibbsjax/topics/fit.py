@@ -22,17 +22,19 @@ from typing import Any
 import numpy as np
 
 from gibbsjax import diagnostics, evaluate
-from gibbsjax._checks import check_int, check_seed
+from gibbsjax._checks import check_int, check_seed, first_repeated
 from gibbsjax.config import get_spec
 from gibbsjax.corpus import Corpus
 from gibbsjax.corpus.inputs import check_word_filters, is_anonymous
+from gibbsjax.corpus.text import check_token_pattern
+from gibbsjax.topics.estimator_base import resolve_auto
 from gibbsjax.agreement import ESTIMATE_RULES, Agreement
 from gibbsjax.models import lda
 from gibbsjax.pipeline import Job, model_attrs
 from gibbsjax.run import Settings, data_fingerprint
 from gibbsjax.topics.stable import stable_topics_of, summary_rows
 
-__all__ = ["EMPTY_CHOICES", "check_params", "settings", "fit_settings", "kernel", "hyperparameters", "sampled",
+__all__ = ["EMPTY_CHOICES", "check_params", "alpha", "eta", "SKLEARN_NAMES", "SKLEARN_ALIASES", "settings", "fit_settings", "kernel", "hyperparameters", "sampled",
            "data", "buckets", "padded", "PADDED_ATTR", "job", "prior_theta", "num_topics", "fitted_attributes", "summary", "check_result", "rename_words", "params_from_run",
            "check_training_corpus"]
 
@@ -45,6 +47,43 @@ def _same(a, b) -> bool:
         return a is b or bool(a == b)
     except (TypeError, ValueError):  # e.g. arrays: refused by check_params
         return False
+
+
+#: scikit-learn's ``LatentDirichletAllocation`` names that the estimator refuses, and what to do instead
+SKLEARN_NAMES = {
+    "max_iter": "give num_warmup (sweeps discarded per chain) and num_draws (draws kept per chain)",
+    "verbose": "give progress (True, False or 'auto') for the progress bar, warn for the chains-disagree warning",
+    "n_jobs": "the chains run side by side in one vectorised program (num_chains); devices= spreads them "
+              "over several devices",
+    "learning_method": "gibbsjax's LDA is not variational, it samples the posterior by Gibbs sampling "
+                       "(sampler='partially_collapsed', 'collapsed' or 'uncollapsed')",
+    **dict.fromkeys(("learning_decay", "learning_offset", "batch_size", "total_samples"),
+                    "a setting of online variational Bayes; gibbsjax's LDA samples every document in every "
+                    "sweep (no batches)"),
+    "evaluate_every": "call score(X) or perplexity(X) after fit; every draw's log joint is "
+                      "idata_.sample_stats['lp']",
+    **dict.fromkeys(("perp_tol", "mean_change_tol"),
+                    "a sampler's convergence is judged on its chains: extend(num_draws, "
+                    "until='rhat<1.01,ess>400') samples until it holds"),
+    "max_doc_update_iter": "transform(X, num_sweeps=...) sets the sweeps of inference on new documents",
+}
+
+#: scikit-learn's names of the estimator's arguments (``LatentDirichletAllocation``'s): alias -> ours
+SKLEARN_ALIASES = {"n_components": "num_topics", "doc_topic_prior": "alpha", "topic_word_prior": "eta"}
+#: the value of an argument given under neither of its names
+_DEFAULTS = {"num_topics": 10, "alpha": 0.1, "eta": 0.01}
+
+
+def _given(params: Mapping[str, Any], name: str):
+    """The argument ``name`` given under our name or scikit-learn's (``SKLEARN_ALIASES``), or
+    its default; ``ValueError`` naming both when both are given with different values."""
+    alias = next(a for a, n in SKLEARN_ALIASES.items() if n == name)
+    value, other = params[name], params.get(alias)
+    if value is not None and other is not None and not _same(value, other):
+        raise ValueError(f"{name}={value!r} and {alias}={other!r} (scikit-learn's name of {name}) "
+                         "differ: give one of them")
+    value = other if value is None else value
+    return _DEFAULTS[name] if value is None else value
 
 
 def num_topics(params: Mapping[str, Any]) -> int:
@@ -72,12 +111,44 @@ def num_topics(params: Mapping[str, Any]) -> int:
     >>> num_topics({"num_topics": None, "n_components": 3}), num_topics({"num_topics": None})
     (3, 10)
     """
-    k, alias = params["num_topics"], params.get("n_components")
-    if k is not None and alias is not None and not _same(k, alias):
-        raise ValueError(f"num_topics={k!r} and n_components={alias!r} (scikit-learn's name of num_topics) "
-                         "differ: give one of them")
-    k = alias if k is None else k
-    return 10 if k is None else lda.check_num_topics(k, "num_topics (n_components)")
+    return lda.check_num_topics(_given(params, "num_topics"), "num_topics (n_components)")
+
+
+def alpha(params: Mapping[str, Any]):
+    """α from the estimator's ``alpha`` or its scikit-learn name ``doc_topic_prior``.
+
+    Parameters
+    ----------
+    params : mapping
+        The estimator's parameters: ``alpha`` and, optionally, ``doc_topic_prior``, each
+        None when not given.
+
+    Returns
+    -------
+    float
+        The one given, or 0.1 when neither is (scikit-learn's default is 1/K).
+
+    Raises
+    ------
+    ValueError
+        Naming both, when both are given with different values.
+
+    Examples
+    --------
+    >>> alpha({"alpha": None, "doc_topic_prior": 0.5}), alpha({"alpha": None})
+    (0.5, 0.1)
+    """
+    return _given(params, "alpha")
+
+
+def eta(params: Mapping[str, Any]):
+    """η from the estimator's ``eta`` or its scikit-learn name ``topic_word_prior`` (0.01 when
+    neither is given), as :func:`alpha` gives α.
+
+    >>> eta({"eta": 0.05, "topic_word_prior": 0.05}), eta({"eta": None})
+    (0.05, 0.01)
+    """
+    return _given(params, "eta")
 
 
 def check_params(params: Mapping[str, Any]) -> None:
@@ -104,6 +175,7 @@ def check_params(params: Mapping[str, Any]) -> None:
     ValueError: num_topics (n_components) must be an integer >= 1, got 0
     """
     num_topics(params)
+    alpha(params), eta(params)
     sampler = params["sampler"]
     if not isinstance(sampler, str) or (sampler != "auto" and sampler not in lda.SAMPLERS):
         raise ValueError(f"sampler must be one of {['auto', *sorted(lda.SAMPLERS)]}, got {sampler!r}")
@@ -113,6 +185,10 @@ def check_params(params: Mapping[str, Any]) -> None:
     rs = params["random_state"]
     if rs is not None and not isinstance(rs, (np.random.RandomState, np.random.Generator)):
         check_seed("random_state", rs)
+    for name in ("progress", "warn"):
+        value = params[name]
+        if not (isinstance(value, (bool, np.bool_)) or (isinstance(value, str) and value == "auto")):
+            raise ValueError(f"{name} must be True, False or 'auto', got {value!r}")
     settings(params)  # Settings checks chains, draws, thin, seed, progress, chunk_size, save_warmup
     if params["num_lanes"] is not None:
         check_int("num_lanes", params["num_lanes"], 1)
@@ -121,19 +197,23 @@ def check_params(params: Mapping[str, Any]) -> None:
     if not isinstance(params["empty"], str) or params["empty"] not in EMPTY_CHOICES:
         raise ValueError(f"empty must be one of {EMPTY_CHOICES}, got {params['empty']!r}")
     check_word_filters(params)  # stop_words, min_df, max_df: scikit-learn's CountVectorizer's meaning
-    if not isinstance(params["warn"], bool):
-        raise ValueError(f"warn must be True or False, got {params['warn']!r}")
+    if not isinstance(params["token_pattern"], str):  # (saved as text with the model)
+        raise ValueError(f"token_pattern must be a regular expression (a str), got {params['token_pattern']!r}")
+    check_token_pattern(params["token_pattern"])
 
 
 def settings(params: Mapping[str, Any]) -> Settings:
     """The :class:`gibbsjax.run.Settings` a fit runs with (a RandomState or
-    Generator ``random_state`` shows as ``seed=None``: it gives a seed per fit)."""
+    Generator ``random_state`` shows as ``seed=None``: it gives a seed per fit; ``progress="auto"``
+    is on except inside scikit-learn's model selection,
+    :func:`gibbsjax.topics.estimator_base.resolve_auto`)."""
     seed = params["seed"]
     rs = params["random_state"]
     if seed is None and rs is not None and not isinstance(rs, (np.random.RandomState, np.random.Generator)):
         seed = rs
     return Settings(num_chains=params["num_chains"], num_warmup=params["num_warmup"],
-                    num_draws=params["num_draws"], thin=params["thin"], seed=seed, progress=params["progress"],
+                    num_draws=params["num_draws"], thin=params["thin"], seed=seed,
+                    progress=resolve_auto(params["progress"]),
                     chunk_size=params["chunk_size"], devices=params["devices"], shard=params["shard"],
                     save_warmup=params["save_warmup"],
                     # topics, not az.loo: the per-document log likelihood (a pass over tokens × topics per
@@ -178,7 +258,7 @@ def sampler_name(params: Mapping[str, Any]) -> str:
 def kernel(params: Mapping[str, Any], corpus: Corpus | None = None):
     """The sampler (:mod:`gibbsjax.models.lda`) the parameters name (:func:`sampler_name`); with ``corpus``,
     its ``record_theta`` names the sampled documents (:func:`_record_options`)."""
-    return lda.SAMPLERS[sampler_name(params)](num_topics(params), alpha=params["alpha"], eta=params["eta"],
+    return lda.SAMPLERS[sampler_name(params)](num_topics(params), alpha=alpha(params), eta=eta(params),
                                            **_prior_options(params), **_record_options(params, corpus))
 
 
@@ -219,7 +299,7 @@ def _prior_options(params: Mapping[str, Any]) -> dict[str, Any]:
 
 def hyperparameters(params: Mapping[str, Any]) -> dict:
     """The hyperparameters a fit records (``model_<name>`` attributes and ``hyperparameters``)."""
-    out = {"K": num_topics(params), "alpha": float(params["alpha"]), "eta": float(params["eta"])}
+    out = {"K": num_topics(params), "alpha": float(alpha(params)), "eta": float(eta(params))}
     for k, v in {**_prior_options(params), **_record_options(params)}.items():
         out[k] = np.asarray(v).tolist() if isinstance(v, (tuple, list, np.ndarray)) else v
     return out
@@ -309,6 +389,8 @@ def fitted_attributes(idata, corpus: Corpus | None, vocab, alpha, num_topics: in
     out["corpus_"] = corpus
     out["vocab_"] = tuple(vocab)
     out["n_features_in_"] = len(out["vocab_"])
+    if not is_anonymous(out["vocab_"]):  # scikit-learn's name of the words, when they are known
+        out["feature_names_in_"] = np.asarray(out["vocab_"], dtype=object)
     out["agreement_"] = Agreement.from_dataset(idata.agreement)
     out["stable_topics_"] = stable_topics_of(idata)  # read back, or computed for a file written before it
     out["estimate_chains_"] = json.loads(str(idata.topics.attrs["estimate_chains"]))
@@ -361,7 +443,8 @@ def rename_words(idata, corpus: Corpus | None, vocab: tuple, words: tuple, topic
     if len(words) != len(vocab):
         raise ValueError(f"vocab has {len(words)} words; the model has {len(vocab)}")
     if len(set(words)) != len(words):
-        raise ValueError("vocab has repeated words")
+        word, first, second = first_repeated(words)
+        raise ValueError(f"vocab has the word {word!r} twice (vocab[{first}] and vocab[{second}])")
     if words == vocab:
         return corpus
     if not is_anonymous(vocab):

@@ -4,7 +4,7 @@
 :class:`gibbsjax.LDA`, which inherits them (documented there); it has no state and no
 constructor of its own, so ``get_params``, ``clone`` and saved models are those of
 :class:`gibbsjax.LDA`.  A subclass supplies ``topic_word_``, ``doc_topic_``, ``vocab_``,
-``corpus_``, ``idata_``, ``num_topics``, ``alpha`` (and, fitted with learned priors,
+``corpus_``, ``idata_``, ``token_pattern``, ``get_params()`` (and, fitted with learned priors,
 ``alpha_``) and ``_check_fitted`` (:class:`gibbsjax.topics.estimator_base.Estimator`).
 """
 
@@ -43,7 +43,7 @@ class LDAInspection:
         """α the fitted model uses for new documents: the learned one (posterior mean from
         the estimate chains, one per topic or a scalar) or ``alpha`` as given."""
         learned = getattr(self, "alpha_", None)
-        return self.alpha if learned is None else learned
+        return lda_fit.alpha(self.get_params()) if learned is None else learned
 
     def score(self, X, y=None, **kwargs) -> float:
         """The *negative* held-out perplexity of ``X`` by document completion
@@ -75,6 +75,7 @@ class LDAInspection:
         >>> model.score(abc_corpus()) == -model.perplexity(abc_corpus())
         True
         """
+        self._check_fitted()  # (naming score, not perplexity)
         return -self.perplexity(X, **kwargs)
 
     def perplexity(self, X_heldout, *, vocab=None, **kwargs) -> float:
@@ -105,7 +106,8 @@ class LDAInspection:
         True
         """
         self._check_fitted()
-        corpus = as_corpus(X_heldout, "X_heldout", vocab=vocab, model_vocab=self.vocab_)
+        corpus = as_corpus(X_heldout, "X_heldout", vocab=vocab, model_vocab=self.vocab_,
+                           token_pattern=self.token_pattern)
         return heldout_perplexity(self.topic_word_, corpus, alpha=self._alpha(), **kwargs)
 
     def top_words(self, n: int = 10, *, with_probabilities: bool = False) -> list[list]:
@@ -179,7 +181,7 @@ class LDAInspection:
         """
         self._check_fitted()
         corpus = self._training_corpus("coherence without X") if X is None else \
-            as_corpus(X, "X", model_vocab=self.vocab_)
+            as_corpus(X, "X", model_vocab=self.vocab_, token_pattern=self.token_pattern)
         return evaluate.coherence(self.topic_word_, corpus, kind=kind, n=n, **kwargs)
 
     def to_pyldavis(self) -> dict[str, Any]:
@@ -265,6 +267,7 @@ class LDAInspection:
         words = tuple(str(w) for w in vocab)
         self.corpus_ = lda_fit.rename_words(self.idata_, self.corpus_, self.vocab_, words, self.topic_word_)
         self.vocab_ = words
+        self.feature_names_in_ = np.asarray(words, dtype=object)
         return self
 
     def summary(self):

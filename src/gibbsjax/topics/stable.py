@@ -42,6 +42,7 @@ from numbers import Real
 
 import numpy as np
 
+from gibbsjax._checks import first_where
 from gibbsjax.agreement import AGREEMENT_THRESHOLD, reference_chain
 from gibbsjax.spec import replace_group
 
@@ -306,12 +307,16 @@ def _check_estimates(estimates) -> np.ndarray:
         raise ValueError(f"estimates must be numbers, got dtype {est.dtype}")
     if est.dtype != np.float64:
         est = est.astype(np.float32, copy=False)
-    if not np.all(np.isfinite(est)):
-        raise ValueError("estimates contain NaN or infinite values")
-    if np.any(est < 0):
-        raise ValueError("estimates must be word probabilities (non-negative)")
-    if np.any(est.sum(-1) <= 0):
-        raise ValueError("every topic of estimates needs a positive total")
+    for bad, what in ((lambda e: ~np.isfinite(e), "estimates contain NaN or infinite values"),
+                      (lambda e: e < 0, "estimates must be word probabilities (non-negative)")):
+        where = first_where(est, bad)
+        if where is not None:
+            raise ValueError(f"{what}, got {est[where].item()!r} at (chain {where[0]}, topic {where[1]}, "
+                             f"word {where[2]})")
+    where = first_where(est.sum(-1), lambda t: t <= 0)
+    if where is not None:
+        raise ValueError(f"every topic of estimates needs a positive total, got {est[where].sum().item()!r} for "
+                         f"(chain {where[0]}, topic {where[1]})")
     return est
 
 

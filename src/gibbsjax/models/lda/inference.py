@@ -130,8 +130,11 @@ def infer_doc_topics(topic_word, corpus: Corpus, *, alpha: float = 0.1, num_swee
     phi = np.asarray(topic_word, dtype=np.float64)
     if phi.ndim != 2:
         raise ValueError(f"topic_word must be a K × V matrix, got shape {phi.shape}")
-    if not np.all(np.isfinite(phi)) or np.any(phi < 0):
-        raise ValueError("topic_word must hold finite non-negative probabilities")
+    bad = ~np.isfinite(phi) | (phi < 0)
+    if bad.any():
+        k, w = (int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"topic_word must hold finite non-negative probabilities, got {phi[k, w].item()!r} at "
+                         f"(topic {k}, word {w})")
     K, v = phi.shape
     if corpus.vocab_size != v:
         raise ValueError(
