@@ -529,11 +529,7 @@ GJ_CLONES void update_lane(const Grid& g, int64_t r, const int32_t* z_in, int32_
   while (s < g.S) {
     const int64_t slot0 = s * g.R + r;
     const int32_t doc = g.docs[slot0];
-    if (doc >= g.D) {  // padding: topic 0, as the XLA updates leave it
-      z_out[slot0] = 0;
-      ++s;
-      continue;
-    }
+    if (doc >= g.D) break;  // the lane's documents start at step 0 and follow one another: the rest is padding
     const int64_t len = g.doc_lengths[doc];
     m.uniforms.resize(static_cast<size_t>(len));
     document_uniforms(k0, k1, static_cast<uint32_t>(g.doc_ids[doc]), len, m.uniforms.data());
@@ -660,6 +656,7 @@ ffi::Error ZUpdateImpl(ffi::Buffer<ffi::U32> key, ffi::Buffer<ffi::S32> z, ffi::
            S, R, D};
     const int32_t* zi = z.typed_data() + batch_offset(ins[1].lead, b, S * R);
     int32_t* zo = z_out->typed_data() + b * S * R;
+    std::fill(zo, zo + S * R, 0);  // padding: topic 0, as the XLA updates leave it
     std::vector<float> alpha_pad(static_cast<size_t>(tables.Kp), 0.0f);  // zero past K, as the table rows
     std::copy(a, a + K, alpha_pad.begin());
     auto lane = [&](int64_t r) {
@@ -835,7 +832,7 @@ ffi::Error CountsImpl(ffi::Buffer<ffi::S32> z, ffi::Buffer<ffi::S32> words, ffi:
                       ffi::ResultBuffer<ffi::S32> ndk, ffi::ResultBuffer<ffi::S32> nkw) {
   const auto zd = z.dimensions();
   if (zd.size() < 2) return ffi::Error::InvalidArgument("gibbsjax_lda_counts: z must be (..., S, R)");
-  const int64_t SR = trailing(zd, 2) * trailing(zd, 1);
+  const int64_t S = trailing(zd, 2), R = trailing(zd, 1), SR = S * R;
   const int64_t batch = leading_size(nkw->dimensions(), 2);
   const int64_t D1 = trailing(ndk->dimensions(), 2), K = trailing(ndk->dimensions(), 1);
   const int64_t V = trailing(nkw->dimensions(), 1);
@@ -863,13 +860,20 @@ ffi::Error CountsImpl(ffi::Buffer<ffi::S32> z, ffi::Buffer<ffi::S32> words, ffi:
       for (int64_t r = 0; r < D1; ++r) std::fill(nd + r * K + k0, nd + r * K + k1, 0);
     }
     std::fill(nw + k0 * V, nw + k1 * V, 0);
-    for (int64_t i = 0; i < SR; ++i) {
-      const int32_t doc = db[i];
-      if (doc >= D1 - 1) continue;  // padding
-      const int32_t k = zb[i];
-      if (k < k0 || k >= k1) continue;
-      ++nd[static_cast<int64_t>(doc) * K + k];
-      ++nw[static_cast<int64_t>(k) * V + wb[i]];
+    // lanes hold documents from step 0 on: the lanes past the last one with a document at step 0 are empty (a
+    // bucket's padding)
+    int64_t lanes = 0;
+    for (int64_t r = 0; r < R; ++r)
+      if (db[r] < D1 - 1) lanes = r + 1;
+    for (int64_t row = 0; row < S; ++row) {
+      for (int64_t i = row * R, end = row * R + lanes; i < end; ++i) {
+        const int32_t doc = db[i];
+        if (doc >= D1 - 1) continue;  // padding
+        const int32_t k = zb[i];
+        if (k < k0 || k >= k1) continue;
+        ++nd[static_cast<int64_t>(doc) * K + k];
+        ++nw[static_cast<int64_t>(k) * V + wb[i]];
+      }
     }
   });
   return ffi::Error::Success();
@@ -899,6 +903,17 @@ ffi::Error LogDmSumImpl(ffi::Buffer<ffi::S32> counts, ffi::Buffer<ffi::F32> conc
     }
     log_total[b] = lgamma_r(total[b], &sign);
   }
+  // A concentration that is the same for every column (a symmetric prior): its terms lgamma(n + c) - lgamma(c)
+  // for the counts n below kTable, tabled once (the same values as evaluated one by one)
+  constexpr int64_t kTable = 1024;
+  std::vector<std::vector<double>> table(static_cast<size_t>(conc_lead));
+  for (int64_t b = 0; b < conc_lead; ++b) {
+    const float* a = conc.typed_data() + b * C;
+    if (C == 0 || !std::all_of(a, a + C, [&](float x) { return x == a[0]; })) continue;
+    table[b].resize(static_cast<size_t>(kTable));
+    for (int64_t k = 0; k < kTable; ++k)
+      table[b][k] = lgamma_r(static_cast<double>(k) + static_cast<double>(a[0]), &sign) - base[b][0];
+  }
   // every row's term, in parallel; then their sum in row order (the same with any number of threads; an
   // empty row's term is exactly 0, so empty rows appended leave the sum as it was)
   const int64_t n = batch * rows;
@@ -909,12 +924,14 @@ ffi::Error LogDmSumImpl(ffi::Buffer<ffi::S32> counts, ffi::Buffer<ffi::F32> conc
     const int32_t* c = counts.typed_data() + batch_offset(counts_lead, b, rows * C) + row * C;
     const float* a = conc.typed_data() + cb * C;
     const double* lg = base[cb].data();
+    const std::vector<double>& tab = table[cb];
+    const int64_t tabled = static_cast<int64_t>(tab.size());
     double sum = 0.0;
     int64_t row_total = 0;
     int sgn;
     for (int64_t j = 0; j < C; ++j) {
       if (c[j] != 0) {
-        sum += lgamma_r(static_cast<double>(c[j]) + static_cast<double>(a[j]), &sgn) - lg[j];
+        sum += c[j] < tabled ? tab[c[j]] : lgamma_r(static_cast<double>(c[j]) + static_cast<double>(a[j]), &sgn) - lg[j];
         row_total += c[j];
       }
     }
@@ -994,23 +1011,30 @@ inline int64_t find_topic(const int32_t* topic, int64_t n, int32_t k) {
 }
 
 // Each document's first slot on the grid (-1: a document without tokens), and topic 0 in every padding slot (as
-// the other updates leave it). The collapsed sweep visits documents in row order from there, so its draws do not
-// depend on how the documents are packed into lanes.
+// the other updates leave it). A lane holds its documents one after another from step 0, so its first padding
+// slot ends it: the walk costs the lanes and documents, not the (bucket-padded) grid. The collapsed sweep visits
+// documents in row order from there, so its draws do not depend on how the documents are packed into lanes.
 void document_starts(const Grid& g, std::vector<int64_t>& start, int32_t* z_out) {
   start.assign(static_cast<size_t>(g.D), -1);
+  std::fill(z_out, z_out + g.S * g.R, 0);
   for (int64_t r = 0; r < g.R; ++r) {
     int64_t s = 0;
     while (s < g.S) {
       const int64_t slot = s * g.R + r;
       const int32_t doc = g.docs[slot];
-      if (doc >= g.D) {
-        z_out[slot] = 0;
-        ++s;
-        continue;
-      }
+      if (doc >= g.D) break;
       start[doc] = slot;
       s += g.doc_lengths[doc];
     }
+  }
+}
+
+// fn(slot) for every token, documents in row order.
+template <typename F>
+inline void for_each_token(const Grid& g, const std::vector<int64_t>& start, F&& fn) {
+  for (int64_t doc = 0; doc < g.D; ++doc) {
+    if (start[doc] < 0) continue;
+    for (int64_t j = 0, slot = start[doc]; j < g.doc_lengths[doc]; ++j, slot += g.R) fn(slot);
   }
 }
 
@@ -1018,16 +1042,16 @@ void document_starts(const Grid& g, std::vector<int64_t>& start, int32_t* z_out)
 // (n_kw + eta) coef_k with coef_k = (n_dk + alpha_k) / (n_k + V eta), prefix sums four topics at a time.
 GJ_CLONES void collapsed_chain_dense(const Grid& g, int64_t V, const int32_t* z_in, int32_t* z_out, const float* alpha,
                            int64_t K, float eta, uint32_t k0, uint32_t k1, bool keep_own, CollapsedScratch& m) {
-  const int64_t S = g.S, R = g.R, N = S * R, Kp = (K + 3) / 4 * 4;
+  const int64_t R = g.R, Kp = (K + 3) / 4 * 4;
   const float v_eta = static_cast<float>(V) * eta;
   m.nkw_dense.assign(static_cast<size_t>(V * Kp), 0.0f);
   m.nk.assign(static_cast<size_t>(K), 0);
   float* nkw = m.nkw_dense.data();
-  for (int64_t i = 0; i < N; ++i) {
-    if (g.docs[i] >= g.D) continue;
+  document_starts(g, m.doc_start, z_out);
+  for_each_token(g, m.doc_start, [&](int64_t i) {
     ++m.nk[z_in[i]];
     nkw[static_cast<int64_t>(g.words[i]) * Kp + z_in[i]] += 1.0f;
-  }
+  });
   m.inv.assign(static_cast<size_t>(Kp), 0.0f);
   m.coef.assign(static_cast<size_t>(Kp), 0.0f);  // zero past K: no weight
   m.eta_pad.assign(static_cast<size_t>(Kp), 0.0f);
@@ -1049,7 +1073,6 @@ GJ_CLONES void collapsed_chain_dense(const Grid& g, int64_t V, const int32_t* z_
     inv[k] = 1.0f / (static_cast<float>(nk[k]) + v_eta);
     coef[k] = (static_cast<float>(ndk[k]) + alpha[k]) * inv[k];
   };
-  document_starts(g, m.doc_start, z_out);
   for (int64_t doc = 0; doc < g.D; ++doc) {
     const int64_t first = m.doc_start[doc];
     if (first < 0) continue;  // no tokens
@@ -1081,16 +1104,16 @@ GJ_CLONES void collapsed_chain_dense(const Grid& g, int64_t V, const int32_t* z_
 // The sparse form (the buckets above), for many topics.
 GJ_CLONES void collapsed_chain(const Grid& g, int64_t V, const int32_t* z_in, int32_t* z_out, const float* alpha, int64_t K,
                      float eta, uint32_t k0, uint32_t k1, bool keep_own, CollapsedScratch& m) {
-  const int64_t S = g.S, R = g.R, N = S * R;
+  const int64_t R = g.R;
   const float v_eta = static_cast<float>(V) * eta;
   // ---- counts: n_k, and every word's (topic, count) list
   m.nk.assign(static_cast<size_t>(K), 0);
   m.word_len.assign(static_cast<size_t>(V), 0);  // first the words' token counts c_w
-  for (int64_t i = 0; i < N; ++i) {
-    if (g.docs[i] >= g.D) continue;
+  document_starts(g, m.doc_start, z_out);
+  for_each_token(g, m.doc_start, [&](int64_t i) {
     ++m.nk[z_in[i]];
     ++m.word_len[g.words[i]];
-  }
+  });
   m.word_off.resize(static_cast<size_t>(V + 1));
   m.word_fill.resize(static_cast<size_t>(V + 1));
   int64_t cap = 0, tokens = 0;
@@ -1103,12 +1126,7 @@ GJ_CLONES void collapsed_chain(const Grid& g, int64_t V, const int32_t* z_in, in
   m.word_off[V] = static_cast<int32_t>(cap);
   m.word_fill[V] = static_cast<int32_t>(tokens);
   m.by_word.resize(static_cast<size_t>(tokens));  // the topics of each word's tokens, word by word, in visiting order
-  document_starts(g, m.doc_start, z_out);
-  for (int64_t doc = 0; doc < g.D; ++doc) {
-    if (m.doc_start[doc] < 0) continue;
-    for (int64_t j = 0, slot = m.doc_start[doc]; j < g.doc_lengths[doc]; ++j, slot += R)
-      m.by_word[m.word_fill[g.words[slot]]++] = z_in[slot];
-  }
+  for_each_token(g, m.doc_start, [&](int64_t slot) { m.by_word[m.word_fill[g.words[slot]]++] = z_in[slot]; });
   m.topic.resize(static_cast<size_t>(std::max<int64_t>(cap, 1)));
   m.count.resize(static_cast<size_t>(std::max<int64_t>(cap, 1)));
   m.mark.assign(static_cast<size_t>(K), -1);

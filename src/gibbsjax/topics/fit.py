@@ -314,10 +314,14 @@ def sampled(corpus: Corpus) -> Corpus:
 def data(params: Mapping[str, Any], corpus: Corpus, bucket: bool | None = None) -> lda.LDAData:
     """The sampler's data (:func:`gibbsjax.models.lda.data`) of the documents of ``corpus`` with tokens,
     padded to bucket sizes with ``bucket``; by default where a new fit takes the native CPU kernels
-    (:func:`buckets`), for a result as it was sampled (:func:`padded`)."""
+    (:func:`buckets`), for a result as it was sampled (:func:`padded`).  The collapsed sampler visits
+    one token after another, so its documents go into one lane (no lane of padding to pass over)."""
     if bucket is None:
         bucket = buckets(params)
-    return lda.data(sampled(corpus), num_lanes=params["num_lanes"], bucket=bucket)
+    lanes = params["num_lanes"]
+    if lanes is None and sampler_name(params) == "collapsed":
+        lanes = 1  # one sequence of tokens: every slot of another lane would be padding it passes over
+    return lda.data(sampled(corpus), num_lanes=lanes, bucket=bucket)
 
 
 #: the result attribute that says a fit's data were padded to bucket sizes (1) or not (0, or absent)

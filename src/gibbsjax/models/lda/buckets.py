@@ -45,7 +45,7 @@ def bucket_size(n: int, minimum: int = 1) -> int:
     return 3 * power // 4 if power >= 4 and 3 * power // 4 >= n else power
 
 
-def padded_grid(words, docs, mask, lengths, first_step, doc_ids):
+def padded_grid(words, docs, mask, lengths, first_step, doc_ids, pad_lanes: bool = True):
     """The host arrays of :func:`gibbsjax.models.lda.layout.data` padded to bucket sizes (its ``bucket``):
     empty lanes and steps (padding slots of the dummy row, which moves to the new last row), empty
     documents (length 0, document id −1).
@@ -58,6 +58,9 @@ def padded_grid(words, docs, mask, lengths, first_step, doc_ids):
         (D,) document lengths.
     first_step, doc_ids : numpy.ndarray
         (D + 1,): each document's first step and id (the dummy row last).
+    pad_lanes : bool, default True
+        Pad the lanes too (False: lanes given by hand stay as they are, and the steps are padded to
+        as many slots at least as the smallest grid of padded lanes has).
 
     Returns
     -------
@@ -73,8 +76,10 @@ def padded_grid(words, docs, mask, lengths, first_step, doc_ids):
     """
     s, r = words.shape
     d = lengths.size
-    s2 = bucket_size(s, BUCKET_MINIMUMS["steps"])
-    r2 = bucket_size(r, BUCKET_MINIMUMS["lanes"])
+    r2 = bucket_size(r, BUCKET_MINIMUMS["lanes"]) if pad_lanes else r
+    # lanes kept: as many slots at least as the smallest grid of padded lanes (small corpora share one program)
+    least = BUCKET_MINIMUMS["steps"] * max(1, BUCKET_MINIMUMS["lanes"] // r2)
+    s2 = bucket_size(s, least)
     d2 = bucket_size(d, BUCKET_MINIMUMS["documents"])
     grow = ((0, s2 - s), (0, r2 - r))
     docs = np.where(docs == d, d2, docs).astype(np.int32)

@@ -205,9 +205,7 @@ def _token_slots(doc_offsets: np.ndarray, first_slot: np.ndarray, num_lanes: int
 def data(corpus: Corpus, *, num_lanes: int | None = None, bucket: bool = False) -> LDAData:
     """Validate a :class:`~gibbsjax.corpus.Corpus` and pack it for the LDA samplers.
 
-    Host memory: the grid (9 bytes per slot: int32 words and documents, a bool
-    mask) plus temporaries of :data:`PACK_BLOCK_TOKENS` tokens, whatever the
-    corpus size.
+    Host memory: the grid (9 bytes per slot) plus temporaries of :data:`PACK_BLOCK_TOKENS` tokens.
 
     Parameters
     ----------
@@ -223,7 +221,8 @@ def data(corpus: Corpus, *, num_lanes: int | None = None, bucket: bool = False) 
         nearby sizes share one compiled program.  The draws of the corpus's tokens do
         not change (every token's uniform is keyed by its document and position;
         :func:`~gibbsjax.models.lda.buckets.num_real_docs` tells the corpus's documents from the padding).  For
-        samplers whose cost does not grow with empty slots (the native CPU kernels).
+        samplers whose cost does not grow with empty slots (the native CPU kernels); lanes given by hand
+        are kept.
 
     Returns
     -------
@@ -255,6 +254,7 @@ def data(corpus: Corpus, *, num_lanes: int | None = None, bucket: bool = False) 
             "drop them first (e.g. corpus.subset(corpus.doc_lengths > 0))"
         )
     d = corpus.num_docs
+    pad_lanes = num_lanes is None
     if num_lanes is None:
         num_lanes = default_lanes(lengths)
     num_lanes = min(check_int("num_lanes", num_lanes, 1), d)
@@ -263,7 +263,8 @@ def data(corpus: Corpus, *, num_lanes: int | None = None, bucket: bool = False) 
     doc_ids = np.arange(d + 1, dtype=np.int32)
     doc_ids[d] = -1
     if bucket:
-        words, docs, mask, lengths, first_step, doc_ids = padded_grid(words, docs, mask, lengths, first_step, doc_ids)
+        words, docs, mask, lengths, first_step, doc_ids = padded_grid(words, docs, mask, lengths, first_step, doc_ids,
+                                                                      pad_lanes)
     return LDAData(
         jnp.asarray(words), jnp.asarray(docs), jnp.asarray(mask),
         jnp.asarray(lengths), jnp.asarray(word_counts),
