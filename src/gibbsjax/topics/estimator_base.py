@@ -30,7 +30,7 @@ import numpy as np
 from gibbsjax.corpus import Corpus
 
 __all__ = ["Estimator", "TopicModelNames", "ESTIMATOR_GROUP", "write_estimator", "read_estimator",
-           "NotFittedError", "not_fitted_error", "in_model_selection", "resolve_auto", "refuse_foreign_names",
+           "not_fitted_error", "in_model_selection", "resolve_auto", "refuse_foreign_names",
            "refusing_foreign_names"]
 
 #: the group of a saved estimator that holds its parameters (attributes) and the

@@ -41,11 +41,9 @@ class LDA(LDAInspection, Estimator, TopicModelNames):
         Symmetric Dirichlet concentrations of θ_d (document–topic) and φ_k
         (topic–word), default 0.1 and 0.01; with learned priors, their starting values.
     sampler : {"auto", "collapsed", "partially_collapsed", "uncollapsed"}
-        See :mod:`gibbsjax.models.lda`; all three are exact.  ``"auto"`` (the
-        default) is the collapsed sampler where its native sweep runs (a CPU with
-        the native kernels, one device: one chain per thread), else the partially
-        collapsed one, which draws φ and updates all documents in parallel
-        (:func:`gibbsjax.topics.fit.sampler_name`).
+        All exact (:mod:`gibbsjax.models.lda`).  ``"auto"``: the collapsed sampler where its native
+        sweep runs (a CPU with the native kernels, one device: one chain per thread), else the
+        partially collapsed one (:func:`gibbsjax.topics.fit.sampler_name`).
     stop_words, min_df, max_df : None, "english" or list; int or float (documents or share)
         Words :meth:`fit` leaves out of texts and token lists, as ``CountVectorizer``
         does (stop words; words in fewer than min_df or more than max_df documents).
