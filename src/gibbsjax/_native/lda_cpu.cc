@@ -666,7 +666,9 @@ ffi::Error ZUpdateImpl(ffi::Buffer<ffi::U32> key, ffi::Buffer<ffi::S32> z, ffi::
     if (serial) {
       for (int64_t r = 0; r < R; ++r) lane(r);
     } else {
-      parallel_for(R, std::max<int64_t>(1, R / (8 * nt)), S * R * per_token, lane);
+      // chunks of whole cache lines of lanes (16 int32 slots of a grid row): two threads writing the topics of
+      // neighbouring lanes of one row would share its cache line (false sharing)
+      parallel_for(R, std::max<int64_t>(16, R / (8 * nt) / 16 * 16), S * R * per_token, lane);
     }
   };
   if (nt > 1 && batch >= nt) {  // as many chains as threads: whole chains per thread, no step in lockstep
