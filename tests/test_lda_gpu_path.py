@@ -97,6 +97,20 @@ def test_auto_on_a_gpu_picks_the_fused_kernel_and_the_dense_draw(on_gpu):
     assert lda.resolve_dirichlet_draw("auto") == "dense"
 
 
+def test_on_a_gpu_lda_runs_the_partially_collapsed_sampler_and_the_collapsed_one_its_xla_sweep(on_gpu):
+    """The native collapsed sweep is for a CPU: on a GPU gibbsjax.LDA's "auto" sampler is the partially
+    collapsed one (the fused kernel), lda.collapsed keeps its XLA sweep with φ in the state, and
+    asking for the native sweep is refused."""
+    from gibbsjax import LDA
+    from gibbsjax.topics.fit import sampler_name
+
+    assert sampler_name(LDA(3).get_params()) == "partially_collapsed"
+    assert lda.resolve_collapsed_z_update("auto") == "dense"
+    assert isinstance(lda.collapsed(3, dirichlet_draw="dense").init(jax.random.key(0), _tiny()[1]), lda.LDAState)
+    with pytest.raises(ValueError, match="runs on a CPU only"):
+        lda.resolve_collapsed_z_update("native")
+
+
 def test_auto_warmup_is_exact_on_a_gpu_and_fast_elsewhere(on_gpu):
     """On a GPU the exact (fused) sweeps reach a given fit sooner than the approximate warm-up: the
     factories' default warm-up there is the sampling sweep; on a CPU the frozen-count "fast" one."""
